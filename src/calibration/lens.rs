@@ -1,0 +1,229 @@
+//! Lens intrinsics: camera matrix and distortion (OpenCV model k1 k2 p1 p2 k3),
+//! and the camera file that holds them.
+//!
+//! # Conventions
+//! Pixel coordinates with the origin at the centre of the top-left pixel
+//! (OpenCV). "Ideal" pixels are where a distortion-free camera with the same
+//! camera matrix would see a point.
+
+use std::path::Path;
+
+use nalgebra::{Matrix3, Point2, Vector2};
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::spec::{SourceFile, SpecError, SpecProblem};
+
+/// Fixed-point iterations for undistortion; converges well below 1e-6 px
+/// for webcam-sized distortion.
+const UNDISTORT_ITERATIONS: usize = 20;
+
+/// Camera matrix and distortion of one camera at one resolution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lens {
+    /// Camera matrix K, pixels.
+    pub k: Matrix3<f64>,
+    /// k1, k2, p1, p2, k3.
+    pub dist: [f64; 5],
+    /// Width and height in pixels that K belongs to.
+    pub image_size: [u32; 2],
+    /// RMS reprojection error of the calibration, pixels.
+    pub rms_px: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCameraFile {
+    lens: Spanned<RawLens>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLens {
+    #[serde(rename = "K")]
+    k: Spanned<Vec<f64>>,
+    dist: Spanned<Vec<f64>>,
+    image_size: Spanned<[u32; 2]>,
+    #[serde(default)]
+    rms_px: f64,
+    #[serde(default)]
+    views_used: usize,
+    #[serde(default)]
+    views_rejected: Vec<String>,
+}
+
+impl Lens {
+    pub fn fx(&self) -> f64 {
+        self.k[(0, 0)]
+    }
+    pub fn fy(&self) -> f64 {
+        self.k[(1, 1)]
+    }
+    pub fn cx(&self) -> f64 {
+        self.k[(0, 2)]
+    }
+    pub fn cy(&self) -> f64 {
+        self.k[(1, 2)]
+    }
+
+    /// Normalised image coordinates (z = 1) to distorted normalised ones.
+    fn distort_normalized(&self, p: Vector2<f64>) -> Vector2<f64> {
+        let [k1, k2, p1, p2, k3] = self.dist;
+        let (x, y) = (p.x, p.y);
+        let r2 = x * x + y * y;
+        let radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3));
+        Vector2::new(
+            x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x),
+            y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y,
+        )
+    }
+
+    fn normalize(&self, p: Point2<f64>) -> Vector2<f64> {
+        Vector2::new((p.x - self.cx()) / self.fx(), (p.y - self.cy()) / self.fy())
+    }
+
+    fn denormalize(&self, n: Vector2<f64>) -> Point2<f64> {
+        Point2::new(n.x * self.fx() + self.cx(), n.y * self.fy() + self.cy())
+    }
+
+    /// A pixel as seen (distorted) to the ideal pixel with the same K.
+    pub fn ideal_from_pixel(&self, pixel: Point2<f64>) -> Point2<f64> {
+        let target = self.normalize(pixel);
+        let mut n = target;
+        for _ in 0..UNDISTORT_ITERATIONS {
+            let err = self.distort_normalized(n) - target;
+            n -= err;
+        }
+        self.denormalize(n)
+    }
+
+    /// An ideal pixel to where the real lens shows it.
+    pub fn pixel_from_ideal(&self, ideal: Point2<f64>) -> Point2<f64> {
+        self.denormalize(self.distort_normalized(self.normalize(ideal)))
+    }
+
+    /// The same lens at another resolution of the same sensor (webcams keep
+    /// the field of view when they scale).
+    pub fn scaled_to(&self, image_size: [u32; 2]) -> Self {
+        let sx = f64::from(image_size[0]) / f64::from(self.image_size[0]);
+        let sy = f64::from(image_size[1]) / f64::from(self.image_size[1]);
+        let mut k = self.k;
+        k[(0, 0)] *= sx;
+        k[(0, 2)] = (k[(0, 2)] + 0.5) * sx - 0.5;
+        k[(1, 1)] *= sy;
+        k[(1, 2)] = (k[(1, 2)] + 0.5) * sy - 0.5;
+        Self {
+            k,
+            image_size,
+            ..self.clone()
+        }
+    }
+
+    /// Loads and checks a camera file.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::read(path)?)
+    }
+
+    /// Parses and checks camera-file text.
+    pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
+        let raw: RawCameraFile = src.parse_toml()?;
+        let lens = raw.lens.get_ref();
+        let mut problems: Vec<SpecProblem> = Vec::new();
+        let k = lens.k.get_ref();
+        if k.len() != 9 {
+            problems.push(src.problem(
+                Some(lens.k.span()),
+                "lens.K",
+                format!("needs 9 numbers (row-major 3x3), found {}", k.len()),
+            ));
+        } else if !(k[0] > 0.0 && k[4] > 0.0 && k[8] == 1.0 && k.iter().all(|v| v.is_finite())) {
+            problems.push(src.problem(
+                Some(lens.k.span()),
+                "lens.K",
+                "is not a camera matrix: fx and fy must be positive and the last entry 1; run `spotter calibrate-lens` again",
+            ));
+        }
+        let dist = lens.dist.get_ref();
+        if !(4..=5).contains(&dist.len()) || !dist.iter().all(|v| v.is_finite()) {
+            problems.push(src.problem(
+                Some(lens.dist.span()),
+                "lens.dist",
+                format!("needs 5 finite numbers k1, k2, p1, p2, k3, found {}", dist.len()),
+            ));
+        }
+        let size = *lens.image_size.get_ref();
+        if size[0] == 0 || size[1] == 0 {
+            problems.push(src.problem(
+                Some(lens.image_size.span()),
+                "lens.image_size",
+                "width and height must be positive pixels",
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(src.error(problems));
+        }
+        let mut d = [0.0; 5];
+        d[..dist.len()].copy_from_slice(dist);
+        Ok(Self {
+            k: Matrix3::from_row_slice(k),
+            dist: d,
+            image_size: size,
+            rms_px: lens.rms_px,
+        })
+    }
+
+    /// The camera file text; `views` lists the views used and rejected.
+    pub fn to_toml(&self, views_used: usize, views_rejected: &[String]) -> String {
+        let k: Vec<f64> = (0..3)
+            .flat_map(|r| (0..3).map(move |c| (r, c)))
+            .map(|(r, c)| self.k[(r, c)])
+            .collect();
+        format!(
+            "# Camera intrinsics from `spotter calibrate-lens` (OpenCV model k1 k2 p1 p2 k3).\n[lens]\nK = {:?}\ndist = {:?}\nimage_size = {:?}\nrms_px = {:?}\nviews_used = {}\nviews_rejected = {:?}\n",
+            k, self.dist, self.image_size, self.rms_px, views_used, views_rejected
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn lens() -> Lens {
+        Lens {
+            k: Matrix3::new(1212.9, 0.0, 628.1, 0.0, 1215.2, 359.9, 0.0, 0.0, 1.0),
+            dist: [-0.1958, 0.0226, -0.0003, -0.0002, 0.0],
+            image_size: [1280, 720],
+            rms_px: 0.1,
+        }
+    }
+
+    #[test]
+    fn undistort_inverts_distort_to_the_corners() {
+        let lens = lens();
+        for p in [Point2::new(0.0, 0.0), Point2::new(1279.0, 719.0), Point2::new(640.0, 10.0)] {
+            let back = lens.pixel_from_ideal(lens.ideal_from_pixel(p));
+            assert_relative_eq!(back, p, epsilon = 1e-6);
+        }
+    }
+
+    #[test]
+    fn barrel_distortion_pulls_corners_in() {
+        let lens = lens();
+        let ideal = lens.ideal_from_pixel(Point2::new(0.0, 0.0));
+        assert!(ideal.x < 0.0 && ideal.y < 0.0, "{ideal}");
+    }
+
+    #[test]
+    fn camera_file_round_trips_and_reports_bad_fields() {
+        let l = lens();
+        let text = l.to_toml(10, &["view-03.jpg".into()]);
+        let back = Lens::from_source(&SourceFile::from_text("c.toml", text)).unwrap();
+        assert_eq!(back, l);
+        let bad = "[lens]\nK = [1.0, 2.0]\ndist = [0.0]\nimage_size = [0, 720]\n";
+        let err = Lens::from_source(&SourceFile::from_text("c.toml", bad)).unwrap_err();
+        assert_eq!(err.problems.len(), 3, "{err}");
+        assert_eq!(err.problems[0].line, Some(2));
+    }
+}

@@ -1,0 +1,1 @@
+//! capture: see the module docs in lib.rs.

@@ -1,0 +1,1 @@
+//! game: see the module docs in lib.rs.

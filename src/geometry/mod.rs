@@ -1,0 +1,1 @@
+//! geometry: see the module docs in lib.rs.

@@ -1,0 +1,26 @@
+//! Spotter: a tabletop companion for historical miniatures wargames.
+//!
+//! # Conventions
+//! - Table frame (see `TABLE_KIT.md`): inches, origin at the table corner
+//!   nearest marker 0, +x toward marker 1, +y toward marker 3, z up. Seen from
+//!   above x points right and y points up (a map view).
+//! - Angles are degrees counter-clockwise from +x, in [0, 360).
+//! - Image frame: pixels, origin at the top-left pixel corner, x right, y down.
+//! - Transforms are named `a_from_b`: `table_from_image` maps image pixels to
+//!   table inches.
+//!
+//! The folders follow the data flow: `capture` (frames in) -> `calibration`
+//! (lens and table mapping) -> `vision` (figures and tracks) -> `geometry`
+//! (ranges, arcs, line of sight) -> `rules` (rule sets, dice, odds) -> `game`
+//! (state, commands, events, log) -> `ui` (the app). `cli` holds the
+//! subcommands.
+
+pub mod calibration;
+pub mod capture;
+pub mod cli;
+pub mod game;
+pub mod geometry;
+pub mod rules;
+pub mod spec;
+pub mod ui;
+pub mod vision;

@@ -1,0 +1,1 @@
+//! rules: see the module docs in lib.rs.

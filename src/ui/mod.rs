@@ -1,0 +1,1 @@
+//! ui: see the module docs in lib.rs.

@@ -1,0 +1,65 @@
+//! Vision: pure functions of (frame, calibration, parameters) -> detections,
+//! and the tracker over the stream of detections.
+//!
+//! # Conventions
+//! - Positions are base centres on the table plane (z = 0), in table inches,
+//!   in the table frame of `TABLE_KIT.md` (x right, y up seen from above).
+//! - `facing_deg` is counter-clockwise from +x, in [0, 360).
+
+use nalgebra::Point2;
+use serde::{Deserialize, Serialize};
+
+/// The painted edge colour of a base: the figure's experience.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeColour {
+    Green,
+    White,
+    Blue,
+    Red,
+}
+
+impl EdgeColour {
+    pub const ALL: [Self; 4] = [Self::Green, Self::White, Self::Blue, Self::Red];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Green => "green",
+            Self::White => "white",
+            Self::Blue => "blue",
+            Self::Red => "red",
+        }
+    }
+}
+
+/// Round foot base or rectangular mounted base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaseKind {
+    Foot,
+    Mounted,
+}
+
+impl BaseKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Foot => "foot",
+            Self::Mounted => "mounted",
+        }
+    }
+}
+
+/// One figure found in one frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detection {
+    /// Centre of the base footprint on the table plane, inches.
+    pub center_in_table: Point2<f64>,
+    /// Facing from the front mark; `None` when the mark is not seen.
+    pub facing_deg: Option<f64>,
+    pub edge: EdgeColour,
+    pub base: BaseKind,
+    /// 0..1: how sure the detector is that this is a figure.
+    pub confidence: f64,
+    /// 1-sigma position uncertainty, inches.
+    pub position_sigma_in: f64,
+}
