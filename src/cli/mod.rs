@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod odds;
+mod resolve;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "spotter",
@@ -18,7 +21,12 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
+    Odds(odds::Args),
+    /// Run one action from a scenario: measurements, number needed, odds, result.
+    Resolve(resolve::Args),
+}
 
 /// Runs the command line; the binary's `main`.
 pub fn main() -> ExitCode {
@@ -33,5 +41,8 @@ pub fn main() -> ExitCode {
 }
 
 fn run(command: Command) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        Command::Odds(args) => odds::run(args),
+        Command::Resolve(args) => resolve::run(args),
+    }
 }
