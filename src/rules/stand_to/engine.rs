@@ -124,6 +124,23 @@ impl StandToRules {
         })
     }
 
+    /// A new figure's experience number: one die, less the referee's
+    /// penalty for green units, never below 1.
+    pub fn starting_experience(
+        &self,
+        dice: &mut dyn Dice,
+        green: bool,
+    ) -> Result<(u8, DieRoll), RuleError> {
+        let roll = dice.roll(D6)?;
+        let penalty = if green {
+            u32::from(self.data.experience.green_penalty)
+        } else {
+            0
+        };
+        let n = roll.face.saturating_sub(penalty).max(1);
+        Ok((u8::try_from(n).unwrap_or(u8::MAX), roll))
+    }
+
     /// The side kind of a figure.
     pub fn side_kind(state: &GameState, f: &Figure) -> SideKind {
         state.sides.get(f.side).map_or(SideKind::Native, |s| s.kind)
