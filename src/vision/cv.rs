@@ -204,7 +204,8 @@ mod tests {
             }],
         )
         .unwrap();
-        assert_eq!(out.get_pixel(20, 20).0[0], 255);
+        // Anti-aliased: the line's centre pixel is mostly red.
+        assert!(out.get_pixel(20, 20).0[0] > 128);
         assert_eq!(out.get_pixel(20, 5).0, [0, 0, 0]);
     }
 }

@@ -346,7 +346,10 @@ mod tests {
         // Look straight down, image x along table +x, image y along table -y,
         // then tilt a little about x.
         let down = Matrix3::new(1.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, -1.0);
-        let tilt = nalgebra::Rotation3::from_axis_angle(&Vector3::x_axis(), 0.1).into_inner();
+        // Tilt about an oblique axis: a tilt about an image axis alone leaves
+        // the focal length unobservable from one homography.
+        let axis = nalgebra::Unit::new_normalize(Vector3::new(1.0, 0.7, 0.0));
+        let tilt = nalgebra::Rotation3::from_axis_angle(&axis, 0.25).into_inner();
         let r = tilt * down;
         let t = -(r * center.coords);
         let ideal_from_table =
