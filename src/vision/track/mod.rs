@@ -220,6 +220,11 @@ struct Track {
     /// Where the last move started and its length, to undo it on a swap.
     last_step: Option<(Point2<f64>, f64)>,
     ambiguous_with: Option<TrackId>,
+    /// Where the hand was when this figure went: a held figure is in the
+    /// hand, so it may be put down near there as well as near where it stood.
+    hand_anchor: Option<Point2<f64>>,
+    /// Frame of the last move (0: none yet).
+    last_move_frame: u64,
 }
 
 impl Track {
@@ -376,6 +381,7 @@ impl Tracker {
             new.velocity_in_per_s = other.velocity_in_per_s;
             new.unseen_frames = other.unseen_frames;
             new.unseen_s = other.unseen_s;
+            new.hand_anchor = other.hand_anchor;
             let (from, step_in) = old.last_step.unwrap_or((old.position, 0.0));
             let redone_in = (other.position - from).norm();
             new.path_in = (old.path_in - step_in + redone_in).max(0.0);
@@ -447,6 +453,7 @@ impl Tracker {
                 t.unseen_frames = 0;
                 t.unseen_s = 0.0;
                 t.velocity_in_per_s = Vector2::zeros();
+                t.hand_anchor = None;
                 if t.state == FigureState::Held {
                     t.state = FigureState::OnTable;
                     if t.confirmed {
@@ -479,7 +486,12 @@ impl Tracker {
             } else {
                 t.position
             };
-            let d_in = (d.center_in_table - predicted).norm();
+            let mut d_in = (d.center_in_table - predicted).norm();
+            if t.state == FigureState::Held
+                && let Some(anchor) = t.hand_anchor
+            {
+                d_in = d_in.min((d.center_in_table - anchor).norm());
+            }
             if d_in > p.gate_in(sigma_in) {
                 return None;
             }
@@ -580,9 +592,23 @@ impl Tracker {
                 t.position = d.center_in_table;
                 t.facing_deg = d.facing_deg.or(t.facing_deg);
                 t.samples = 1;
-                if moved || was_held {
+                // Put back exactly where the last move started: the move is
+                // taken back (a player changing his mind, or the tracker's
+                // own mistake put right), not walked twice.
+                let undone = t.last_step.filter(|&(start, _)| {
+                    !p.is_move(
+                        (d.center_in_table - start).norm(),
+                        t.sigma_in.hypot(sigma_d),
+                    )
+                });
+                if let Some((_, step_in)) = undone {
+                    t.path_in = (t.path_in - step_in).max(0.0);
+                    t.last_step = None;
+                    t.last_move_frame = frame;
+                } else if moved || was_held {
                     t.path_in += dist_in;
                     t.last_step = Some((from, dist_in));
+                    t.last_move_frame = frame;
                 }
                 t.velocity_in_per_s = if moved && was_seen_last_frame && dt_s > 0.0 {
                     if dt_s <= p.motion_max_gap_s {
@@ -623,6 +649,7 @@ impl Tracker {
             }
             t.sigma_in = sigma_d / f64::from(t.samples).sqrt();
             t.state = FigureState::OnTable;
+            t.hand_anchor = None;
             t.seen_now = true;
             t.last_seen_frame = frame;
             t.sightings += 1;
@@ -647,6 +674,11 @@ impl Tracker {
                 continue;
             }
             let d = dets[k];
+            let repaired = self.repair_with_hindsight(d, det_sigma(d), frame);
+            if !repaired.is_empty() {
+                events.extend(repaired);
+                continue;
+            }
             let id = TrackId(self.next_id);
             self.next_id += 1;
             let confirmed = first_frame || p.confirm_frames <= 1;
@@ -680,6 +712,8 @@ impl Tracker {
                 path_in: 0.0,
                 last_step: None,
                 ambiguous_with: None,
+                hand_anchor: None,
+                last_move_frame: 0,
             });
         }
 
@@ -716,7 +750,18 @@ impl Tracker {
             let under_hand = hands
                 .iter()
                 .any(|r| r.covers(t.position, p.cover_margin_in));
-            if t.state == FigureState::OnTable && under_hand {
+            // Gone from under a hand, or from plain view while a hand is
+            // within reach (a still photo shows the hand after the lift).
+            let nearest_hand = hands
+                .iter()
+                .map(|r| r.anchor_in_table())
+                .filter(|a| (a - t.position).norm() <= p.max_move_in)
+                .min_by(|a, b| (a - t.position).norm().total_cmp(&(b - t.position).norm()));
+            let just_vanished = t.last_seen_frame + 1 == frame;
+            if t.state == FigureState::OnTable
+                && (under_hand || (just_vanished && nearest_hand.is_some()))
+            {
+                t.hand_anchor = nearest_hand;
                 t.state = FigureState::Held;
                 events.push(TrackEvent {
                     id: t.id,
@@ -748,6 +793,114 @@ impl Tracker {
             events,
             inferred_hands: self.inferred.iter().map(|h| h.region.clone()).collect(),
         }
+    }
+}
+
+impl Tracker {
+    /// A detection that nobody explains can show that last frame's move was
+    /// given to the wrong figure: figure A "moved" to Q while its twin B
+    /// vanished, and now a figure stands at `d`, within reach of where A
+    /// started. Then B made the move to Q and A (missed by the detector last
+    /// frame) moves now to `d`: every detection is explained. The best such
+    /// pair is rewritten and both moves are reported again.
+    fn repair_with_hindsight(
+        &mut self,
+        d: &Detection,
+        sigma_d_in: f64,
+        frame: u64,
+    ) -> Vec<TrackEvent> {
+        let p = &self.params;
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (ia, a) in self.tracks.iter().enumerate() {
+            if !(a.confirmed && a.seen_now && a.last_move_frame + 1 == frame && a.alike(d)) {
+                continue;
+            }
+            let Some((from_a, _)) = a.last_step else {
+                continue;
+            };
+            let sigma_in = a.sigma_in.hypot(sigma_d_in);
+            let da_in = (d.center_in_table - from_a).norm();
+            if da_in > p.gate_in(sigma_in) {
+                continue;
+            }
+            for (ib, b) in self.tracks.iter().enumerate() {
+                let twin = b.edge == a.edge && b.base == a.base;
+                if ib == ia
+                    || !twin
+                    || !(b.confirmed && b.live() && !b.seen_now && b.last_seen_frame + 2 == frame)
+                {
+                    continue;
+                }
+                let db_in = (a.position - b.position).norm();
+                if db_in > p.gate_in(sigma_in) {
+                    continue;
+                }
+                let c = p.position_cost(da_in, sigma_in) + p.position_cost(db_in, sigma_in);
+                if best.is_none_or(|(bc, _, _)| c < bc) {
+                    best = Some((c, ia, ib));
+                }
+            }
+        }
+        let Some((_, ia, ib)) = best else {
+            return Vec::new();
+        };
+        let a = self.tracks[ia].clone();
+        let Some((from_a, step_a_in)) = a.last_step else {
+            return Vec::new();
+        };
+        let b = &mut self.tracks[ib];
+        let from_b = b.position;
+        let db_in = (a.position - from_b).norm();
+        b.position = a.position;
+        b.facing_deg = a.facing_deg.or(b.facing_deg);
+        b.sigma_in = a.sigma_in;
+        b.samples = a.samples;
+        b.state = FigureState::OnTable;
+        b.seen_now = true;
+        b.last_seen_frame = frame;
+        b.sightings += 1;
+        b.unseen_frames = 0;
+        b.unseen_s = 0.0;
+        b.hand_anchor = None;
+        b.path_in += db_in;
+        b.last_step = Some((from_b, db_in));
+        b.last_move_frame = frame - 1;
+        let b_id = b.id;
+        if b.ambiguous_with == Some(a.id) {
+            b.ambiguous_with = None;
+        }
+        let ta = &mut self.tracks[ia];
+        let da_in = (d.center_in_table - from_a).norm();
+        ta.path_in = (ta.path_in - step_a_in + da_in).max(0.0);
+        ta.last_step = Some((from_a, da_in));
+        ta.last_move_frame = frame;
+        ta.position = d.center_in_table;
+        ta.facing_deg = d.facing_deg.map(wrap_deg).or(ta.facing_deg);
+        ta.samples = 1;
+        ta.sigma_in = sigma_d_in;
+        if ta.ambiguous_with == Some(b_id) {
+            ta.ambiguous_with = None;
+        }
+        vec![
+            TrackEvent {
+                id: b_id,
+                kind: TrackEventKind::Moved {
+                    from_in_table: from_b,
+                    to_in_table: a.position,
+                    distance_in: db_in,
+                    turned_deg: None,
+                },
+            },
+            TrackEvent {
+                id: a.id,
+                kind: TrackEventKind::Moved {
+                    from_in_table: from_a,
+                    to_in_table: d.center_in_table,
+                    distance_in: da_in,
+                    turned_deg: None,
+                },
+            },
+        ]
     }
 }
 

@@ -166,8 +166,13 @@ impl TrackerParams {
     }
 
     /// Cost of seeing a figure `d_in` from where it was expected, nats.
+    ///
+    /// Not normalised per figure: figures whose positions are known to
+    /// different precision must compare on one scale. The offset is the
+    /// density of a perfectly still figure at the smallest sigma believed.
     pub fn position_cost(&self, d_in: f64, sigma_in: f64) -> f64 {
-        let (s0, m0) = self.position_densities(0.0, sigma_in);
+        let sigma_in = sigma_in.max(self.min_position_sigma_in);
+        let (s0, m0) = self.position_densities(0.0, self.min_position_sigma_in);
         let (s, m) = self.position_densities(d_in, sigma_in);
         ((s0 + m0) / (s + m)).ln()
     }
@@ -242,10 +247,13 @@ mod tests {
     #[test]
     fn costs_start_at_zero_and_grow() {
         let p = TrackerParams::default();
-        assert_relative_eq!(p.position_cost(0.0, 0.05), 0.0);
+        assert_relative_eq!(p.position_cost(0.0, p.min_position_sigma_in), 0.0);
+        // A figure known to less precision is not favoured for it.
+        assert!(p.position_cost(0.0, 0.05) > 0.0);
+        assert!(p.position_cost(8.0, 0.02) < p.position_cost(8.5, 0.05));
         assert_relative_eq!(p.facing_cost(Some(0.0)), 0.0);
         assert_relative_eq!(p.facing_cost(None), 0.0);
-        let mut last = 0.0;
+        let mut last = p.position_cost(0.0, 0.05);
         for d in [0.05, 0.2, 1.0, 4.0, 11.0] {
             let c = p.position_cost(d, 0.05);
             assert!(c > last, "cost {c} at {d} in");

@@ -22,6 +22,22 @@ pub enum OccludedRegion {
 }
 
 impl OccludedRegion {
+    /// A representative point: where the hand is, for a figure it holds.
+    pub fn anchor_in_table(&self) -> Point2<f64> {
+        match self {
+            Self::Disc {
+                center_in_table, ..
+            } => *center_in_table,
+            Self::Polygon { vertices_in_table } if !vertices_in_table.is_empty() => {
+                let sum = vertices_in_table
+                    .iter()
+                    .fold(nalgebra::Vector2::zeros(), |acc, v| acc + v.coords);
+                Point2::from(sum / vertices_in_table.len() as f64)
+            }
+            Self::Polygon { .. } => Point2::origin(),
+        }
+    }
+
     /// Whether `p` lies inside the region or within `margin_in` of it.
     pub fn covers(&self, p: Point2<f64>, margin_in: f64) -> bool {
         match self {

@@ -641,3 +641,47 @@ fn a_slid_figure_is_followed_by_its_motion() {
         assert_eq!(id_at(&r, 14.0, 10.3), still, "frame {i}");
     }
 }
+
+#[test]
+fn a_move_given_to_a_missed_twin_is_put_right_next_frame() {
+    // A and B are white twins. In one photo B moves 11.9 in while the
+    // detector misses A, which stood 4 in from B's new place: A looks like
+    // the mover. Next photo A is seen again where it stood, out of B's
+    // reach: B was the mover after all.
+    let mut t = tracker();
+    let a_at = (20.0, 20.0);
+    let b_at = (8.5, 27.0);
+    let q = (20.0, 24.0);
+    let r = t.update(&frame(
+        0,
+        vec![
+            det(a_at.0, a_at.1, None, EdgeColour::White),
+            det(b_at.0, b_at.1, None, EdgeColour::White),
+        ],
+        Some(vec![]),
+    ));
+    let a = id_at(&r, a_at.0, a_at.1);
+    let b = id_at(&r, b_at.0, b_at.1);
+    t.begin_turn();
+    let r = t.update(&frame(
+        1,
+        vec![det(q.0, q.1, None, EdgeColour::White)],
+        Some(vec![]),
+    ));
+    assert_eq!(id_at(&r, q.0, q.1), a, "the likelier reading of one photo");
+    let r = t.update(&frame(
+        2,
+        vec![
+            det(a_at.0, a_at.1, None, EdgeColour::White),
+            det(q.0, q.1, None, EdgeColour::White),
+        ],
+        Some(vec![]),
+    ));
+    assert_eq!(id_at(&r, a_at.0, a_at.1), a);
+    assert_eq!(id_at(&r, q.0, q.1), b);
+    assert_eq!(r.figures.len(), 2, "no new figure: {:?}", r.events);
+    let moves = t.turn_movement();
+    let of = |id| moves.iter().find(|m| m.id == id).unwrap().clone();
+    assert_relative_eq!(of(a).path_in, 0.0, epsilon = 1e-9);
+    assert_relative_eq!(of(b).path_in, 11.5_f64.hypot(3.0), epsilon = 1e-9);
+}
