@@ -14,6 +14,7 @@ mod calibrate_lens;
 pub mod images;
 mod markers;
 mod table;
+mod track;
 
 /// The layout file used when none is given.
 pub const DEFAULT_LAYOUT_PATH: &str = "calibration/table.toml";
@@ -37,6 +38,8 @@ pub enum Command {
     CalibrateLens(calibrate_lens::Args),
     /// Map photos to table inches from the corner markers, and check the mapping.
     Table(table::Args),
+    /// Follow every figure through photos in order: moves, lifts, removals.
+    Track(track::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -56,6 +59,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Markers(args) => markers::run(args),
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
+        Command::Track(args) => track::run(args),
     }
 }
 

@@ -12,7 +12,11 @@
 //! longest move, so the density per square inch falls as 1/d. Facing is
 //! modelled the same way: kept (noise only) or turned (any angle equally).
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
+
+use crate::spec::{SourceFile, SpecError, SpecProblem};
 
 /// How far outside `max_move_in` a detection may still match, in sigmas of
 /// the position noise: a 12 in move measured with noise reads a little long.
@@ -96,6 +100,38 @@ impl Default for TrackerParams {
 }
 
 impl TrackerParams {
+    /// Loads a parameter file (TOML, any subset of the fields; the rest keep
+    /// their defaults) and checks it.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::read(path)?)
+    }
+
+    pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
+        let params: Self = src.parse_toml()?;
+        let problems: Vec<SpecProblem> = params
+            .problems()
+            .into_iter()
+            .map(|(field, message)| {
+                // The value's line: the first line that sets this field.
+                let line = src
+                    .text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(field))
+                    .map(|i| i + 1);
+                SpecProblem {
+                    line,
+                    field: field.to_owned(),
+                    message,
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(params)
+        } else {
+            Err(src.error(problems))
+        }
+    }
+
     /// Every value that makes no sense, by field name.
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
@@ -242,6 +278,21 @@ mod tests {
         };
         let names: Vec<_> = bad.problems().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["stay_probability", "removal_after_frames"]);
+    }
+
+    #[test]
+    fn a_parameter_file_sets_some_fields_and_names_bad_ones() {
+        let src = SourceFile::from_text("t.toml", "max_move_in = 6.0\nremoval_after_s = 10.0\n");
+        let p = TrackerParams::from_source(&src).unwrap();
+        assert_relative_eq!(p.max_move_in, 6.0);
+        assert_eq!(p.removal_after_frames, TrackerParams::default().removal_after_frames);
+        let src = SourceFile::from_text("t.toml", "# tuned\nstay_probability = 2.0\n");
+        let err = TrackerParams::from_source(&src).unwrap_err();
+        assert_eq!(err.problems[0].field, "stay_probability");
+        assert_eq!(err.problems[0].line, Some(2));
+        let src = SourceFile::from_text("t.toml", "max_move = 6.0\n");
+        let err = TrackerParams::from_source(&src).unwrap_err();
+        assert_eq!(err.problems[0].line, Some(1), "{err}");
     }
 
     #[test]
