@@ -16,6 +16,7 @@ mod markers;
 mod odds;
 mod resolve;
 mod table;
+mod track;
 
 /// The layout file used when none is given.
 pub const DEFAULT_LAYOUT_PATH: &str = "calibration/table.toml";
@@ -43,6 +44,8 @@ pub enum Command {
     Odds(odds::Args),
     /// Run one action from a scenario: measurements, number needed, odds, result.
     Resolve(resolve::Args),
+    /// Follow every figure through photos in order: moves, lifts, removals.
+    Track(track::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -64,6 +67,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Markers(args) => markers::run(args),
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
+        Command::Track(args) => track::run(args),
     }
 }
 
