@@ -45,7 +45,7 @@ proptest! {
     }
 
     #[test]
-    fn round_bases_edge_range_is_centre_minus_one(ax in 0.0..48.0f64, ay in 0.0..48.0f64, d in 1.0..40.0f64, t in 0.0..6.28f64) {
+    fn round_bases_edge_range_is_centre_minus_one(ax in 0.0..48.0f64, ay in 0.0..48.0f64, d in 1.0..40.0f64, t in 0.0..std::f64::consts::TAU) {
         let a = at(ax, ay, 0.0, BaseShape::FOOT, 0.0);
         let b = at(ax + d * t.cos(), ay + d * t.sin(), 0.0, BaseShape::FOOT, 0.0);
         assert_relative_eq!(range_in(&a, &b, RangeMethod::EdgeToEdge).value_in, d - 1.0, epsilon = 1e-9);

@@ -69,13 +69,13 @@ fn fire_classes(target: FigureId) -> Box<Classify> {
         let mut out = Vec::new();
         for e in ev {
             if let Event::FireResolved {
-                on_target, saved, ..
+                on_target: true,
+                saved,
+                ..
             } = e
             {
-                if *on_target {
-                    out.push("p_on_target".to_owned());
-                    out.push(if *saved { "p_saved" } else { "p_hit" }.to_owned());
-                }
+                out.push("p_on_target".to_owned());
+                out.push(if *saved { "p_saved" } else { "p_hit" }.to_owned());
             }
         }
         for (mount, prefix) in [(false, "p_"), (true, "p_mount_")] {

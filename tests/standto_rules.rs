@@ -977,7 +977,13 @@ fn a_gallop_turns_45_degrees_after_5_in() {
     assert!(
         !can_move(
             &g,
-            &[(13.0, 10.0), (13.0 + 6.0 * 0.7071, 10.0 + 6.0 * 0.7071)],
+            &[
+                (13.0, 10.0),
+                (
+                    13.0 + 6.0 * std::f64::consts::FRAC_1_SQRT_2,
+                    10.0 + 6.0 * std::f64::consts::FRAC_1_SQRT_2
+                )
+            ],
             Pace::Walk,
             lvl
         ),

@@ -43,7 +43,7 @@ pub enum Command {
     /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
     Odds(odds::Args),
     /// Run one action from a scenario: measurements, number needed, odds, result.
-    Resolve(resolve::Args),
+    Resolve(Box<resolve::Args>),
     /// Follow every figure through photos in order: moves, lifts, removals.
     Track(track::Args),
 }
@@ -63,7 +63,7 @@ pub fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Odds(args) => odds::run(args),
-        Command::Resolve(args) => resolve::run(args),
+        Command::Resolve(args) => resolve::run(*args),
         Command::Markers(args) => markers::run(args),
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),

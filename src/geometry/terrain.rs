@@ -110,7 +110,7 @@ pub fn line_of_sight(
             cover.value = kind;
             areas.push(area.name.clone());
         }
-        if (crosses && close) || (crosses && (reach_in - cover_reach_in).abs() <= margin_in) {
+        if crosses && (close || (reach_in - cover_reach_in).abs() <= margin_in) {
             cover.too_close_to_call = true;
         }
     }

@@ -690,9 +690,7 @@ impl StandToRules {
         let side_of = |id: FigureId, opp: FigureId| -> Result<MeleeSide, RuleError> {
             self.melee_side(state, figure(state, id)?, figure(state, opp)?)
         };
-        let (lone, lone_is_attacker, many) = if attackers.len() == 1 && defenders.len() == 1 {
-            (attackers[0], true, defenders)
-        } else if attackers.len() == 1 {
+        let (lone, lone_is_attacker, many) = if attackers.len() == 1 {
             (attackers[0], true, defenders)
         } else {
             (defenders[0], false, attackers)
