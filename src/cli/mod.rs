@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand};
 
 use crate::calibration::{Lens, TableLayout};
 
+mod bench;
 mod calibrate_lens;
+pub mod detect;
 pub mod images;
 mod markers;
 mod table;
@@ -37,6 +39,10 @@ pub enum Command {
     CalibrateLens(calibrate_lens::Args),
     /// Map photos to table inches from the corner markers, and check the mapping.
     Table(table::Args),
+    /// Find the figures on photos of the table (spotter.detections/1).
+    Detect(detect::Args),
+    /// Time the figure detector per stage, on one thread and on all cores.
+    Bench(bench::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -56,6 +62,8 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Markers(args) => markers::run(args),
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
+        Command::Detect(args) => detect::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 
