@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand};
 
 use crate::calibration::{Lens, TableLayout};
 
+mod bench;
 mod calibrate_lens;
+pub mod detect;
 pub mod images;
 mod markers;
 mod odds;
@@ -46,6 +48,10 @@ pub enum Command {
     Resolve(Box<resolve::Args>),
     /// Follow every figure through photos in order: moves, lifts, removals.
     Track(track::Args),
+    /// Find the figures on photos of the table (spotter.detections/1).
+    Detect(detect::Args),
+    /// Time the figure detector per stage, on one thread and on all cores.
+    Bench(bench::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -68,6 +74,8 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
         Command::Track(args) => track::run(args),
+        Command::Detect(args) => detect::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

@@ -136,7 +136,8 @@ impl Detector {
         let cell_px = (p.colour.table_cell_in * p.rectify.px_per_in)
             .round()
             .max(1.0) as usize;
-        let seg = segment::segment(&top, gains, paper_level, cell_px, &p.colour);
+        let mut seg = segment::segment(&top, gains, paper_level, cell_px, &p.colour);
+        self.clear_markers(&mut seg, &view);
         let radius = p.kit.foot_diameter_in / 2.0;
         let inner = radius - p.kit.band_width_in;
         let ring_px =
@@ -175,6 +176,50 @@ impl Detector {
             },
             white,
         })
+    }
+
+    /// Clears the labels over every layout marker and its paper.
+    fn clear_markers(&self, seg: &mut segment::Segmentation, view: &TopView) {
+        let reach = self.params.white.margin_outer_in + self.params.white.marker_keep_out_in;
+        for m in &self.layout.markers {
+            let half = m.size_in / 2.0 + reach;
+            let c = Point2::new(m.center_in[0], m.center_in[1]);
+            let rot = nalgebra::Rotation2::new(-m.rotation_deg.to_radians());
+            let corners = m
+                .corners_in_table()
+                .map(|k| view.view_from_table(c + (k - c) * (half / (m.size_in / 2.0))));
+            let lo_i = corners
+                .iter()
+                .map(|p| p.x)
+                .fold(f64::MAX, f64::min)
+                .floor()
+                .max(0.0);
+            let lo_j = corners
+                .iter()
+                .map(|p| p.y)
+                .fold(f64::MAX, f64::min)
+                .floor()
+                .max(0.0);
+            let hi_i = corners
+                .iter()
+                .map(|p| p.x)
+                .fold(f64::MIN, f64::max)
+                .ceil()
+                .max(0.0);
+            let hi_j = corners
+                .iter()
+                .map(|p| p.y)
+                .fold(f64::MIN, f64::max)
+                .ceil()
+                .max(0.0);
+            // Non-negative by the max above.
+            let bbox = [lo_i as usize, lo_j as usize, hi_i as usize, hi_j as usize];
+            segment::clear_where(seg, bbox, |i, j| {
+                let t = view.table_from_view(Point2::new(i as f64, j as f64));
+                let local = rot * (t - c);
+                local.x.abs() <= half && local.y.abs() <= half
+            });
+        }
     }
 
     /// Round and rectangular hypotheses for one component; a rectangle that

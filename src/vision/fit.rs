@@ -42,6 +42,8 @@ const NMS_SHARE: f64 = 0.75;
 const MAX_COMPONENT_IN: f64 = 6.0;
 /// The background colour is sampled this far outside the band, inches.
 const BACKGROUND_RING_IN: (f64, f64) = (0.12, 0.3);
+/// The ring outside a base that should be table, inches beyond the edge.
+const OUTER_RING_IN: f64 = 0.2;
 /// Fit converged when the centre moves less than this, inches.
 const CONVERGED_IN: f64 = 1e-4;
 /// A mounted candidate's extents may differ from the kit by this share.
@@ -144,8 +146,9 @@ impl Surface<'_> {
         self.seg.labels[j as usize * self.seg.width + i as usize]
     }
 
-    /// Share of ring samples in `label`, and of inner samples.
-    fn ring_score(&self, c: Point2<f64>, label: u8) -> (f64, f64) {
+    /// Share of ring samples in `label`, of inner samples and of samples
+    /// just outside the base.
+    fn ring_score(&self, c: Point2<f64>, label: u8) -> (f64, f64, f64) {
         let k = &self.params.kit;
         let r_mid = self.radius_in() - k.band_width_in / 2.0;
         let r_in = (self.radius_in() - k.band_width_in) * INNER_RADIUS_SHARE;
@@ -159,9 +162,16 @@ impl Surface<'_> {
                 self.label(c + dir(360.0 * s as f64 / INNER_SAMPLES as f64) * r_in) == label
             })
             .count();
+        let r_out = self.radius_in() + OUTER_RING_IN;
+        let outer = (0..RING_SAMPLES)
+            .filter(|&s| {
+                self.label(c + dir(360.0 * s as f64 / RING_SAMPLES as f64) * r_out) == label
+            })
+            .count();
         (
             on as f64 / RING_SAMPLES as f64,
             inner as f64 / INNER_SAMPLES as f64,
+            outer as f64 / RING_SAMPLES as f64,
         )
     }
 
@@ -180,8 +190,11 @@ impl Surface<'_> {
         for j in comp.bbox[1] as i64 - pad..=comp.bbox[3] as i64 + pad {
             for i in comp.bbox[0] as i64 - pad..=comp.bbox[2] as i64 + pad {
                 let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
-                let (ring, inner) = self.ring_score(c, comp.label);
-                if ring >= cp.min_ring_score && inner <= cp.max_inner_score {
+                let (ring, inner, outer) = self.ring_score(c, comp.label);
+                if ring >= cp.min_ring_score
+                    && inner <= cp.max_inner_score
+                    && outer <= cp.max_outer_score
+                {
                     scored.push((c, ring - inner));
                 }
             }
@@ -304,7 +317,10 @@ impl Surface<'_> {
                 let model = radius + delta * d.dot(&nadir).max(0.0);
                 rows.push((*d, r_mid + e - model));
             }
-            if rows.len() < fp.min_edge_points {
+            let min_points = fp
+                .min_edge_points
+                .max((fp.min_edge_share * rays as f64).ceil() as usize);
+            if rows.len() < min_points {
                 return None;
             }
             // Robust: the first pass drops points far from the median, the

@@ -73,7 +73,7 @@ mod fit;
 pub mod params;
 pub mod rectify;
 pub mod report;
-mod segment;
+pub mod segment;
 
 /// What can go wrong while looking for figures.
 #[derive(Debug, thiserror::Error)]

@@ -37,6 +37,7 @@ pub struct RectifyParams {
 pub struct WhiteParams {
     pub margin_inner_in: f64,
     pub margin_outer_in: f64,
+    pub marker_keep_out_in: f64,
     pub paper_level: f64,
 }
 
@@ -60,6 +61,7 @@ impl HueRange {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColourParams {
     pub min_saturation: f64,
+    pub green_min_saturation: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -75,6 +77,7 @@ pub struct CandidateParams {
     pub min_ring_score: f64,
     pub min_rect_score: f64,
     pub max_inner_score: f64,
+    pub max_outer_score: f64,
     pub min_component_share: f64,
 }
 
@@ -84,6 +87,7 @@ pub struct FitParams {
     pub iterations: usize,
     pub max_edge_residual_in: f64,
     pub min_edge_points: usize,
+    pub min_edge_share: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -133,6 +137,7 @@ struct RawRectify {
 struct RawWhite {
     margin_inner_in: F,
     margin_outer_in: F,
+    marker_keep_out_in: F,
     paper_level: F,
 }
 
@@ -140,6 +145,7 @@ struct RawWhite {
 #[serde(deny_unknown_fields)]
 struct RawColour {
     min_saturation: F,
+    green_min_saturation: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -155,6 +161,7 @@ struct RawCandidates {
     min_ring_score: F,
     min_rect_score: F,
     max_inner_score: F,
+    max_outer_score: F,
     min_component_share: F,
 }
 
@@ -165,6 +172,7 @@ struct RawFit {
     iterations: U,
     max_edge_residual_in: F,
     min_edge_points: U,
+    min_edge_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -288,6 +296,7 @@ impl DetectorParams {
         let white = WhiteParams {
             margin_inner_in: c.num("white.margin_inner_in", &w.margin_inner_in, 0.0, 2.0),
             margin_outer_in: c.num("white.margin_outer_in", &w.margin_outer_in, 0.05, 3.0),
+            marker_keep_out_in: c.num("white.marker_keep_out_in", &w.marker_keep_out_in, 0.0, 3.0),
             paper_level: c.num("white.paper_level", &w.paper_level, 50.0, 255.0),
         };
         if white.margin_outer_in <= white.margin_inner_in {
@@ -300,6 +309,12 @@ impl DetectorParams {
         let co = &raw.colour;
         let colour = ColourParams {
             min_saturation: c.num("colour.min_saturation", &co.min_saturation, 0.0, 1.0),
+            green_min_saturation: c.num(
+                "colour.green_min_saturation",
+                &co.green_min_saturation,
+                0.0,
+                1.0,
+            ),
             red_hue: c.hue("colour.red_hue_deg", &co.red_hue_deg),
             green_hue: c.hue("colour.green_hue_deg", &co.green_hue_deg),
             blue_hue: c.hue("colour.blue_hue_deg", &co.blue_hue_deg),
@@ -323,6 +338,7 @@ impl DetectorParams {
             min_ring_score: c.num("candidates.min_ring_score", &ca.min_ring_score, 0.0, 1.0),
             min_rect_score: c.num("candidates.min_rect_score", &ca.min_rect_score, 0.0, 1.0),
             max_inner_score: c.num("candidates.max_inner_score", &ca.max_inner_score, 0.0, 1.0),
+            max_outer_score: c.num("candidates.max_outer_score", &ca.max_outer_score, 0.0, 1.0),
             min_component_share: c.num(
                 "candidates.min_component_share",
                 &ca.min_component_share,
@@ -341,6 +357,7 @@ impl DetectorParams {
                 1.0,
             ),
             min_edge_points: c.count("fit.min_edge_points", &f.min_edge_points, 3, 720),
+            min_edge_share: c.num("fit.min_edge_share", &f.min_edge_share, 0.0, 1.0),
         };
         let fa = &raw.facing;
         let facing = FacingParams {

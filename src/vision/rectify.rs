@@ -96,6 +96,18 @@ impl CameraPose {
         self.k * Matrix3::from_columns(&[r.column(0).into_owned(), r.column(1).into_owned(), t])
     }
 
+    /// Where the camera shows a table point at height `z_in` (distorted
+    /// pixels when a lens is given).
+    pub fn pixel_from_table_at(
+        &self,
+        p: Point2<f64>,
+        z_in: f64,
+        lens: Option<&Lens>,
+    ) -> Point2<f64> {
+        let ideal = crate::calibration::homography::apply(&self.ideal_from_plane(z_in), p);
+        lens.map_or(ideal, |l| l.pixel_from_ideal(ideal))
+    }
+
     /// Where the camera's view ray through a point at height `z_in` above
     /// table point `p` meets the table plane, minus `p`: the parallax shift
     /// of a raised point, inches (zero straight below the camera).

@@ -97,6 +97,7 @@ pub fn segment(
         .map(|(s, c)| if *c > 0 { s / *c as f32 } else { 0.0 })
         .collect();
     let min_sat = p.min_saturation as f32;
+    let green_sat = p.green_min_saturation as f32;
     let white_sat = p.white_max_saturation as f32;
     let white_level = p.white_min_level as f32 * paper_level;
     let white_over = p.white_min_over_table as f32;
@@ -115,7 +116,7 @@ pub fn segment(
                 let hue = f64::from(hue);
                 if p.red_hue.contains(hue) {
                     label_of(EdgeColour::Red)
-                } else if p.green_hue.contains(hue) {
+                } else if p.green_hue.contains(hue) && sat >= green_sat {
                     label_of(EdgeColour::Green)
                 } else if p.blue_hue.contains(hue) {
                     label_of(EdgeColour::Blue)
@@ -137,6 +138,22 @@ pub fn segment(
         width: w,
         height: h,
         labels,
+    }
+}
+
+/// Clears the labels of every pixel for which `inside` holds (markers and
+/// their paper: white and printed, never a base).
+pub fn clear_where(
+    seg: &mut Segmentation,
+    bbox: [usize; 4],
+    inside: impl Fn(usize, usize) -> bool,
+) {
+    for j in bbox[1]..=bbox[3].min(seg.height.saturating_sub(1)) {
+        for i in bbox[0]..=bbox[2].min(seg.width.saturating_sub(1)) {
+            if inside(i, j) {
+                seg.labels[j * seg.width + i] = NONE;
+            }
+        }
     }
 }
 
