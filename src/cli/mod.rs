@@ -13,6 +13,8 @@ use crate::calibration::{Lens, TableLayout};
 mod calibrate_lens;
 pub mod images;
 mod markers;
+mod odds;
+mod resolve;
 mod table;
 mod track;
 
@@ -38,6 +40,10 @@ pub enum Command {
     CalibrateLens(calibrate_lens::Args),
     /// Map photos to table inches from the corner markers, and check the mapping.
     Table(table::Args),
+    /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
+    Odds(odds::Args),
+    /// Run one action from a scenario: measurements, number needed, odds, result.
+    Resolve(resolve::Args),
     /// Follow every figure through photos in order: moves, lifts, removals.
     Track(track::Args),
 }
@@ -56,6 +62,8 @@ pub fn main() -> ExitCode {
 
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Odds(args) => odds::run(args),
+        Command::Resolve(args) => resolve::run(args),
         Command::Markers(args) => markers::run(args),
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
