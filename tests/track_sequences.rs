@@ -268,7 +268,7 @@ fn observe(
         .filter(|f| !f.occluded)
         .filter(|f| {
             det.dropout_every
-                .is_none_or(|n| !standing(f) || (f.id + frame as u32) % n != 0)
+                .is_none_or(|n| !standing(f) || !(f.id + frame as u32).is_multiple_of(n))
         })
         .map(|f| Detection {
             center_in_table: Point2::new(

@@ -286,9 +286,9 @@ fn bind_all(
             [] => bail!("--bind {spec:?}: no roster given with --roster has a man called {name:?}"),
             _ => bail!("--bind {spec:?}: {name:?} is on more than one roster"),
         };
-        let figure = tracker.figure(TrackId(id)).with_context(|| {
-            format!("--bind {spec:?}: the first frame has no figure {id}")
-        })?;
+        let figure = tracker
+            .figure(TrackId(id))
+            .with_context(|| format!("--bind {spec:?}: the first frame has no figure {id}"))?;
         bindings
             .bind(&figure, roster, name)
             .with_context(|| format!("--bind {spec:?}"))?;
@@ -337,9 +337,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut bindings = Bindings::default();
     let mut bound = false;
     for (i, frame) in frames.iter().enumerate() {
-        let time_s = frame
-            .time_s
-            .unwrap_or(i as f64 * args.frame_interval_s);
+        let time_s = frame.time_s.unwrap_or(i as f64 * args.frame_interval_s);
         let report: Option<FrameReport> = match &frame.observation {
             Ok((detections, regions)) => Some(tracker.update(&FrameObservation {
                 time_s,

@@ -285,7 +285,10 @@ mod tests {
         let src = SourceFile::from_text("t.toml", "max_move_in = 6.0\nremoval_after_s = 10.0\n");
         let p = TrackerParams::from_source(&src).unwrap();
         assert_relative_eq!(p.max_move_in, 6.0);
-        assert_eq!(p.removal_after_frames, TrackerParams::default().removal_after_frames);
+        assert_eq!(
+            p.removal_after_frames,
+            TrackerParams::default().removal_after_frames
+        );
         let src = SourceFile::from_text("t.toml", "# tuned\nstay_probability = 2.0\n");
         let err = TrackerParams::from_source(&src).unwrap_err();
         assert_eq!(err.problems[0].field, "stay_probability");
