@@ -72,12 +72,16 @@ struct RawMarker {
     center_in: Spanned<[f64; 2]>,
     #[serde(default = "default_size")]
     size_in: Spanned<f64>,
-    #[serde(default)]
+    #[serde(default = "default_rotation")]
     rotation_deg: Spanned<f64>,
 }
 
 fn default_size() -> Spanned<f64> {
     Spanned::new(0..0, 3.0)
+}
+
+fn default_rotation() -> Spanned<f64> {
+    Spanned::new(0..0, 0.0)
 }
 
 impl TableLayout {
