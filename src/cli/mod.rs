@@ -17,8 +17,13 @@ pub struct Cli {
     pub command: Command,
 }
 
+pub mod app;
+
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// The companion app: live table, overlay, roster and actions.
+    App(app::Args),
+}
 
 /// Runs the command line; the binary's `main`.
 pub fn main() -> ExitCode {
@@ -33,5 +38,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(command: Command) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        Command::App(args) => app::run(args),
+    }
 }

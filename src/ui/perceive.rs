@@ -1,0 +1,211 @@
+//! The perceiver the app runs on every frame: table markers -> the live
+//! table lock -> figures -> identities. Each stage is a small trait so the
+//! app can run with what is available (no lens file, no detector) and tests
+//! can feed their own.
+//!
+//! # Conventions
+//! Marker corners are image pixels as seen (distorted); detections are table
+//! inches in the table frame of `TABLE_KIT.md`.
+
+use image::{GrayImage, RgbImage};
+
+use crate::calibration::{LockStatus, MarkerObservation, TableLayout, TableLock, TableMapping};
+use crate::vision::Detection;
+
+use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
+
+/// Finds the table markers on a grey frame.
+pub trait MarkerFinder: Send {
+    fn find(&mut self, gray: &GrayImage) -> Result<Vec<MarkerObservation>, String>;
+}
+
+/// Finds figures on a frame, given the table mapping.
+pub trait FigureDetector: Send {
+    fn detect(
+        &mut self,
+        image: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<Vec<Detection>, String>;
+}
+
+/// Gives each detection a stable identity across frames.
+pub trait FigureTracker: Send {
+    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure>;
+}
+
+/// Used while the build has no marker detector: every frame says so.
+pub struct UnavailableMarkers;
+
+impl MarkerFinder for UnavailableMarkers {
+    fn find(&mut self, _gray: &GrayImage) -> Result<Vec<MarkerObservation>, String> {
+        Err("this build has no ArUco marker detector".into())
+    }
+}
+
+/// Without a tracker, a figure is known by its place in the frame's list.
+pub struct NoTracker;
+
+impl FigureTracker for NoTracker {
+    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure> {
+        detections
+            .into_iter()
+            .zip(0_u32..)
+            .map(|(detection, id)| SeenFigure { id, detection })
+            .collect()
+    }
+}
+
+/// Markers, lock, detector and tracker, in that order.
+pub struct TablePerceiver {
+    pub lock: TableLock,
+    markers: Box<dyn MarkerFinder>,
+    detector: Option<Box<dyn FigureDetector>>,
+    tracker: Box<dyn FigureTracker>,
+}
+
+impl TablePerceiver {
+    pub fn new(
+        lock: TableLock,
+        markers: Box<dyn MarkerFinder>,
+        detector: Option<Box<dyn FigureDetector>>,
+        tracker: Box<dyn FigureTracker>,
+    ) -> Self {
+        Self {
+            lock,
+            markers,
+            detector,
+            tracker,
+        }
+    }
+
+    fn summary(&self, markers_found: Vec<u32>, problem: Option<String>) -> LockSummary {
+        let layout: &TableLayout = &self.lock.layout;
+        LockSummary {
+            markers_found,
+            markers_expected: layout.markers.iter().map(|m| m.id).collect(),
+            table_in: [layout.width_in, layout.depth_in],
+            locked: self.lock.locked.clone(),
+            camera_moved: self.lock.camera_moved,
+            moved_px: self.lock.moved_px,
+            problem,
+        }
+    }
+}
+
+impl Perceiver for TablePerceiver {
+    fn perceive(&mut self, image: &RgbImage) -> Perception {
+        let gray = image::imageops::grayscale(image);
+        let markers = match self.markers.find(&gray) {
+            Ok(m) => m,
+            Err(e) => {
+                return Perception {
+                    lock: self.summary(Vec::new(), Some(format!("marker detection failed: {e}"))),
+                    ..Perception::default()
+                };
+            }
+        };
+        let (found, problem) = match self.lock.update(&markers) {
+            LockStatus::Fitted { markers_found } => (markers_found, None),
+            LockStatus::KeptLast {
+                markers_found,
+                reason,
+            } => (
+                markers_found,
+                Some(format!("kept the last table lock: {reason}")),
+            ),
+            LockStatus::NoMapping { reason } => (Vec::new(), Some(reason)),
+        };
+        let lock = self.summary(found, problem);
+        let (figures, detector_problem) = match (&mut self.detector, &self.lock.locked) {
+            (None, _) => (
+                Vec::new(),
+                Some("no figure detector in this build".to_string()),
+            ),
+            (Some(_), None) => (Vec::new(), None),
+            (Some(det), Some(mapping)) => match det.detect(image, mapping) {
+                Ok(d) => (self.tracker.track(d), None),
+                Err(e) => (Vec::new(), Some(format!("figure detection failed: {e}"))),
+            },
+        };
+        Perception {
+            lock,
+            markers,
+            figures,
+            detector_problem,
+            work_ms: 0.0,
+        }
+    }
+
+    fn relock(&mut self) {
+        self.lock.relock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::homography;
+    use crate::vision::{BaseKind, EdgeColour};
+    use nalgebra::{Matrix3, Point2};
+
+    /// Reports the layout's markers as a fixed camera would see them.
+    struct Synthetic {
+        layout: TableLayout,
+        image_from_table: Matrix3<f64>,
+    }
+    impl MarkerFinder for Synthetic {
+        fn find(&mut self, _gray: &GrayImage) -> Result<Vec<MarkerObservation>, String> {
+            Ok(self
+                .layout
+                .markers
+                .iter()
+                .map(|m| MarkerObservation {
+                    id: m.id,
+                    corners_px: m
+                        .corners_in_table()
+                        .map(|c| homography::apply(&self.image_from_table, c)),
+                })
+                .collect())
+        }
+    }
+
+    struct OneFigure;
+    impl FigureDetector for OneFigure {
+        fn detect(
+            &mut self,
+            _image: &RgbImage,
+            mapping: &TableMapping,
+        ) -> Result<Vec<Detection>, String> {
+            Ok(vec![Detection {
+                center_in_table: mapping.table_from_pixel(Point2::new(100.0, 100.0)),
+                facing_deg: None,
+                edge: EdgeColour::Red,
+                base: BaseKind::Foot,
+                confidence: 1.0,
+                position_sigma_in: 0.02,
+            }])
+        }
+    }
+
+    #[test]
+    fn locks_the_table_then_detects_in_table_inches() {
+        let layout = TableLayout::standard(48.0, 48.0);
+        let camera = Matrix3::new(20.0, 0.0, 10.0, 0.0, -20.0, 1000.0, 0.0, 0.0, 1.0);
+        let mut p = TablePerceiver::new(
+            TableLock::new(layout.clone(), None),
+            Box::new(Synthetic {
+                layout,
+                image_from_table: camera,
+            }),
+            Some(Box::new(OneFigure)),
+            Box::new(NoTracker),
+        );
+        let seen = p.perceive(&RgbImage::new(4, 4));
+        assert_eq!(seen.lock.markers_found, vec![0, 1, 2, 3]);
+        assert!(seen.lock.locked.is_some());
+        assert_eq!(seen.figures.len(), 1);
+        // Pixel (100, 100) is table (4.5, 45) under this camera.
+        let c = seen.figures[0].detection.center_in_table;
+        approx::assert_relative_eq!(c, Point2::new(4.5, 45.0), epsilon = 1e-6);
+    }
+}
