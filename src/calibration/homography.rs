@@ -15,7 +15,10 @@ pub fn apply(h: &Matrix3<f64>, p: Point2<f64>) -> Point2<f64> {
 /// Hartley normalisation: centroid to the origin, mean distance sqrt(2).
 fn normalizer(points: &[Point2<f64>]) -> Matrix3<f64> {
     let n = points.len() as f64;
-    let c = points.iter().fold(nalgebra::Vector2::zeros(), |a, p| a + p.coords) / n;
+    let c = points
+        .iter()
+        .fold(nalgebra::Vector2::zeros(), |a, p| a + p.coords)
+        / n;
     let mean_dist = points.iter().map(|p| (p.coords - c).norm()).sum::<f64>() / n;
     let s = if mean_dist > 0.0 {
         std::f64::consts::SQRT_2 / mean_dist
@@ -116,10 +119,16 @@ mod tests {
     #[test]
     fn recovers_a_known_homography() {
         let h = Matrix3::new(1.2, 0.1, 30.0, -0.05, 0.9, 12.0, 1e-4, -2e-4, 1.0);
-        let src: Vec<_> = [(0.0, 0.0), (100.0, 0.0), (100.0, 80.0), (0.0, 80.0), (50.0, 30.0)]
-            .iter()
-            .map(|&(x, y)| Point2::new(x, y))
-            .collect();
+        let src: Vec<_> = [
+            (0.0, 0.0),
+            (100.0, 0.0),
+            (100.0, 80.0),
+            (0.0, 80.0),
+            (50.0, 30.0),
+        ]
+        .iter()
+        .map(|&(x, y)| Point2::new(x, y))
+        .collect();
         let dst: Vec<_> = src.iter().map(|p| apply(&h, *p)).collect();
         let fitted = fit(&src, &dst).unwrap();
         assert_relative_eq!(fitted, h, epsilon = 1e-8, max_relative = 1e-8);

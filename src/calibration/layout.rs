@@ -122,7 +122,10 @@ impl TableLayout {
         let table = raw.table.get_ref();
         let width_in = *table.width_in.get_ref();
         let depth_in = *table.depth_in.get_ref();
-        for (name, value) in [("table.width_in", &table.width_in), ("table.depth_in", &table.depth_in)] {
+        for (name, value) in [
+            ("table.width_in", &table.width_in),
+            ("table.depth_in", &table.depth_in),
+        ] {
             if !(value.get_ref().is_finite() && *value.get_ref() > 0.0) {
                 problems.push(src.problem(
                     Some(value.span()),
@@ -241,17 +244,28 @@ mod tests {
             ..m
         };
         // Counter-clockwise quarter turn: the top-left corner goes to bottom-left.
-        assert_relative_eq!(turned.corners_in_table()[0], Point2::new(0.5, 0.5), epsilon = 1e-12);
+        assert_relative_eq!(
+            turned.corners_in_table()[0],
+            Point2::new(0.5, 0.5),
+            epsilon = 1e-12
+        );
     }
 
     #[test]
     fn every_problem_is_reported_with_its_line() {
         let text = "[table]\nwidth_in = -4.0\ndepth_in = 48.0\n\n[[marker]]\nid = 0\ncenter_in = [2.0, 2.0]\n\n[[marker]]\nid = 0\ncenter_in = [99.0, 2.0]\nsize_in = 0.1\n";
         let err = TableLayout::from_source(&SourceFile::from_text("t.toml", text)).unwrap_err();
-        let fields: Vec<_> = err.problems.iter().map(|p| (p.field.as_str(), p.line)).collect();
+        let fields: Vec<_> = err
+            .problems
+            .iter()
+            .map(|p| (p.field.as_str(), p.line))
+            .collect();
         assert!(fields.contains(&("table.width_in", Some(2))), "{fields:?}");
         assert!(fields.contains(&("marker[1].id", Some(10))), "{fields:?}");
-        assert!(fields.contains(&("marker[1].size_in", Some(12))), "{fields:?}");
+        assert!(
+            fields.contains(&("marker[1].size_in", Some(12))),
+            "{fields:?}"
+        );
         assert!(fields.contains(&("marker", Some(1))), "{fields:?}");
     }
 }

@@ -39,6 +39,10 @@ struct RawCameraFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "views_used and views_rejected are a record for the reader, not needed to use the lens"
+)]
 struct RawLens {
     #[serde(rename = "K")]
     k: Spanned<Vec<f64>>,
@@ -148,7 +152,10 @@ impl Lens {
             problems.push(src.problem(
                 Some(lens.dist.span()),
                 "lens.dist",
-                format!("needs 5 finite numbers k1, k2, p1, p2, k3, found {}", dist.len()),
+                format!(
+                    "needs 5 finite numbers k1, k2, p1, p2, k3, found {}",
+                    dist.len()
+                ),
             ));
         }
         let size = *lens.image_size.get_ref();
@@ -202,7 +209,11 @@ mod tests {
     #[test]
     fn undistort_inverts_distort_to_the_corners() {
         let lens = lens();
-        for p in [Point2::new(0.0, 0.0), Point2::new(1279.0, 719.0), Point2::new(640.0, 10.0)] {
+        for p in [
+            Point2::new(0.0, 0.0),
+            Point2::new(1279.0, 719.0),
+            Point2::new(640.0, 10.0),
+        ] {
             let back = lens.pixel_from_ideal(lens.ideal_from_pixel(p));
             assert_relative_eq!(back, p, epsilon = 1e-6);
         }

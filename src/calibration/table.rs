@@ -10,10 +10,10 @@
 use nalgebra::{Matrix3, Point2};
 use serde::Serialize;
 
+use super::CalibrationError;
 use super::homography;
 use super::layout::TableLayout;
 use super::lens::Lens;
-use super::CalibrationError;
 
 /// Markers needed for a mapping: three give 12 corners, enough to fit and to
 /// check the fit.
@@ -75,10 +75,13 @@ impl TableMapping {
                 needed: MIN_MARKERS,
             });
         }
-        let table_from_ideal =
-            homography::fit(&ideal, &table).ok_or(CalibrationError::DegenerateMarkers)?;
+        // Fitted as table -> image, so that the error minimised is in pixels,
+        // where the noise is; the inverse maps pixels to inches.
         let ideal_from_table =
             homography::fit(&table, &ideal).ok_or(CalibrationError::DegenerateMarkers)?;
+        let table_from_ideal = ideal_from_table
+            .try_inverse()
+            .ok_or(CalibrationError::DegenerateMarkers)?;
         let n = ideal.len() as f64;
         let residual_px = (ideal
             .iter()
@@ -106,14 +109,19 @@ impl TableMapping {
 
     /// An image pixel as seen to table inches on the plane z = 0.
     pub fn table_from_pixel(&self, pixel: Point2<f64>) -> Point2<f64> {
-        let ideal = self.lens.as_ref().map_or(pixel, |l| l.ideal_from_pixel(pixel));
+        let ideal = self
+            .lens
+            .as_ref()
+            .map_or(pixel, |l| l.ideal_from_pixel(pixel));
         homography::apply(&self.table_from_ideal, ideal)
     }
 
     /// A table point (z = 0) to where the camera shows it.
     pub fn pixel_from_table(&self, table: Point2<f64>) -> Point2<f64> {
         let ideal = homography::apply(&self.ideal_from_table, table);
-        self.lens.as_ref().map_or(ideal, |l| l.pixel_from_ideal(ideal))
+        self.lens
+            .as_ref()
+            .map_or(ideal, |l| l.pixel_from_ideal(ideal))
     }
 
     /// Inches per pixel near a table point: how big a one-pixel error is there.
@@ -266,7 +274,11 @@ mod tests {
         let m = TableMapping::fit(&obs, &layout, None).unwrap();
         assert_eq!(m.markers_found, vec![0, 1, 3]);
         let p = homography::apply(&camera(), Point2::new(46.0, 46.0));
-        assert_relative_eq!(m.table_from_pixel(p), Point2::new(46.0, 46.0), epsilon = 1e-6);
+        assert_relative_eq!(
+            m.table_from_pixel(p),
+            Point2::new(46.0, 46.0),
+            epsilon = 1e-6
+        );
         assert!(m.residual_px < 1e-6);
     }
 
@@ -276,7 +288,10 @@ mod tests {
         let mut lock = TableLock::new(layout.clone(), None);
         let obs = synthetic(&layout, &camera());
         assert!(matches!(lock.update(&obs), LockStatus::Fitted { .. }));
-        assert!(matches!(lock.update(&obs[..2]), LockStatus::KeptLast { .. }));
+        assert!(matches!(
+            lock.update(&obs[..2]),
+            LockStatus::KeptLast { .. }
+        ));
         assert!(lock.locked.is_some());
         let moved = Matrix3::new(1.0, 0.0, 12.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0) * camera();
         lock.update(&synthetic(&layout, &moved));

@@ -14,7 +14,7 @@ use anyhow::{Context, bail};
 use crate::calibration::{Lens, TableLayout, TableLock};
 use crate::capture::camera::{self, CameraChoice, Mode};
 use crate::capture::folder::Playback;
-use crate::ui::perceive::{NoTracker, TablePerceiver};
+use crate::ui::perceive::{ArucoMarkers, MarkerSearch, MarkerThread, NoTracker, TablePerceiver};
 use crate::ui::pipeline::Perceiver;
 use crate::ui::stats::Summary;
 use crate::ui::{AppLogic, SourceChoice, SpotterApp};
@@ -22,6 +22,8 @@ use crate::ui::{AppLogic, SourceChoice, SpotterApp};
 /// The bundled demo recording, relative to the working directory or to the
 /// crate.
 pub const DEMO_DIR: &str = "fixtures/demo";
+/// The demo camera's lens file, inside [`DEMO_DIR`].
+pub const DEMO_CAMERA_FILE: &str = "camera.toml";
 /// The window size the app opens at, points.
 const WINDOW_SIZE: [f32; 2] = [1600.0, 1000.0];
 
@@ -131,6 +133,21 @@ fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
     }
 }
 
+/// The marker search on its own thread; on the perception thread when no
+/// thread can be started.
+fn markers(layout: &TableLayout, lens: Option<&Lens>) -> MarkerSearch {
+    let finder = || {
+        Box::new(ArucoMarkers {
+            layout: layout.clone(),
+            lens: lens.cloned(),
+        })
+    };
+    match MarkerThread::spawn(finder()) {
+        Ok(t) => MarkerSearch::Background(t),
+        Err(_) => MarkerSearch::EveryFrame(finder()),
+    }
+}
+
 fn perceiver_factory(
     layout: TableLayout,
     lens: Option<Lens>,
@@ -138,7 +155,7 @@ fn perceiver_factory(
     Arc::new(move || {
         Box::new(TablePerceiver::new(
             TableLock::new(layout.clone(), lens.clone()),
-            Box::new(crate::ui::perceive::UnavailableMarkers),
+            markers(&layout, lens.as_ref()),
             None,
             Box::new(NoTracker),
         ))
@@ -228,16 +245,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return print_cameras();
     }
     let source = choose_source(&args)?;
-    let layout = match &args.layout {
-        Some(p) => TableLayout::load(p).context("loading the table layout (--layout)")?,
-        None => TableLayout::standard(48.0, 48.0),
+    let layout = super::load_layout(args.layout.as_deref())?;
+    // The demo recording comes with the lens calibration of its camera.
+    let demo_camera = demo_dir().join(DEMO_CAMERA_FILE);
+    let camera_file = match (&args.camera, &source) {
+        (Some(p), _) => Some(p.clone()),
+        (None, SourceChoice::Folder { dir, .. } | SourceChoice::Failing { dir, .. })
+            if *dir == demo_dir() && demo_camera.exists() =>
+        {
+            Some(demo_camera)
+        }
+        _ => None,
     };
-    let lens = args
-        .camera
-        .as_deref()
-        .map(Lens::load)
-        .transpose()
-        .context("loading the camera file (--camera)")?;
+    let lens = super::load_camera(camera_file.as_deref())?;
     let factory = perceiver_factory(layout, lens);
     if let Some(seconds) = args.bench {
         let logic = AppLogic::new(source, factory, Arc::new(|| {}));

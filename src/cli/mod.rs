@@ -2,9 +2,21 @@
 //! arguments and its `run`; this file only dispatches. Errors are shown once,
 //! here, with what to do about them.
 
+use std::path::Path;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
+
+use crate::calibration::{Lens, TableLayout};
+
+mod calibrate_lens;
+pub mod images;
+mod markers;
+mod table;
+
+/// The layout file used when none is given.
+pub const DEFAULT_LAYOUT_PATH: &str = "calibration/table.toml";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -21,6 +33,12 @@ pub mod app;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write the printable kit: table markers and ChArUco board (PNG and true-size PDF).
+    Markers(markers::Args),
+    /// Calibrate the lens from photos of the ChArUco board.
+    CalibrateLens(calibrate_lens::Args),
+    /// Map photos to table inches from the corner markers, and check the mapping.
+    Table(table::Args),
     /// The companion app: live table, overlay, roster and actions.
     App(app::Args),
 }
@@ -39,6 +57,36 @@ pub fn main() -> ExitCode {
 
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Markers(args) => markers::run(args),
+        Command::CalibrateLens(args) => calibrate_lens::run(args),
+        Command::Table(args) => table::run(args),
         Command::App(args) => app::run(args),
     }
+}
+
+/// The default layout: `calibration/table.toml` when it exists here, else
+/// the kit's standard 48 x 48 in table.
+pub fn default_layout() -> anyhow::Result<TableLayout> {
+    let path = Path::new(DEFAULT_LAYOUT_PATH);
+    if path.exists() {
+        Ok(TableLayout::load(path)?)
+    } else {
+        Ok(TableLayout::standard(48.0, 48.0))
+    }
+}
+
+/// The layout given with `--layout`, or the default one.
+pub fn load_layout(path: Option<&Path>) -> anyhow::Result<TableLayout> {
+    match path {
+        Some(p) => {
+            TableLayout::load(p).with_context(|| "loading the table layout (--layout)".to_owned())
+        }
+        None => default_layout(),
+    }
+}
+
+/// The camera file given with `--camera`, if any.
+pub fn load_camera(path: Option<&Path>) -> anyhow::Result<Option<Lens>> {
+    path.map(|p| Lens::load(p).with_context(|| "loading the camera file (--camera)".to_owned()))
+        .transpose()
 }

@@ -7,9 +7,14 @@
 //! Marker corners are image pixels as seen (distorted); detections are table
 //! inches in the table frame of `TABLE_KIT.md`.
 
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, bounded};
 use image::{GrayImage, RgbImage};
 
-use crate::calibration::{LockStatus, MarkerObservation, TableLayout, TableLock, TableMapping};
+use crate::calibration::{
+    self, Lens, LockStatus, MarkerObservation, TableLayout, TableLock, TableMapping,
+};
 use crate::vision::Detection;
 
 use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
@@ -33,12 +38,20 @@ pub trait FigureTracker: Send {
     fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure>;
 }
 
-/// Used while the build has no marker detector: every frame says so.
-pub struct UnavailableMarkers;
+/// The table's ArUco markers, found by the calibration module.
+pub struct ArucoMarkers {
+    pub layout: TableLayout,
+    pub lens: Option<Lens>,
+}
 
-impl MarkerFinder for UnavailableMarkers {
-    fn find(&mut self, _gray: &GrayImage) -> Result<Vec<MarkerObservation>, String> {
-        Err("this build has no ArUco marker detector".into())
+impl MarkerFinder for ArucoMarkers {
+    fn find(&mut self, gray: &GrayImage) -> Result<Vec<MarkerObservation>, String> {
+        let lens = self
+            .lens
+            .as_ref()
+            .map(|l| l.scaled_to([gray.width(), gray.height()]));
+        calibration::detect_table_markers(gray, &self.layout, lens.as_ref())
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -55,18 +68,93 @@ impl FigureTracker for NoTracker {
     }
 }
 
+/// How often the table markers are looked for once the table is locked.
+/// The lock only has to notice a moved camera; figures are found on every
+/// frame against the locked mapping.
+pub const MARKER_CHECK_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Where the marker search runs.
+pub enum MarkerSearch {
+    /// On every frame, on the perception thread (tests, single images).
+    EveryFrame(Box<dyn MarkerFinder>),
+    /// On a thread of its own, every [`MARKER_CHECK_INTERVAL`] once locked
+    /// (as often as it can before), so it never holds up a frame.
+    Background(MarkerThread),
+}
+
+/// The marker search on its own thread.
+pub struct MarkerThread {
+    frames: Sender<GrayImage>,
+    results: Receiver<Result<Vec<MarkerObservation>, String>>,
+    busy: bool,
+    last_submit: Option<Instant>,
+}
+
+impl MarkerThread {
+    pub fn spawn(mut finder: Box<dyn MarkerFinder>) -> std::io::Result<Self> {
+        let (frames, frames_rx) = bounded::<GrayImage>(1);
+        let (results_tx, results) = bounded(1);
+        std::thread::Builder::new()
+            .name("markers".into())
+            .spawn(move || {
+                for gray in frames_rx {
+                    if results_tx.send(finder.find(&gray)).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Self {
+            frames,
+            results,
+            busy: false,
+            last_submit: None,
+        })
+    }
+
+    /// Hands the frame over when a search is due; returns a finished
+    /// search's result when there is one.
+    fn poll(
+        &mut self,
+        image: &RgbImage,
+        locked: bool,
+    ) -> Option<Result<Vec<MarkerObservation>, String>> {
+        let result = match self.results.try_recv() {
+            Ok(r) => {
+                self.busy = false;
+                Some(r)
+            }
+            Err(_) => None,
+        };
+        let due = self
+            .last_submit
+            .is_none_or(|t| !locked || t.elapsed() >= MARKER_CHECK_INTERVAL);
+        if !self.busy && due {
+            let gray = image::imageops::grayscale(image);
+            if self.frames.try_send(gray).is_ok() {
+                self.busy = true;
+                self.last_submit = Some(Instant::now());
+            }
+        }
+        result
+    }
+}
+
 /// Markers, lock, detector and tracker, in that order.
 pub struct TablePerceiver {
     pub lock: TableLock,
-    markers: Box<dyn MarkerFinder>,
+    markers: MarkerSearch,
     detector: Option<Box<dyn FigureDetector>>,
     tracker: Box<dyn FigureTracker>,
+    /// The newest marker search: what it found and what went wrong.
+    last_markers: Vec<MarkerObservation>,
+    markers_found: Vec<u32>,
+    lock_problem: Option<String>,
 }
 
 impl TablePerceiver {
     pub fn new(
         lock: TableLock,
-        markers: Box<dyn MarkerFinder>,
+        markers: MarkerSearch,
         detector: Option<Box<dyn FigureDetector>>,
         tracker: Box<dyn FigureTracker>,
     ) -> Self {
@@ -75,47 +163,64 @@ impl TablePerceiver {
             markers,
             detector,
             tracker,
+            last_markers: Vec::new(),
+            markers_found: Vec::new(),
+            lock_problem: Some("looking for the table markers".into()),
         }
     }
 
-    fn summary(&self, markers_found: Vec<u32>, problem: Option<String>) -> LockSummary {
+    fn summary(&self) -> LockSummary {
         let layout: &TableLayout = &self.lock.layout;
         LockSummary {
-            markers_found,
+            markers_found: self.markers_found.clone(),
             markers_expected: layout.markers.iter().map(|m| m.id).collect(),
             table_in: [layout.width_in, layout.depth_in],
             locked: self.lock.locked.clone(),
             camera_moved: self.lock.camera_moved,
             moved_px: self.lock.moved_px,
-            problem,
+            problem: self.lock_problem.clone(),
+        }
+    }
+
+    fn take_markers(&mut self, found: Result<Vec<MarkerObservation>, String>) {
+        match found {
+            Ok(markers) => {
+                let (ids, problem) = match self.lock.update(&markers) {
+                    LockStatus::Fitted { markers_found } => (markers_found, None),
+                    LockStatus::KeptLast {
+                        markers_found,
+                        reason,
+                    } => (
+                        markers_found,
+                        Some(format!("kept the last table lock: {reason}")),
+                    ),
+                    LockStatus::NoMapping { reason } => (Vec::new(), Some(reason)),
+                };
+                self.markers_found = ids;
+                self.lock_problem = problem;
+                self.last_markers = markers;
+            }
+            Err(e) => {
+                self.markers_found.clear();
+                self.last_markers.clear();
+                self.lock_problem = Some(format!("marker detection failed: {e}"));
+            }
         }
     }
 }
 
 impl Perceiver for TablePerceiver {
     fn perceive(&mut self, image: &RgbImage) -> Perception {
-        let gray = image::imageops::grayscale(image);
-        let markers = match self.markers.find(&gray) {
-            Ok(m) => m,
-            Err(e) => {
-                return Perception {
-                    lock: self.summary(Vec::new(), Some(format!("marker detection failed: {e}"))),
-                    ..Perception::default()
-                };
+        let locked = self.lock.locked.is_some();
+        let found = match &mut self.markers {
+            MarkerSearch::EveryFrame(finder) => {
+                Some(finder.find(&image::imageops::grayscale(image)))
             }
+            MarkerSearch::Background(thread) => thread.poll(image, locked),
         };
-        let (found, problem) = match self.lock.update(&markers) {
-            LockStatus::Fitted { markers_found } => (markers_found, None),
-            LockStatus::KeptLast {
-                markers_found,
-                reason,
-            } => (
-                markers_found,
-                Some(format!("kept the last table lock: {reason}")),
-            ),
-            LockStatus::NoMapping { reason } => (Vec::new(), Some(reason)),
-        };
-        let lock = self.summary(found, problem);
+        if let Some(found) = found {
+            self.take_markers(found);
+        }
         let (figures, detector_problem) = match (&mut self.detector, &self.lock.locked) {
             (None, _) => (
                 Vec::new(),
@@ -128,8 +233,8 @@ impl Perceiver for TablePerceiver {
             },
         };
         Perception {
-            lock,
-            markers,
+            lock: self.summary(),
+            markers: self.last_markers.clone(),
             figures,
             detector_problem,
             work_ms: 0.0,
@@ -193,10 +298,10 @@ mod tests {
         let camera = Matrix3::new(20.0, 0.0, 10.0, 0.0, -20.0, 1000.0, 0.0, 0.0, 1.0);
         let mut p = TablePerceiver::new(
             TableLock::new(layout.clone(), None),
-            Box::new(Synthetic {
+            MarkerSearch::EveryFrame(Box::new(Synthetic {
                 layout,
                 image_from_table: camera,
-            }),
+            })),
             Some(Box::new(OneFigure)),
             Box::new(NoTracker),
         );

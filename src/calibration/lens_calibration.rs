@@ -1,0 +1,256 @@
+//! Lens calibration from photos of the ChArUco board: corners per view,
+//! coverage of the frame, outlier views, and the final camera matrix and
+//! distortion.
+//!
+//! # Conventions
+//! Board frame of [`super::charuco`]; pixels with the origin at the centre
+//! of the top-left pixel.
+
+use image::GrayImage;
+use nalgebra::{Point2, Point3};
+
+use super::CalibrationError;
+use super::charuco::CharucoBoard;
+use super::cv::{self, ArucoDictionary};
+use super::lens::Lens;
+
+/// Thresholds of the lens calibration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LensCalibrationParams {
+    /// Views with board corners needed (TABLE_KIT asks for 8 or more).
+    pub min_views: usize,
+    /// Chessboard corners a view needs to count.
+    pub min_corners_per_view: usize,
+    /// The frame is cut into `coverage_grid` x `coverage_grid` cells; corners
+    /// must fall in at least `min_coverage_frac` of them.
+    pub coverage_grid: u32,
+    pub min_coverage_frac: f64,
+    /// A view whose RMS is above `outlier_factor` x the median view RMS (and
+    /// above `outlier_floor_px`) is dropped and the calibration run again.
+    pub outlier_factor: f64,
+    pub outlier_floor_px: f64,
+    /// Largest overall RMS accepted, pixels.
+    pub max_rms_px: f64,
+    /// A corner that cornerSubPix moves further than this fraction of a
+    /// square from its prediction is a false corner (a finger, a shadow).
+    pub max_corner_shift_frac: f64,
+}
+
+impl Default for LensCalibrationParams {
+    fn default() -> Self {
+        Self {
+            min_views: 8,
+            min_corners_per_view: 8,
+            coverage_grid: 4,
+            min_coverage_frac: 0.6,
+            outlier_factor: 3.0,
+            outlier_floor_px: 0.5,
+            max_rms_px: 1.0,
+            max_corner_shift_frac: 0.15,
+        }
+    }
+}
+
+/// Board corners found in one view.
+#[derive(Debug, Clone)]
+pub struct BoardView {
+    pub name: String,
+    /// Corner ids with their board points and refined pixels.
+    pub corners: Vec<(u32, Point2<f64>, Point2<f64>)>,
+}
+
+/// How one view fared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewReport {
+    pub name: String,
+    pub corners: usize,
+    /// RMS reprojection error in the final fit (or in the fit that rejected
+    /// it), pixels; `None` when the view was never used.
+    pub rms_px: Option<f64>,
+    pub used: bool,
+    /// Why the view was not used.
+    pub reason: Option<String>,
+}
+
+/// The result of a lens calibration.
+#[derive(Debug, Clone)]
+pub struct LensCalibration {
+    pub lens: Lens,
+    pub views: Vec<ViewReport>,
+    /// Fraction of the coverage grid cells that hold corners.
+    pub coverage_frac: f64,
+}
+
+impl LensCalibration {
+    pub fn views_used(&self) -> usize {
+        self.views.iter().filter(|v| v.used).count()
+    }
+    pub fn views_rejected(&self) -> Vec<String> {
+        self.views
+            .iter()
+            .filter(|v| !v.used)
+            .map(|v| v.name.clone())
+            .collect()
+    }
+}
+
+/// Finds the board's chessboard corners in one photo.
+pub fn find_board_corners(
+    name: &str,
+    gray: &GrayImage,
+    board: &CharucoBoard,
+    params: &LensCalibrationParams,
+) -> Result<BoardView, CalibrationError> {
+    let n_markers = u32::try_from(board.markers().len()).unwrap_or(0);
+    let seen: Vec<_> = cv::detect_markers(gray, ArucoDictionary::Dict5x5_100)?
+        .into_iter()
+        .filter(|m| m.id >= board.first_id && m.id < board.first_id + n_markers)
+        .collect();
+    let predicted = board.predict_corners(&seen);
+    let mut corners = Vec::new();
+    if !predicted.is_empty() {
+        // One window for the view: a quarter of the smallest square, so the
+        // window never reaches the next corner.
+        let square_px = predicted.iter().map(|p| p.3).fold(f64::INFINITY, f64::min);
+        let half_win = (square_px / 4.0).clamp(2.0, 8.0).round() as i32;
+        let guesses: Vec<Point2<f64>> = predicted.iter().map(|p| p.2).collect();
+        let refined = cv::corner_sub_pix(gray, &guesses, half_win)?;
+        for ((id, board_pt, guess, sq_px), r) in predicted.into_iter().zip(refined) {
+            if (r - guess).norm() <= params.max_corner_shift_frac * sq_px {
+                corners.push((id, board_pt, r));
+            }
+        }
+    }
+    Ok(BoardView {
+        name: name.to_owned(),
+        corners,
+    })
+}
+
+fn coverage(views: &[&BoardView], size: [u32; 2], grid: u32) -> f64 {
+    let mut cells = vec![false; (grid * grid) as usize];
+    for v in views {
+        for (_, _, p) in &v.corners {
+            let cx = ((p.x / f64::from(size[0])) * f64::from(grid)).clamp(0.0, f64::from(grid - 1))
+                as u32;
+            let cy = ((p.y / f64::from(size[1])) * f64::from(grid)).clamp(0.0, f64::from(grid - 1))
+                as u32;
+            cells[(cy * grid + cx) as usize] = true;
+        }
+    }
+    cells.iter().filter(|c| **c).count() as f64 / cells.len() as f64
+}
+
+fn run_calibration(
+    views: &[&BoardView],
+    size: [u32; 2],
+) -> Result<(Lens, Vec<f64>), CalibrationError> {
+    let object: Vec<Vec<Point3<f64>>> = views
+        .iter()
+        .map(|v| {
+            v.corners
+                .iter()
+                .map(|c| Point3::new(c.1.x, c.1.y, 0.0))
+                .collect()
+        })
+        .collect();
+    let image: Vec<Vec<Point2<f64>>> = views
+        .iter()
+        .map(|v| v.corners.iter().map(|c| c.2).collect())
+        .collect();
+    cv::calibrate_camera(&object, &image, size)
+}
+
+/// Calibrates the lens from board views. Refuses, saying what to do, when
+/// too few views or corners are found, the views do not cover the frame, or
+/// the fit stays poor.
+pub fn calibrate(
+    views: Vec<BoardView>,
+    image_size: [u32; 2],
+    params: &LensCalibrationParams,
+) -> Result<LensCalibration, CalibrationError> {
+    let mut reports: Vec<ViewReport> = views
+        .iter()
+        .map(|v| ViewReport {
+            name: v.name.clone(),
+            corners: v.corners.len(),
+            rms_px: None,
+            used: v.corners.len() >= params.min_corners_per_view,
+            reason: (v.corners.len() < params.min_corners_per_view).then(|| {
+                format!(
+                    "only {} board corners found (need {})",
+                    v.corners.len(),
+                    params.min_corners_per_view
+                )
+            }),
+        })
+        .collect();
+    let usable = reports.iter().filter(|r| r.used).count();
+    if usable < params.min_views {
+        return Err(CalibrationError::LensRefused(format!(
+            "the board was found in {usable} of {} photos (need {}). Take more photos of the ChArUco board: whole board in view, in focus, well lit, tilted different ways and spread over the picture.",
+            views.len(),
+            params.min_views
+        )));
+    }
+    let used_views = |reports: &[ViewReport]| -> Vec<&BoardView> {
+        views
+            .iter()
+            .zip(reports)
+            .filter(|(_, r)| r.used)
+            .map(|(v, _)| v)
+            .collect()
+    };
+    let cov = coverage(&used_views(&reports), image_size, params.coverage_grid);
+    if cov < params.min_coverage_frac {
+        return Err(CalibrationError::LensRefused(format!(
+            "the board corners cover {:.0}% of the picture (need {:.0}%). Take photos with the board near each edge and corner of the picture, not only in the middle.",
+            cov * 100.0,
+            params.min_coverage_frac * 100.0
+        )));
+    }
+    let (mut lens, mut per_view) = run_calibration(&used_views(&reports), image_size)?;
+    // Drop outlier views once and calibrate again.
+    let mut sorted = per_view.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let limit = (params.outlier_factor * median).max(params.outlier_floor_px);
+    let used_idx: Vec<usize> = (0..reports.len()).filter(|&i| reports[i].used).collect();
+    let mut rejected_any = false;
+    for (k, &i) in used_idx.iter().enumerate() {
+        reports[i].rms_px = Some(per_view[k]);
+        if per_view[k] > limit {
+            reports[i].used = false;
+            reports[i].reason = Some(format!(
+                "outlier: {:.2} px RMS against a median of {median:.2} px (board bent or moved, or motion blur)",
+                per_view[k]
+            ));
+            rejected_any = true;
+        }
+    }
+    if rejected_any {
+        let still = reports.iter().filter(|r| r.used).count();
+        if still < params.min_views {
+            return Err(CalibrationError::LensRefused(format!(
+                "after dropping outlier views only {still} remain (need {}). Take more sharp photos of the flat board.",
+                params.min_views
+            )));
+        }
+        (lens, per_view) = run_calibration(&used_views(&reports), image_size)?;
+        let used_idx: Vec<usize> = (0..reports.len()).filter(|&i| reports[i].used).collect();
+        for (k, &i) in used_idx.iter().enumerate() {
+            reports[i].rms_px = Some(per_view[k]);
+        }
+    }
+    if lens.rms_px > params.max_rms_px {
+        return Err(CalibrationError::LensRefused(format!(
+            "the fit is poor ({:.2} px RMS, need at most {:.2}). Make sure the board is flat and the photos are sharp, then try again.",
+            lens.rms_px, params.max_rms_px
+        )));
+    }
+    Ok(LensCalibration {
+        lens,
+        views: reports,
+        coverage_frac: cov,
+    })
+}

@@ -1,0 +1,115 @@
+//! `spotter calibrate-lens <IMAGES... | DIR> --out FILE.toml [--json]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use serde_json::json;
+
+use super::images;
+use crate::calibration::charuco::CharucoBoard;
+use crate::calibration::lens_calibration::{self, LensCalibrationParams};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Photos of the ChArUco board, or folders of them.
+    #[arg(required = true)]
+    pub images: Vec<PathBuf>,
+    /// Camera file to write (TOML).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print one JSON object (`spotter.lens/1`) instead of the report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let paths = images::expand(&args.images)?;
+    let board = CharucoBoard::default();
+    let params = LensCalibrationParams::default();
+    let mut views = Vec::new();
+    let mut size: Option<[u32; 2]> = None;
+    for path in &paths {
+        let gray = image::DynamicImage::ImageRgb8(images::open_rgb(path)?).to_luma8();
+        let this = [gray.width(), gray.height()];
+        match size {
+            None => size = Some(this),
+            Some(s) if s != this => bail!(
+                "{} is {}x{} but the other photos are {}x{}: calibrate one camera at one resolution at a time",
+                path.display(),
+                this[0],
+                this[1],
+                s[0],
+                s[1]
+            ),
+            Some(_) => {}
+        }
+        let name = images::file_name(path);
+        views.push(lens_calibration::find_board_corners(
+            &name, &gray, &board, &params,
+        )?);
+    }
+    let size = size.context("no photos given")?;
+    let cal = lens_calibration::calibrate(views, size, &params)?;
+    let rejected = cal.views_rejected();
+    std::fs::write(&args.out, cal.lens.to_toml(cal.views_used(), &rejected))
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let lens = &cal.lens;
+    if args.json {
+        let k: Vec<f64> = (0..3)
+            .flat_map(|r| (0..3).map(move |c| (r, c)))
+            .map(|(r, c)| lens.k[(r, c)])
+            .collect();
+        let out = json!({
+            "schema": "spotter.lens/1",
+            "K": k,
+            "dist": lens.dist,
+            "rms_px": lens.rms_px,
+            "image_size": lens.image_size,
+            "views_used": cal.views_used(),
+            "views_rejected": rejected,
+        });
+        println!("{out}");
+    } else {
+        println!(
+            "Lens calibration from {} photos ({}x{}):",
+            paths.len(),
+            size[0],
+            size[1]
+        );
+        for v in &cal.views {
+            let rms = v
+                .rms_px
+                .map_or_else(|| "-".to_owned(), |r| format!("{r:.3} px"));
+            let state = if v.used {
+                "used".to_owned()
+            } else {
+                format!("dropped: {}", v.reason.clone().unwrap_or_default())
+            };
+            println!(
+                "  {:<24} {:>3} corners  RMS {:>9}  {}",
+                v.name, v.corners, rms, state
+            );
+        }
+        println!(
+            "  fx {:.1}  fy {:.1}  cx {:.1}  cy {:.1}  dist [{:.5}, {:.5}, {:.5}, {:.5}, {:.5}]",
+            lens.fx(),
+            lens.fy(),
+            lens.cx(),
+            lens.cy(),
+            lens.dist[0],
+            lens.dist[1],
+            lens.dist[2],
+            lens.dist[3],
+            lens.dist[4]
+        );
+        println!(
+            "  overall RMS {:.3} px over {} views; corners cover {:.0}% of the picture",
+            lens.rms_px,
+            cal.views_used(),
+            cal.coverage_frac * 100.0
+        );
+        println!("Wrote {}", args.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
