@@ -1,1 +1,2 @@
 //! game: see the module docs in lib.rs.
+pub mod roster;

@@ -6,6 +6,8 @@
 //!   in the table frame of `TABLE_KIT.md` (x right, y up seen from above).
 //! - `facing_deg` is counter-clockwise from +x, in [0, 360).
 
+pub mod track;
+
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
