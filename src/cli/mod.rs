@@ -17,6 +17,8 @@ mod table;
 
 /// The layout file used when none is given.
 pub const DEFAULT_LAYOUT_PATH: &str = "calibration/table.toml";
+mod odds;
+mod resolve;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,6 +43,10 @@ pub enum Command {
     Table(table::Args),
     /// The companion app: live table, overlay, roster and actions.
     App(app::Args),
+    /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
+    Odds(odds::Args),
+    /// Run one action from a scenario: measurements, number needed, odds, result.
+    Resolve(resolve::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -61,6 +67,8 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
         Command::App(args) => app::run(args),
+        Command::Odds(args) => odds::run(args),
+        Command::Resolve(args) => resolve::run(args),
     }
 }
 

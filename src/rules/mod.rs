@@ -1,1 +1,108 @@
-//! rules: see the module docs in lib.rs.
+//! Rule sets as data plus the code data cannot express; dice; exact odds.
+//!
+//! # Conventions
+//! - Distances in rule data are "rule inches" for 25 mm figures; the
+//!   geometry module converts table inches (see [`crate::geometry::Scale`]).
+//! - Every action runs as [`crate::game::Command`] -> [`RuleSet::check`] ->
+//!   [`RuleSet::resolve`] (dice from an injected [`dice::Dice`]) -> a list of
+//!   [`crate::game::Event`]s -> [`crate::game::GameState::apply`]. Dice and
+//!   card draws are recorded in `Rolled` / `CardDrawn` events.
+//! - Odds are exact: every face of every die is enumerated ([`odds`]).
+//!
+//! Rule sets are found by name in a [`Registry`]; Stand To! is the first.
+
+pub mod dice;
+pub mod odds;
+pub mod stand_to;
+
+use std::sync::Arc;
+
+use crate::game::{Command, Event, GameState};
+use dice::{Dice, DiceError};
+use odds::NamedOdds;
+
+/// Why a command cannot be carried out, or a roll went wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RuleError {
+    /// The rules forbid the command now (wrong phase, out of range, ...).
+    #[error("not allowed: {0}")]
+    NotAllowed(String),
+    /// The command names a figure or weapon that does not exist.
+    #[error("unknown {what}: {name}")]
+    Unknown { what: &'static str, name: String },
+    /// The rule set does not have this kind of action.
+    #[error("the rule set {rule_set} has no {action} action")]
+    Unsupported { rule_set: String, action: String },
+    #[error(transparent)]
+    Dice(#[from] DiceError),
+}
+
+/// A rule set the engine can run.
+pub trait RuleSet: Send + Sync + std::fmt::Debug {
+    /// Registry name, e.g. `stand-to`.
+    fn name(&self) -> &str;
+
+    /// Names of the phases of a side's turn, in order.
+    fn phases(&self) -> Vec<String>;
+
+    /// Is this a weapon the rule set knows (scenario checks)?
+    fn knows_weapon(&self, name: &str) -> bool;
+
+    /// Is this a melee weapon category the rule set knows?
+    fn knows_melee_weapon(&self, name: &str) -> bool;
+
+    /// The kind of side that has the first turn, if the rules fix it.
+    fn first_side_kind(&self) -> Option<crate::game::SideKind> {
+        None
+    }
+
+    /// The level of a named mount speed, if the rule set has mounts.
+    fn mount_level(&self, _name: &str) -> Option<u8> {
+        None
+    }
+
+    /// Can the command be carried out in this state? No dice are rolled.
+    fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError>;
+
+    /// The exact odds of the command's rolls, before rolling.
+    fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError>;
+
+    /// Checks, rolls and returns the events (the state is not changed).
+    fn resolve(
+        &self,
+        state: &GameState,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError>;
+}
+
+/// Rule sets by name.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    rule_sets: Vec<Arc<dyn RuleSet>>,
+}
+
+impl Registry {
+    /// Every built-in rule set.
+    pub fn builtin() -> Result<Self, crate::spec::SpecError> {
+        let mut r = Self::default();
+        r.add(Arc::new(stand_to::StandToRules::builtin()?));
+        Ok(r)
+    }
+
+    /// Adds (or replaces) a rule set.
+    pub fn add(&mut self, rule_set: Arc<dyn RuleSet>) {
+        self.rule_sets.retain(|r| r.name() != rule_set.name());
+        self.rule_sets.push(rule_set);
+    }
+
+    /// A rule set by name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn RuleSet>> {
+        self.rule_sets.iter().find(|r| r.name() == name).cloned()
+    }
+
+    /// Names of the rule sets.
+    pub fn names(&self) -> Vec<String> {
+        self.rule_sets.iter().map(|r| r.name().to_owned()).collect()
+    }
+}

@@ -1,0 +1,406 @@
+//! `spotter resolve`: run one action from a scenario and print the
+//! measurements, the number needed, the exact odds and the result.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use nalgebra::Point2;
+use serde::Serialize;
+
+use crate::game::{
+    AimUse, Command, Event, FigureId, FireMode, Game, GameState, OrderVia, Pace, Scenario,
+};
+use crate::rules::Registry;
+use crate::rules::dice::{Dice, TypedDice, seeded};
+use crate::rules::odds::NamedOdds;
+use crate::rules::stand_to::{StandTo, StandToRules};
+
+/// Schema name of the JSON output.
+pub const RESOLVE_SCHEMA: &str = "spotter.resolve/1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Action {
+    /// Aimed shot at the target.
+    Fire,
+    /// Snapshot at the target.
+    Snap,
+    Aim,
+    Load,
+    /// Hand-to-hand: the actor against every --target.
+    Melee,
+    /// A gun fires its 15 degree cone.
+    Gun,
+    /// A scout observes the 3 in circle at --at.
+    Spot,
+    /// Move along the --to points.
+    Move,
+    /// Give --order to every --target.
+    Order,
+    /// A novice leader's first-attack reaction.
+    FirstAttack,
+    /// The rescue reaction for the wounded actor.
+    Rescue,
+    /// After the battle: roll to advance experience.
+    Advance,
+    /// Between battles: roll to recover from a wound.
+    Recover,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ViaArg {
+    Shout,
+    HandSignal,
+    Musician,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PaceArg {
+    Crawl,
+    Walk,
+    Doubletime,
+    Charge,
+    Evade,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Scenario file (scenarios/*.toml).
+    #[arg(long)]
+    pub scenario: PathBuf,
+    /// Name of the acting figure.
+    #[arg(long)]
+    pub actor: String,
+    #[arg(long, value_enum)]
+    pub action: Action,
+    /// Target figure (repeat for melee against several, or order recipients).
+    #[arg(long)]
+    pub target: Vec<String>,
+    /// Point "x,y" in table inches (spot centre).
+    #[arg(long)]
+    pub at: Option<String>,
+    /// Path points "x,y" for a move (repeat).
+    #[arg(long)]
+    pub to: Vec<String>,
+    #[arg(long, value_enum, default_value = "doubletime")]
+    pub pace: PaceArg,
+    /// Facing after a move, degrees.
+    #[arg(long)]
+    pub facing_deg: Option<f64>,
+    /// New mount speed (walk, trot, canter, gallop).
+    #[arg(long)]
+    pub mount_speed: Option<String>,
+    /// Order text.
+    #[arg(long)]
+    pub order: Option<String>,
+    #[arg(long, value_enum, default_value = "shout")]
+    pub via: ViaArg,
+    /// Musician for --via musician.
+    #[arg(long)]
+    pub musician: Option<String>,
+    /// Where the aiming bonus goes (chosen after the roll).
+    #[arg(long, default_value = "best")]
+    pub aim_use: String,
+    /// Bolt-action rapid fire from the magazine.
+    #[arg(long)]
+    pub rapid: bool,
+    /// Aim at the mount rather than the rider.
+    #[arg(long)]
+    pub at_mount: bool,
+    /// Recovering under a doctor's care.
+    #[arg(long)]
+    pub cared_for: bool,
+    /// Seed for Spotter's dice (repeatable results).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Real dice typed in, in the order used, e.g. 5,5,4 (two white, then coloured).
+    #[arg(long, value_delimiter = ',')]
+    pub dice: Vec<u32>,
+    /// Edited Stand To! data file.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// Append the action's events to this game log.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ResolveJson<'a> {
+    schema: &'static str,
+    scenario: &'a str,
+    command: &'a Command,
+    odds: &'a [NamedOdds],
+    events: &'a [Event],
+}
+
+fn point(s: &str) -> anyhow::Result<Point2<f64>> {
+    let (x, y) = s
+        .split_once(',')
+        .with_context(|| format!("`{s}` is not a point x,y"))?;
+    Ok(Point2::new(
+        x.trim().parse().with_context(|| format!("x in `{s}`"))?,
+        y.trim().parse().with_context(|| format!("y in `{s}`"))?,
+    ))
+}
+
+fn find(state: &GameState, name: &str) -> anyhow::Result<FigureId> {
+    state.figure_named(name).map(|f| f.id).with_context(|| {
+        let names: Vec<&str> = state.figures.iter().map(|f| f.name.as_str()).collect();
+        format!("no figure `{name}` (figures: {})", names.join(", "))
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut registry = Registry::builtin().context("the built-in rule sets")?;
+    if let Some(p) = &args.rules {
+        registry.add(Arc::new(StandToRules {
+            data: StandTo::load(p)?,
+        }));
+    }
+    let scenario = Scenario::load(&args.scenario, &registry)?;
+    let mut state = scenario.state.clone();
+    let rules = registry
+        .get(&state.rule_set)
+        .with_context(|| format!("unknown rule set {}", state.rule_set))?;
+    let actor = find(&state, &args.actor)?;
+    let targets: Vec<FigureId> = args
+        .target
+        .iter()
+        .map(|t| find(&state, t))
+        .collect::<anyhow::Result<_>>()?;
+    let target = || {
+        targets
+            .first()
+            .copied()
+            .context("this action needs --target")
+    };
+    let aim_use = match args.aim_use.as_str() {
+        "best" => AimUse::Best,
+        "hit" => AimUse::Hit,
+        "save" => AimUse::Save,
+        other => bail!("--aim-use is best, hit or save, not {other}"),
+    };
+    let (command, phase) = match args.action {
+        Action::Fire | Action::Snap => (
+            Command::Fire {
+                shooter: actor,
+                target: target()?,
+                mode: if args.action == Action::Fire {
+                    FireMode::Aimed
+                } else {
+                    FireMode::Snap
+                },
+                rapid: args.rapid,
+                aim_use,
+                at_mount: args.at_mount,
+            },
+            "fire",
+        ),
+        Action::Aim => (
+            Command::Aim {
+                figure: actor,
+                target: target()?,
+            },
+            "fire",
+        ),
+        Action::Load => (Command::Load { figure: actor }, "fire"),
+        Action::Melee => (
+            Command::Melee {
+                attackers: vec![actor],
+                defenders: targets.clone(),
+            },
+            "melee",
+        ),
+        Action::Gun => (Command::FireGun { gun: actor }, "fire"),
+        Action::Spot => (
+            Command::Spot {
+                scout: actor,
+                center_in: point(args.at.as_deref().context("spot needs --at x,y")?)?,
+            },
+            "observe",
+        ),
+        Action::Move => {
+            let path_in: Vec<Point2<f64>> = args
+                .to
+                .iter()
+                .map(|p| point(p))
+                .collect::<anyhow::Result<_>>()?;
+            let f = state.figure(actor).context("actor")?;
+            let facing_deg = args.facing_deg.unwrap_or(f.placement.facing_deg);
+            let mount_level = match &args.mount_speed {
+                Some(s) => Some(
+                    rules
+                        .mount_level(s)
+                        .with_context(|| format!("unknown mount speed {s}"))?,
+                ),
+                None => None,
+            };
+            let pace = match args.pace {
+                PaceArg::Crawl => Pace::Crawl,
+                PaceArg::Walk => Pace::Walk,
+                PaceArg::Doubletime => Pace::Doubletime,
+                PaceArg::Charge => Pace::Charge,
+                PaceArg::Evade => Pace::Evade,
+            };
+            (
+                Command::Move {
+                    figure: actor,
+                    path_in,
+                    facing_deg,
+                    pace,
+                    mount_level,
+                },
+                "move",
+            )
+        }
+        Action::Order => {
+            let via = match args.via {
+                ViaArg::Shout => OrderVia::Shout,
+                ViaArg::HandSignal => OrderVia::HandSignal,
+                ViaArg::Musician => OrderVia::Musician {
+                    musician: find(
+                        &state,
+                        args.musician
+                            .as_deref()
+                            .context("--via musician needs --musician")?,
+                    )?,
+                },
+            };
+            (
+                Command::Order {
+                    giver: actor,
+                    to: targets.clone(),
+                    order: args.order.clone().context("order needs --order TEXT")?,
+                    via,
+                },
+                "non-combat",
+            )
+        }
+        Action::FirstAttack => (Command::FirstAttack { leader: actor }, "reactions"),
+        Action::Rescue => (Command::Rescue { wounded: actor }, "reactions"),
+        Action::Advance => (Command::Advance { figure: actor }, "reactions"),
+        Action::Recover => (
+            Command::Recover {
+                figure: actor,
+                cared_for: args.cared_for,
+            },
+            "reactions",
+        ),
+    };
+    // One action taken out of a game: put the actor's side in the phase the
+    // action belongs to.
+    if let Some(i) = rules.phases().iter().position(|p| p == phase) {
+        state.phase = i;
+    }
+    state.active_side = state.figure(actor).map_or(0, |f| f.side);
+    let odds = rules.odds(&state, &command)?;
+    let mut game = Game::new(state, Arc::clone(&rules), args.log.as_deref())?;
+    let mut typed;
+    let mut rng;
+    let dice: &mut dyn Dice = if args.dice.is_empty() {
+        rng = seeded(args.seed.unwrap_or_else(rand::random));
+        &mut rng
+    } else {
+        typed = TypedDice::new(args.dice.iter().copied());
+        &mut typed
+    };
+    let events = game.execute(command.clone(), dice)?;
+    if args.json {
+        let out = ResolveJson {
+            schema: RESOLVE_SCHEMA,
+            scenario: &scenario.name,
+            command: &command,
+            odds: &odds,
+            events: &events,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_text(game.initial(), &events);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn name(state: &GameState, id: FigureId) -> String {
+    state
+        .figure(id)
+        .map_or_else(|| format!("#{}", id.0), |f| f.name.clone())
+}
+
+fn print_text(state: &GameState, events: &[Event]) {
+    for e in events {
+        match e {
+            Event::Measured {
+                what,
+                value_in,
+                sigma_in,
+                too_close_to_call,
+            } => println!(
+                "measured {what}: {value_in:.2} in ± {sigma_in:.2}{}",
+                if *too_close_to_call {
+                    "  TOO CLOSE TO CALL"
+                } else {
+                    ""
+                }
+            ),
+            Event::Odds { purpose, odds } => {
+                println!("odds ({purpose}):");
+                for o in odds {
+                    println!("  {:<24} {:6.2}%", o.name, 100.0 * o.p);
+                }
+            }
+            Event::Rolled {
+                purpose,
+                figure,
+                dice,
+            } => {
+                let faces: Vec<String> = dice.iter().map(|d| d.face.to_string()).collect();
+                let who = figure
+                    .map(|f| format!(" ({})", name(state, f)))
+                    .unwrap_or_default();
+                println!("rolled {purpose}{who}: {}", faces.join(" "));
+            }
+            Event::FireResolved {
+                band,
+                needed,
+                save,
+                on_target,
+                saved,
+                aim_bonus,
+                ..
+            } => println!(
+                "{band} range, {needed}+ needed, save {save}: {}{}",
+                match (on_target, saved) {
+                    (false, _) => "off target",
+                    (true, true) => "on target, saved",
+                    (true, false) => "HIT",
+                },
+                aim_bonus
+                    .map(|a| format!(" (aiming bonus on {a:?})"))
+                    .unwrap_or_default()
+            ),
+            Event::MeleeResolved {
+                attacker_totals,
+                defender_totals,
+                ..
+            } => {
+                println!(
+                    "melee totals: attacker {attacker_totals:?} against defender {defender_totals:?}"
+                );
+            }
+            Event::Wounded {
+                figure,
+                wound,
+                mount,
+            } => println!(
+                "{}{}: {wound:?}",
+                name(state, *figure),
+                if *mount { "'s mount" } else { "" }
+            ),
+            Event::Note { text } => println!("note: {text}"),
+            other => println!("{}", serde_json::to_string(other).unwrap_or_default()),
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Events: what happened, with every die and card that decided it. The game
+//! log is the list of events; the state is their fold.
+
+use nalgebra::Point2;
+use serde::{Deserialize, Serialize};
+
+use super::command::{AimUse, FireMode};
+use super::state::{FigureId, ObstacleStage, Pace};
+use crate::rules::dice::DieRoll;
+use crate::rules::odds::NamedOdds;
+use crate::rules::stand_to::Wound;
+
+/// One thing that happened in a game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// Exact odds computed before a roll.
+    Odds {
+        purpose: String,
+        odds: Vec<NamedOdds>,
+    },
+    /// Dice rolled (or typed in) for a purpose.
+    Rolled {
+        purpose: String,
+        figure: Option<FigureId>,
+        dice: Vec<DieRoll>,
+    },
+    /// A card drawn from a deck (card-driven rule sets).
+    CardDrawn {
+        deck: String,
+        card: String,
+    },
+    /// A measurement the rules used, in rule inches.
+    Measured {
+        what: String,
+        value_in: f64,
+        sigma_in: f64,
+        too_close_to_call: bool,
+    },
+    /// Text for the player (a rule applied, a choice he must make).
+    Note {
+        text: String,
+    },
+    /// Summary of one shot.
+    FireResolved {
+        shooter: FigureId,
+        target: FigureId,
+        mode: FireMode,
+        band: String,
+        needed: u32,
+        save: u32,
+        on_target: bool,
+        saved: bool,
+        aim_bonus: Option<AimUse>,
+    },
+    /// Summary of one melee exchange.
+    MeleeResolved {
+        attackers: Vec<FigureId>,
+        defenders: Vec<FigureId>,
+        attacker_totals: Vec<i32>,
+        defender_totals: Vec<i32>,
+    },
+    Loaded {
+        figure: FigureId,
+        progress: u32,
+        loaded: bool,
+    },
+    AimTaken {
+        figure: FigureId,
+        target: FigureId,
+    },
+    ShotFired {
+        figure: FigureId,
+        target: FigureId,
+        mode: FireMode,
+    },
+    /// The figure (or its mount) now has this wound.
+    Wounded {
+        figure: FigureId,
+        wound: Wound,
+        mount: bool,
+    },
+    /// After recovery: the wound left (None = fit).
+    Healed {
+        figure: FigureId,
+        wound: Option<Wound>,
+    },
+    /// Does nothing until the end of `until_turn` (close miss, frozen).
+    Idle {
+        figure: FigureId,
+        until_turn: u32,
+        reason: String,
+    },
+    Moved {
+        figure: FigureId,
+        to_in: Point2<f64>,
+        facing_deg: f64,
+        pace: Pace,
+        distance_in: f64,
+        through_rough: bool,
+    },
+    ObstacleStage {
+        figure: FigureId,
+        stage: ObstacleStage,
+    },
+    MountSpeed {
+        figure: FigureId,
+        level: u8,
+    },
+    ChargeTurnUsed {
+        figure: FigureId,
+    },
+    Prone {
+        figure: FigureId,
+        prone: bool,
+    },
+    OrderGiven {
+        giver: FigureId,
+        to: Vec<FigureId>,
+        order: String,
+        via: String,
+        from_turn: u32,
+    },
+    Spotted {
+        figure: FigureId,
+    },
+    Experience {
+        figure: FigureId,
+        number: u8,
+    },
+    FirstAttackRolled {
+        side: usize,
+    },
+    Preservation {
+        side: usize,
+        points: u32,
+        broken: bool,
+    },
+    PhaseChanged {
+        turn: u32,
+        active_side: usize,
+        phase: usize,
+    },
+}
+
+impl Event {
+    /// All dice in this event (empty for most).
+    pub fn dice(&self) -> &[DieRoll] {
+        match self {
+            Self::Rolled { dice, .. } => dice,
+            _ => &[],
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Game state: figures, sides, turn and phase. Only [`GameState::apply`]
+//! changes it, one [`Event`] at a time.
+//!
+//! # Conventions
+//! Positions are base centres in the table frame (table inches);
+//! `facing_deg` counter-clockwise from +x. Turns count from 1.
+
+use nalgebra::Point2;
+use serde::{Deserialize, Serialize};
+
+use super::event::Event;
+use crate::geometry::{Placement, Scale, TerrainArea};
+use crate::rules::stand_to::Wound;
+
+/// A figure's id: its index in [`GameState::figures`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FigureId(pub u32);
+
+impl FigureId {
+    /// Index into the figure list.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// European (British, U.S.) or native troops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SideKind {
+    European,
+    Native,
+}
+
+/// A figure's rank: who may give orders, sound calls, scout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rank {
+    Officer,
+    Nco,
+    Chief,
+    Private,
+    Warrior,
+    Musician,
+    Scout,
+}
+
+impl Rank {
+    /// The name used in data files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Officer => "officer",
+            Self::Nco => "nco",
+            Self::Chief => "chief",
+            Self::Private => "private",
+            Self::Warrior => "warrior",
+            Self::Musician => "musician",
+            Self::Scout => "scout",
+        }
+    }
+}
+
+/// How a figure moved this turn (its movement save and melee bonus).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pace {
+    #[default]
+    Stationary,
+    Crawl,
+    Walk,
+    Doubletime,
+    Charge,
+    Evade,
+}
+
+/// Where a figure is in crossing an obstacle (stop, cross, move away).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ObstacleStage {
+    #[default]
+    Clear,
+    /// Stopped at an obstacle this turn; crosses next turn.
+    Reached { turn: u32 },
+    /// Crossed this turn; moves away the turn after.
+    Crossed { turn: u32 },
+}
+
+/// One figure (one man, or one man and his mount).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub id: FigureId,
+    pub name: String,
+    pub rank: Rank,
+    /// Index into [`GameState::sides`].
+    pub side: usize,
+    /// Leader of his group (gives orders, gets the leader's save bonus).
+    pub leader: bool,
+    /// Missile weapon name from the rule set's weapon table.
+    pub weapon: String,
+    /// Melee weapon category name.
+    pub melee_weapon: String,
+    pub shield: bool,
+    /// Experience number (Stand To!: 1 novice .. 6 hero or fanatic).
+    pub experience: u8,
+    /// Base on the table.
+    pub placement: Placement,
+    /// Riding: the mount speed level (index into the rule set's speeds).
+    pub mount_level: Option<u8>,
+    pub mount_wound: Option<Wound>,
+    pub wound: Option<Wound>,
+    pub pace: Pace,
+    pub prone: bool,
+    /// Charged through rough ground this turn (no charging bonus).
+    pub charged_through_rough: bool,
+    /// A round is loaded for an aimed shot.
+    pub loaded: bool,
+    /// Turns spent loading so far.
+    pub load_progress: u32,
+    /// Aiming at this figure; the aiming bonus is ready when `aim_ready`.
+    pub aiming_at: Option<FigureId>,
+    pub aim_ready: bool,
+    pub shots_this_turn: u32,
+    pub charge_turns_used: u32,
+    /// Ducking after a close miss or frozen: does nothing until this turn ends.
+    pub idle_until_turn: Option<u32>,
+    pub concealed: bool,
+    pub order: Option<String>,
+    /// An order sounded by a musician, obeyed from `turn`.
+    pub pending_order: Option<(String, u32)>,
+    pub obstacle: ObstacleStage,
+    /// Ammunition left (guns).
+    pub ammo: Option<u32>,
+}
+
+impl Figure {
+    /// Still on his feet in the fight (not killed, not seriously wounded).
+    pub fn active(&self) -> bool {
+        !matches!(self.wound, Some(Wound::Serious | Wound::Killed))
+    }
+
+    /// Alive at all.
+    pub fn alive(&self) -> bool {
+        self.wound != Some(Wound::Killed)
+    }
+
+    /// Riding a live mount.
+    pub fn mounted(&self) -> bool {
+        self.mount_level.is_some() && self.mount_wound != Some(Wound::Killed)
+    }
+}
+
+/// One side of the game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    pub name: String,
+    pub kind: SideKind,
+    pub preservation_points: u32,
+    /// None: no limit set by the referee.
+    pub preservation_limit: Option<u32>,
+    pub broken: bool,
+    /// The novice leader's first-attack reaction has been rolled.
+    pub first_attack_rolled: bool,
+}
+
+/// Table size, inches.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TableSize {
+    pub width_in: f64,
+    pub depth_in: f64,
+}
+
+/// Everything about a game in progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameState {
+    /// Name of the rule set in the registry.
+    pub rule_set: String,
+    pub scenario: String,
+    pub scale: Scale,
+    pub table: TableSize,
+    pub terrain: Vec<TerrainArea>,
+    pub sides: Vec<Side>,
+    pub figures: Vec<Figure>,
+    pub turn: u32,
+    pub active_side: usize,
+    /// Index into the rule set's phases.
+    pub phase: usize,
+    /// Orders given by each side this turn.
+    pub orders_this_turn: Vec<u32>,
+}
+
+impl GameState {
+    /// A figure by id.
+    pub fn figure(&self, id: FigureId) -> Option<&Figure> {
+        self.figures.get(id.index())
+    }
+
+    /// A figure by name (exact, then case-insensitive).
+    pub fn figure_named(&self, name: &str) -> Option<&Figure> {
+        self.figures.iter().find(|f| f.name == name).or_else(|| {
+            self.figures
+                .iter()
+                .find(|f| f.name.eq_ignore_ascii_case(name))
+        })
+    }
+
+    fn fig_mut(&mut self, id: FigureId) -> Option<&mut Figure> {
+        self.figures.get_mut(id.index())
+    }
+
+    /// Applies one event. Events name their results, so applying is plain
+    /// bookkeeping; events about unknown figures are ignored (a log from a
+    /// different scenario is caught when it is opened).
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::Odds { .. }
+            | Event::Rolled { .. }
+            | Event::CardDrawn { .. }
+            | Event::Measured { .. }
+            | Event::Note { .. }
+            | Event::FireResolved { .. }
+            | Event::MeleeResolved { .. } => {}
+            Event::Loaded {
+                figure,
+                progress,
+                loaded,
+            } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.load_progress = *progress;
+                    f.loaded = *loaded;
+                }
+            }
+            Event::AimTaken { figure, target } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.aiming_at = Some(*target);
+                    f.aim_ready = true;
+                }
+            }
+            Event::ShotFired { figure, .. } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.shots_this_turn += 1;
+                    f.loaded = false;
+                    f.load_progress = 0;
+                    f.aim_ready = false;
+                    f.aiming_at = None;
+                    f.concealed = false;
+                    if let Some(a) = f.ammo.as_mut() {
+                        *a = a.saturating_sub(1);
+                    }
+                }
+            }
+            Event::Wounded {
+                figure,
+                wound,
+                mount,
+            } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    if *mount {
+                        f.mount_wound = Some(*wound);
+                        if *wound == Wound::Killed {
+                            f.mount_level = None;
+                            f.placement.shape = crate::geometry::BaseShape::FOOT;
+                        }
+                    } else {
+                        f.wound = Some(*wound);
+                    }
+                }
+            }
+            Event::Healed { figure, wound } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.wound = *wound;
+                }
+            }
+            Event::Idle {
+                figure, until_turn, ..
+            } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.idle_until_turn = Some(*until_turn);
+                }
+            }
+            Event::Moved {
+                figure,
+                to_in,
+                facing_deg,
+                pace,
+                through_rough,
+                ..
+            } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.placement.center_in_table = *to_in;
+                    f.placement.facing_deg = *facing_deg;
+                    f.pace = *pace;
+                    f.charged_through_rough = *pace == Pace::Charge && *through_rough;
+                    if *pace != Pace::Stationary {
+                        f.aim_ready = false;
+                        f.aiming_at = None;
+                    }
+                }
+            }
+            Event::ObstacleStage { figure, stage } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.obstacle = *stage;
+                }
+            }
+            Event::MountSpeed { figure, level } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.mount_level = Some(*level);
+                }
+            }
+            Event::ChargeTurnUsed { figure } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.charge_turns_used += 1;
+                }
+            }
+            Event::Prone { figure, prone } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.prone = *prone;
+                }
+            }
+            Event::OrderGiven {
+                giver,
+                to,
+                order,
+                from_turn,
+                ..
+            } => {
+                let turn = self.turn;
+                if let Some(side) = self.figure(*giver).map(|g| g.side)
+                    && let Some(n) = self.orders_this_turn.get_mut(side)
+                {
+                    *n += 1;
+                }
+                for id in to {
+                    if let Some(f) = self.fig_mut(*id) {
+                        if *from_turn <= turn {
+                            f.order = Some(order.clone());
+                        } else {
+                            f.pending_order = Some((order.clone(), *from_turn));
+                        }
+                    }
+                }
+            }
+            Event::Spotted { figure } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.concealed = false;
+                }
+            }
+            Event::Experience { figure, number } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.experience = *number;
+                }
+            }
+            Event::FirstAttackRolled { side } => {
+                if let Some(s) = self.sides.get_mut(*side) {
+                    s.first_attack_rolled = true;
+                }
+            }
+            Event::Preservation {
+                side,
+                points,
+                broken,
+            } => {
+                if let Some(s) = self.sides.get_mut(*side) {
+                    s.preservation_points = *points;
+                    s.broken = *broken;
+                }
+            }
+            Event::PhaseChanged {
+                turn,
+                active_side,
+                phase,
+            } => {
+                let new_turn = *turn != self.turn || *active_side != self.active_side;
+                self.turn = *turn;
+                self.active_side = *active_side;
+                self.phase = *phase;
+                if new_turn {
+                    self.start_side_turn();
+                }
+            }
+        }
+    }
+
+    /// Book-keeping at the start of a side's turn: its figures' per-turn
+    /// counters reset, musicians' orders come due.
+    fn start_side_turn(&mut self) {
+        let (turn, side) = (self.turn, self.active_side);
+        for n in &mut self.orders_this_turn {
+            *n = 0;
+        }
+        for f in self.figures.iter_mut().filter(|f| f.side == side) {
+            f.shots_this_turn = 0;
+            f.pace = Pace::Stationary;
+            f.charged_through_rough = false;
+            if f.idle_until_turn.is_some_and(|t| t < turn) {
+                f.idle_until_turn = None;
+            }
+            if let Some((order, from)) = f.pending_order.clone()
+                && from <= turn
+            {
+                f.order = Some(order);
+                f.pending_order = None;
+            }
+        }
+    }
+
+    /// A free point on the table? (inside the table rectangle)
+    pub fn on_table(&self, p: Point2<f64>) -> bool {
+        (0.0..=self.table.width_in).contains(&p.x) && (0.0..=self.table.depth_in).contains(&p.y)
+    }
+}

@@ -1,0 +1,652 @@
+//! The Stand To! data file: raw serde types and the checks that turn them
+//! into [`StandTo`].
+//!
+//! # Conventions
+//! Distances are rule inches (25 mm figures). Hit numbers are two-dice
+//! totals needed; save numbers are the coloured die at or under which the
+//! shot is saved.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::game::SideKind;
+use crate::geometry::RangeMethod;
+use crate::spec::{SourceFile, SpecError, SpecProblem};
+
+/// The built-in data file (the copy shipped in `scenarios/rules/`).
+pub const BUILTIN_TOML: &str = include_str!("../../../scenarios/rules/stand-to.toml");
+/// Where the built-in data file lives in the repository.
+pub const BUILTIN_PATH: &str = "scenarios/rules/stand-to.toml";
+
+/// Field name -> one line saying where a house value comes from.
+pub type House = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleData {
+    pub inches_per_scale_yard: f64,
+    pub scale_54mm_factor: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureData {
+    pub fire: RangeMethod,
+    pub melee: RangeMethod,
+    pub orders: RangeMethod,
+    pub spotting: RangeMethod,
+    pub cover_reach_in: f64,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnData {
+    pub phases: Vec<String>,
+    pub first_side: SideKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperienceLevel {
+    pub name: String,
+    pub numbers: Vec<u8>,
+    #[serde(default)]
+    pub side: Option<SideKind>,
+    pub edge: String,
+    pub firing: i32,
+    pub melee: i32,
+    pub spotting_needed: u32,
+    pub ignores_close_miss: bool,
+    #[serde(default)]
+    pub light_wounds_ignored: bool,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperienceData {
+    pub dice: usize,
+    pub green_penalty: u8,
+    pub advance_if_roll_above_number: bool,
+    pub max_number: u8,
+    pub level: Vec<ExperienceLevel>,
+}
+
+/// Which ranges a weapon uses when snapshooting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SnapRanges {
+    /// The revolver's ranges ("all rifles use the ranges listed for revolvers").
+    Revolver,
+    /// Its own ranges.
+    Own,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeaponData {
+    pub name: String,
+    #[serde(default)]
+    pub gun: bool,
+    pub range_in: [f64; 3],
+    pub hit_dismounted: [u32; 3],
+    pub hit_mounted: [u32; 3],
+    pub aimed_load_turns: u32,
+    #[serde(default)]
+    pub rapid_aimed_load_turns: Option<u32>,
+    pub snapshots_per_turn: u32,
+    pub snap_ranges: SnapRanges,
+    pub snap_range_factor: f64,
+    pub notes: Vec<u8>,
+    #[serde(default)]
+    pub crew: Option<u32>,
+    #[serde(default)]
+    pub artillery_save: Option<u32>,
+    #[serde(default)]
+    pub ammo: Option<u32>,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireData {
+    pub dice_white: usize,
+    pub dice_coloured: usize,
+    pub aiming_bonus: u32,
+    pub note1_doubles_light: bool,
+    pub note2_hits_melee_partner: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaveData {
+    pub charging: u32,
+    pub stationary: u32,
+    pub walking: u32,
+    pub doubletime: u32,
+    pub evading: u32,
+    pub crawling: u32,
+    pub mounted_walk: u32,
+    pub mounted_trot: u32,
+    pub mounted_canter: u32,
+    pub mounted_gallop: u32,
+    pub prone: u32,
+    pub soft_cover: u32,
+    pub hard_cover: u32,
+    pub leader_bonus: u32,
+    pub leader_always_saves_on: u32,
+    pub max_save: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// The result of a hit by the unmodified white dice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Wound {
+    Light,
+    Serious,
+    Killed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageTable {
+    pub doubles: Wound,
+    pub odd: Wound,
+    pub even: Wound,
+}
+
+impl DamageTable {
+    /// The wound for an unmodified roll of two dice.
+    pub fn wound(&self, a: u32, b: u32) -> Wound {
+        if a == b {
+            self.doubles
+        } else if (a + b) % 2 == 1 {
+            self.odd
+        } else {
+            self.even
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WoundRules {
+    pub light_plus_light: Wound,
+    pub serious_plus_any: Wound,
+    pub light_ability_penalty: i32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageData {
+    pub men: DamageTable,
+    pub mounts: DamageTable,
+    pub wounds: WoundRules,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MountedHitData {
+    pub rider_max: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeleeData {
+    pub engagement_in: f64,
+    pub dice: usize,
+    pub wound_margin: i32,
+    pub never_wound: Vec<u32>,
+    pub always_wound: Vec<u32>,
+    pub charging: i32,
+    pub shield: i32,
+    pub mounted_vs_foot: i32,
+    pub prone: i32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeleeWeaponData {
+    pub name: String,
+    pub modifier: i32,
+    #[serde(default)]
+    pub house: Option<String>,
+}
+
+/// Movement rates of one kind of troops, rule inches per turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rates {
+    pub crawl: f64,
+    pub walk: f64,
+    pub doubletime: f64,
+    pub charge: f64,
+    pub evade: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovementData {
+    pub rough_loss_european: f64,
+    pub rough_loss_native: f64,
+    pub european_charge_turns: u32,
+    pub european: Rates,
+    pub native: Rates,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MountSpeedData {
+    pub name: String,
+    pub min_in: f64,
+    pub max_in: f64,
+    #[serde(default)]
+    pub house: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MountData {
+    pub up_levels: u32,
+    pub down_levels: u32,
+    pub gallop_turn_after_in: f64,
+    pub gallop_turn_deg: f64,
+    pub speed: Vec<MountSpeedData>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrdersData {
+    pub shout_in: f64,
+    pub hand_signal_in: f64,
+    pub musician_delay_turns: u32,
+    pub orders_per_turn: u32,
+    pub givers: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RescueRow {
+    pub rolls: Vec<u32>,
+    pub result: String,
+    #[serde(default)]
+    pub house: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoviceLeaderData {
+    pub dice: usize,
+    pub needed: u32,
+    pub becomes: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReactionsData {
+    pub rescue: Vec<RescueRow>,
+    pub novice_leader: NoviceLeaderData,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpottingData {
+    pub scout_radius_in: f64,
+    pub dice: usize,
+    pub target_in_cover: i32,
+    pub scout_mounted: i32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreservationLimitRow {
+    pub accepted_percent: u32,
+    pub multiplier: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreservationData {
+    pub light: u32,
+    pub serious: u32,
+    pub killed: u32,
+    pub leader_extra: u32,
+    pub shed_dice: usize,
+    pub limit: Vec<PreservationLimitRow>,
+    #[serde(default)]
+    pub house: House,
+    #[serde(default)]
+    pub limit_house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryData {
+    pub dice: usize,
+    pub bonus: u32,
+    pub light_heals: u32,
+    pub serious_heals: u32,
+    pub serious_dies: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArtilleryData {
+    pub cone_deg: f64,
+    pub dice: usize,
+    pub hit_european: u32,
+    pub hit_native: u32,
+}
+
+/// The whole file as parsed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStandTo {
+    name: String,
+    title: String,
+    scale: ScaleData,
+    measure: MeasureData,
+    turn: TurnData,
+    experience: ExperienceData,
+    weapon: Vec<Spanned<WeaponData>>,
+    fire: FireData,
+    saves: SaveData,
+    damage: DamageData,
+    mounted_hit: MountedHitData,
+    melee: MeleeData,
+    melee_weapon: Vec<Spanned<MeleeWeaponData>>,
+    movement: MovementData,
+    mount: MountData,
+    orders: OrdersData,
+    reactions: ReactionsData,
+    spotting: SpottingData,
+    preservation: PreservationData,
+    recovery: RecoveryData,
+    artillery: ArtilleryData,
+}
+
+/// Stand To!, checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StandTo {
+    pub name: String,
+    pub title: String,
+    pub scale: ScaleData,
+    pub measure: MeasureData,
+    pub turn: TurnData,
+    pub experience: ExperienceData,
+    pub weapons: Vec<WeaponData>,
+    pub fire: FireData,
+    pub saves: SaveData,
+    pub damage: DamageData,
+    pub mounted_hit: MountedHitData,
+    pub melee: MeleeData,
+    pub melee_weapons: Vec<MeleeWeaponData>,
+    pub movement: MovementData,
+    pub mount: MountData,
+    pub orders: OrdersData,
+    pub reactions: ReactionsData,
+    pub spotting: SpottingData,
+    pub preservation: PreservationData,
+    pub recovery: RecoveryData,
+    pub artillery: ArtilleryData,
+}
+
+impl StandTo {
+    /// The data shipped with Spotter.
+    pub fn builtin() -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::from_text(BUILTIN_PATH, BUILTIN_TOML))
+    }
+
+    /// Loads and checks a data file the player edited.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::read(path)?)
+    }
+
+    /// Parses and checks; reports every problem at once.
+    pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
+        let raw: RawStandTo = src.parse_toml()?;
+        let mut problems = Vec::new();
+        check_house_keys(src, &raw, &mut problems);
+        for (i, w) in raw.weapon.iter().enumerate() {
+            let span = Some(w.span());
+            let w = w.get_ref();
+            let field = |f: &str| format!("weapon[{i}].{f}");
+            if !w.range_in.windows(2).all(|p| p[0] < p[1]) || w.range_in[0] <= 0.0 {
+                problems.push(src.problem(
+                    span.clone(),
+                    field("range_in"),
+                    "range bands must be positive and ascending",
+                ));
+            }
+            for (name, hits) in [
+                ("hit_dismounted", w.hit_dismounted),
+                ("hit_mounted", w.hit_mounted),
+            ] {
+                if hits.iter().any(|&h| !(2..=13).contains(&h)) {
+                    problems.push(src.problem(
+                        span.clone(),
+                        field(name),
+                        "hit numbers are two-dice totals, 2 to 13 (13 = cannot hit)",
+                    ));
+                }
+            }
+            if w.notes.iter().any(|n| !(1..=2).contains(n)) {
+                problems.push(src.problem(span.clone(), field("notes"), "notes are 1 or 2"));
+            }
+            if w.gun && w.artillery_save.is_none() {
+                problems.push(src.problem(
+                    span.clone(),
+                    field("artillery_save"),
+                    "a gun needs the save each figure in its cone rolls",
+                ));
+            }
+            if raw.weapon[..i].iter().any(|o| o.get_ref().name == w.name) {
+                problems.push(src.problem(span, field("name"), "weapon named twice"));
+            }
+        }
+        if !raw.weapon.iter().any(|w| w.get_ref().name == "revolver") {
+            problems.push(src.problem(
+                None,
+                "weapon",
+                "a weapon named `revolver` is needed: rifles snapshoot at revolver ranges",
+            ));
+        }
+        for kind in [SideKind::European, SideKind::Native] {
+            for n in 1..=raw.experience.max_number {
+                let count = raw
+                    .experience
+                    .level
+                    .iter()
+                    .filter(|l| l.numbers.contains(&n) && l.side.is_none_or(|s| s == kind))
+                    .count();
+                if count != 1 {
+                    problems.push(src.problem(
+                        None,
+                        "experience.level",
+                        format!("experience number {n} must name exactly one level for {kind:?} figures (found {count})"),
+                    ));
+                }
+            }
+        }
+        if raw.mount.speed.is_empty() {
+            problems.push(src.problem(None, "mount.speed", "at least one speed is needed"));
+        }
+        if !problems.is_empty() {
+            return Err(src.error(problems));
+        }
+        Ok(Self {
+            name: raw.name,
+            title: raw.title,
+            scale: raw.scale,
+            measure: raw.measure,
+            turn: raw.turn,
+            experience: raw.experience,
+            weapons: raw.weapon.into_iter().map(Spanned::into_inner).collect(),
+            fire: raw.fire,
+            saves: raw.saves,
+            damage: raw.damage,
+            mounted_hit: raw.mounted_hit,
+            melee: raw.melee,
+            melee_weapons: raw
+                .melee_weapon
+                .into_iter()
+                .map(Spanned::into_inner)
+                .collect(),
+            movement: raw.movement,
+            mount: raw.mount,
+            orders: raw.orders,
+            reactions: raw.reactions,
+            spotting: raw.spotting,
+            preservation: raw.preservation,
+            recovery: raw.recovery,
+            artillery: raw.artillery,
+        })
+    }
+
+    /// A weapon by name.
+    pub fn weapon(&self, name: &str) -> Option<&WeaponData> {
+        self.weapons.iter().find(|w| w.name == name)
+    }
+
+    /// A melee weapon category by name.
+    pub fn melee_weapon(&self, name: &str) -> Option<&MeleeWeaponData> {
+        self.melee_weapons.iter().find(|w| w.name == name)
+    }
+
+    /// The experience level of a number for a side.
+    pub fn level(&self, number: u8, side: SideKind) -> Option<&ExperienceLevel> {
+        let n = number.clamp(1, self.experience.max_number);
+        self.experience
+            .level
+            .iter()
+            .find(|l| l.numbers.contains(&n) && l.side.is_none_or(|s| s == side))
+    }
+
+    /// Every house value in the file: (field path, reason).
+    pub fn house_values(&self) -> Vec<(String, String)> {
+        let value = toml::Value::try_from(self).unwrap_or(toml::Value::Boolean(false));
+        let mut out = Vec::new();
+        collect_house(&value, "", &mut out);
+        out
+    }
+}
+
+fn collect_house(v: &toml::Value, path: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, child) in t {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                if k == "house" || k == "limit_house" {
+                    match child {
+                        toml::Value::String(s) => out.push((path.to_owned(), s.clone())),
+                        toml::Value::Table(h) => {
+                            for (field, reason) in h {
+                                out.push((
+                                    format!("{path}.{field}"),
+                                    reason.as_str().unwrap_or_default().to_owned(),
+                                ));
+                            }
+                        }
+                        _ => {}
+                    }
+                } else {
+                    collect_house(child, &p, out);
+                }
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                collect_house(child, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every key of a `house` table must name a field beside it, so that a typo
+/// does not leave a value silently unmarked.
+fn check_house_keys(src: &SourceFile, raw: &RawStandTo, problems: &mut Vec<SpecProblem>) {
+    let Ok(value) = toml::Value::try_from(raw) else {
+        return;
+    };
+    fn walk(v: &toml::Value, path: &str, bad: &mut Vec<String>) {
+        match v {
+            toml::Value::Table(t) => {
+                if let Some(toml::Value::Table(h)) = t.get("house") {
+                    for key in h.keys() {
+                        if !t.contains_key(key) {
+                            bad.push(format!("{path}.house.{key}"));
+                        }
+                    }
+                }
+                if let Some(toml::Value::Table(h)) = t.get("limit_house") {
+                    for key in h.keys() {
+                        let in_rows = t
+                            .get("limit")
+                            .and_then(|l| l.as_array())
+                            .and_then(|a| a.first())
+                            .and_then(|r| r.as_table())
+                            .is_some_and(|r| r.contains_key(key));
+                        if !in_rows {
+                            bad.push(format!("{path}.limit_house.{key}"));
+                        }
+                    }
+                }
+                for (k, child) in t {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(child, &p, bad);
+                }
+            }
+            toml::Value::Array(a) => {
+                for (i, child) in a.iter().enumerate() {
+                    walk(child, &format!("{path}[{i}]"), bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut bad = Vec::new();
+    walk(&value, "", &mut bad);
+    for field in bad {
+        let key = field.rsplit('.').next().unwrap_or_default().to_owned();
+        let line = src
+            .text
+            .lines()
+            .position(|l| l.trim_start().starts_with(&format!("{key} =")))
+            .map(|i| i + 1);
+        problems.push(SpecProblem {
+            line,
+            field,
+            message: "this house note names no field of its table".into(),
+        });
+    }
+}

@@ -1,0 +1,98 @@
+//! Helpers shared by the Stand To! integration tests (included with `mod`).
+
+#![allow(dead_code, reason = "each test file uses a different part")]
+
+use std::sync::Arc;
+
+use spotter::game::{FigureId, GameState, Scenario};
+use spotter::rules::stand_to::StandToRules;
+use spotter::rules::{Registry, RuleSet};
+use spotter::spec::SourceFile;
+
+pub fn registry() -> Registry {
+    Registry::builtin().expect("built-in rule sets load")
+}
+
+pub fn rules() -> StandToRules {
+    StandToRules::builtin().expect("built-in Stand To! data")
+}
+
+pub fn rules_arc() -> Arc<dyn RuleSet> {
+    registry().get("stand-to").expect("stand-to registered")
+}
+
+/// A scenario from TOML text (sides British and Natives, 48 x 48 table).
+pub fn state_from(figures_and_terrain: &str) -> GameState {
+    state_with_header("", figures_and_terrain)
+}
+
+pub fn state_with_header(header: &str, body: &str) -> GameState {
+    let text = format!(
+        r#"name = "test"
+rule_set = "stand-to"
+{header}
+[table]
+width_in = 120.0
+depth_in = 120.0
+
+[[side]]
+name = "Natives"
+kind = "native"
+
+[[side]]
+name = "British"
+kind = "european"
+
+{body}
+"#
+    );
+    Scenario::from_source(&SourceFile::from_text("test.toml", text), &registry())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .state
+}
+
+/// A figure block for a test scenario.
+pub fn fig(name: &str, side: &str, weapon: &str, exp: u8, x: f64, y: f64, extra: &str) -> String {
+    let melee = if side == "British" {
+        "sword-sabre"
+    } else {
+        "spear-bayonet"
+    };
+    let rank = if side == "British" {
+        "private"
+    } else {
+        "warrior"
+    };
+    let mut block = format!(
+        "[[figure]]\nname = \"{name}\"\nside = \"{side}\"\nweapon = \"{weapon}\"\nmelee_weapon = \"{melee}\"\nexperience = {exp}\nx_in = {x}\ny_in = {y}\n"
+    );
+    if !extra.contains("facing_deg") {
+        block.push_str("facing_deg = 0.0\n");
+    }
+    if !extra.contains("base") {
+        block.push_str("base = \"foot\"\n");
+    }
+    if !extra.contains("rank") {
+        block.push_str(&format!("rank = \"{rank}\"\n"));
+    }
+    block.push_str(extra);
+    block.push('\n');
+    block
+}
+
+pub fn id(state: &GameState, name: &str) -> FigureId {
+    state.figure_named(name).expect("figure").id
+}
+
+/// Puts the figure's side in the named phase.
+pub fn at_phase(state: &mut GameState, phase: &str, side_of: &str) {
+    let r = rules();
+    state.phase = r
+        .data
+        .turn
+        .phases
+        .iter()
+        .position(|p| p == phase)
+        .expect("phase");
+    state.active_side = state.figure_named(side_of).expect("figure").side;
+}
