@@ -14,7 +14,13 @@ use anyhow::{Context, bail};
 use crate::calibration::{Lens, TableLayout, TableLock};
 use crate::capture::camera::{self, CameraChoice, Mode};
 use crate::capture::folder::Playback;
-use crate::ui::perceive::{ArucoMarkers, MarkerSearch, MarkerThread, NoTracker, TablePerceiver};
+use crate::ui::perceive::{
+    ArucoMarkers, FigureTracker, MarkerSearch, MarkerThread, NoTracker, TablePerceiver,
+    VisionDetector, VisionTracker,
+};
+use crate::vision::detect::Detector;
+use crate::vision::params::DetectorParams;
+use crate::vision::track::{Tracker, TrackerParams};
 use crate::ui::pipeline::Perceiver;
 use crate::ui::stats::Summary;
 use crate::ui::{AppLogic, SourceChoice, SpotterApp};
@@ -148,18 +154,40 @@ fn markers(layout: &TableLayout, lens: Option<&Lens>) -> MarkerSearch {
     }
 }
 
+/// The detector parameters file, when there is one here.
+pub const VISION_PARAMS_PATH: &str = "calibration/vision.toml";
+
 fn perceiver_factory(
     layout: TableLayout,
     lens: Option<Lens>,
+    params: DetectorParams,
+    tracker_params: TrackerParams,
 ) -> Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync> {
     Arc::new(move || {
+        let detector = Box::new(VisionDetector(Detector::new(params.clone(), layout.clone())));
+        let tracker: Box<dyn FigureTracker> = match Tracker::new(tracker_params.clone()) {
+            Ok(t) => Box::new(VisionTracker::new(t)),
+            Err(e) => {
+                tracing::warn!("tracker unavailable ({e}); figures are numbered per frame");
+                Box::new(NoTracker)
+            }
+        };
         Box::new(TablePerceiver::new(
             TableLock::new(layout.clone(), lens.clone()),
             markers(&layout, lens.as_ref()),
-            None,
-            Box::new(NoTracker),
+            Some(detector),
+            tracker,
         ))
     })
+}
+
+fn load_params() -> anyhow::Result<DetectorParams> {
+    let path = Path::new(VISION_PARAMS_PATH);
+    if path.exists() {
+        DetectorParams::load(path).with_context(|| format!("loading {VISION_PARAMS_PATH}"))
+    } else {
+        DetectorParams::defaults().context("the built-in detector parameters")
+    }
 }
 
 fn print_cameras() -> anyhow::Result<ExitCode> {
@@ -258,7 +286,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let lens = super::load_camera(camera_file.as_deref())?;
-    let factory = perceiver_factory(layout, lens);
+    let factory = perceiver_factory(layout, lens, load_params()?, TrackerParams::default());
     if let Some(seconds) = args.bench {
         let logic = AppLogic::new(source, factory, Arc::new(|| {}));
         bench(logic, seconds);

@@ -14,6 +14,7 @@ pub mod logic;
 pub mod overlay;
 pub mod perceive;
 pub mod pipeline;
+pub mod session;
 pub mod stats;
 pub mod theme;
 

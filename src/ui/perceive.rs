@@ -16,6 +16,8 @@ use crate::calibration::{
     self, Lens, LockStatus, MarkerObservation, TableLayout, TableLock, TableMapping,
 };
 use crate::vision::Detection;
+use crate::vision::detect::Detector;
+use crate::vision::track::{FigureState, FrameObservation, Tracker};
 
 use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
 
@@ -52,6 +54,80 @@ impl MarkerFinder for ArucoMarkers {
             .map(|l| l.scaled_to([gray.width(), gray.height()]));
         calibration::detect_table_markers(gray, &self.layout, lens.as_ref())
             .map_err(|e| e.to_string())
+    }
+}
+
+/// The vision module's figure detector.
+pub struct VisionDetector(pub Detector);
+
+impl FigureDetector for VisionDetector {
+    fn detect(
+        &mut self,
+        image: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<Vec<Detection>, String> {
+        self.0
+            .detect(image, mapping)
+            .map(|f| f.detections)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Position uncertainty given to a tracked figure not seen on this frame
+/// (held, or missed by the detector), inches: its last position may be off
+/// by a nudge of the hand.
+pub const UNSEEN_SIGMA_IN: f64 = 0.1;
+
+/// The vision module's tracker: identities through moves and hands.
+pub struct VisionTracker {
+    tracker: Tracker,
+    started: Instant,
+}
+
+impl VisionTracker {
+    pub fn new(tracker: Tracker) -> Self {
+        Self {
+            tracker,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl FigureTracker for VisionTracker {
+    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure> {
+        let report = self.tracker.update(&FrameObservation {
+            time_s: self.started.elapsed().as_secs_f64(),
+            detections: detections.clone(),
+            occluded_regions_in_table: None,
+        });
+        report
+            .figures
+            .into_iter()
+            .filter(|f| f.state == FigureState::OnTable)
+            .map(|f| {
+                // The detection the track took this frame, for its
+                // confidence and uncertainty.
+                let seen = detections
+                    .iter()
+                    .filter(|d| f.seen && d.edge == f.edge)
+                    .min_by(|a, b| {
+                        (a.center_in_table - f.center_in_table)
+                            .norm()
+                            .total_cmp(&(b.center_in_table - f.center_in_table).norm())
+                    });
+                SeenFigure {
+                    id: f.id.0,
+                    detection: Detection {
+                        center_in_table: f.center_in_table,
+                        facing_deg: f.facing_deg,
+                        edge: f.edge,
+                        base: f.base,
+                        confidence: seen.map_or(0.0, |d| d.confidence),
+                        position_sigma_in: seen.map_or(UNSEEN_SIGMA_IN, |d| d.position_sigma_in),
+                    },
+                }
+            })
+            .collect()
     }
 }
 
