@@ -22,6 +22,7 @@ use crate::vision::detect::Detector;
 use crate::vision::params::DetectorParams;
 use crate::vision::track::{Tracker, TrackerParams};
 use crate::ui::pipeline::Perceiver;
+use crate::ui::session::GameSession;
 use crate::ui::stats::Summary;
 use crate::ui::{AppLogic, SourceChoice, SpotterApp};
 
@@ -60,6 +61,15 @@ pub struct Args {
     /// Simulate a camera pulled out after this many frames.
     #[arg(long)]
     pub fail_after: Option<u64>,
+    /// Scenario a new game starts from.
+    #[arg(long, default_value = crate::ui::session::DEFAULT_SCENARIO)]
+    pub scenario: PathBuf,
+    /// Folder of game logs: the newest is resumed at start.
+    #[arg(long, default_value = crate::ui::session::GAMES_DIR)]
+    pub games_dir: PathBuf,
+    /// Start a new game instead of resuming the newest one.
+    #[arg(long)]
+    pub new_game: bool,
     /// List the webcams and their modes, then exit.
     #[arg(long)]
     pub list_cameras: bool,
@@ -287,8 +297,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let lens = super::load_camera(camera_file.as_deref())?;
     let factory = perceiver_factory(layout, lens, load_params()?, TrackerParams::default());
+    let session = if args.new_game {
+        GameSession::new_game(&args.scenario, &args.games_dir, rand::random())
+    } else {
+        GameSession::resume_or_new(&args.scenario, &args.games_dir, rand::random())
+    };
+    // A game that cannot be opened is shown, not fatal: the table view works.
+    let session = session.map_err(|e| format!("{e:#}"));
+    let games_dir = args.games_dir.clone();
+    let setup = move |logic: &mut AppLogic| {
+        logic.games_dir = games_dir.clone();
+        match session {
+            Ok(s) => logic.set_session(s),
+            Err(e) => logic.notice(format!("no game: {e}")),
+        }
+    };
     if let Some(seconds) = args.bench {
-        let logic = AppLogic::new(source, factory, Arc::new(|| {}));
+        let mut logic = AppLogic::new(source, factory, Arc::new(|| {}));
+        setup(&mut logic);
         bench(logic, seconds);
         return Ok(ExitCode::SUCCESS);
     }
@@ -304,7 +330,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
-            let logic = AppLogic::new(source, factory, Arc::new(move || ctx.request_repaint()));
+            let mut logic =
+                AppLogic::new(source, factory, Arc::new(move || ctx.request_repaint()));
+            setup(&mut logic);
             Ok(Box::new(TimedApp {
                 app: SpotterApp::new(logic),
                 started: Instant::now(),

@@ -16,6 +16,8 @@ use egui::{Color32, Key, Pos2, Rect, RichText, Sense, TextureHandle, TextureOpti
 use nalgebra::Point2;
 
 use super::logic::{AppLogic, SourceStatus, UiCommand};
+use super::session::Action;
+use crate::game::FigureId;
 use super::overlay::{self, ScreenFromTable};
 use super::pipeline::{LockSummary, SeenFigure};
 use super::theme;
@@ -35,6 +37,10 @@ pub struct SpotterApp {
     screenshot_results: (Sender<String>, Receiver<String>),
     commands: Vec<UiCommand>,
     applied_zoom: Option<bool>,
+    /// Text fields of the game panel.
+    scenario_path: String,
+    game_path: String,
+    typed_dice: String,
 }
 
 impl SpotterApp {
@@ -46,6 +52,9 @@ impl SpotterApp {
             screenshot_results: unbounded(),
             commands: Vec::new(),
             applied_zoom: None,
+            scenario_path: super::session::DEFAULT_SCENARIO.to_owned(),
+            game_path: "saved-game.jsonl".to_owned(),
+            typed_dice: String::new(),
         }
     }
 
@@ -115,14 +124,21 @@ impl SpotterApp {
         if ui.ctx().egui_wants_keyboard_input() {
             return;
         }
+        let undo = ui.input(|i| i.modifiers.command && i.key_pressed(Key::Z));
+        if undo {
+            self.emit(UiCommand::Undo);
+            return;
+        }
         let pressed: Vec<Key> = ui.input(|i| {
-            [Key::Escape, Key::L, Key::R, Key::C, Key::P]
+            [Key::Escape, Key::L, Key::R, Key::C, Key::P, Key::E, Key::Enter]
                 .into_iter()
                 .filter(|k| i.key_pressed(*k))
                 .collect()
         });
         for key in pressed {
             match key {
+                Key::E => self.emit(UiCommand::EndPhase),
+                Key::Enter => self.emit(UiCommand::Roll),
                 Key::Escape => self.emit(UiCommand::ClearSelection),
                 Key::L => self.emit(UiCommand::ToggleLargeText),
                 Key::R => self.emit(UiCommand::Relock),
@@ -303,20 +319,165 @@ impl SpotterApp {
     }
 
     fn actions_ui(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Action");
-        let sel = self.logic.selection;
-        let name = |id: Option<u32>| id.map_or("-".to_string(), figure_name);
-        ui.label(format!("Actor: {}", name(sel.actor)));
-        ui.label(format!("Target: {}", name(sel.target)));
-        if let (Some(a), Some(t)) = (
-            sel.actor.and_then(|id| self.logic.figure(id)),
-            sel.target.and_then(|id| self.logic.figure(id)),
-        ) {
-            let range_in = (a.detection.center_in_table - t.detection.center_in_table).norm();
-            ui.label(format!("Range {range_in:.1} in (centre to centre)"));
+        self.game_ui(ui);
+        if self.logic.session.is_none() {
+            return;
         }
-        if sel.actor.is_some() && ui.button("Clear selection (Esc)").clicked() {
-            self.emit(UiCommand::ClearSelection);
+        ui.separator();
+        self.game_roster_ui(ui);
+        ui.separator();
+        self.action_ui(ui);
+        ui.separator();
+        self.log_ui(ui);
+    }
+
+    fn game_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Game");
+        if let Some(s) = &self.logic.session {
+            ui.label(format!("{} ({})", s.scenario_name, s.game.rules().name()));
+            ui.label(RichText::new(s.turn_text()).strong());
+            ui.small(format!("autosaved to {}", s.log_path.display()));
+            if ui.button("End phase (E)").clicked() {
+                self.emit(UiCommand::EndPhase);
+            }
+        } else {
+            ui.label("no game");
+        }
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Scenario:");
+            ui.text_edit_singleline(&mut self.scenario_path)
+                .labelled_by(ui.label("file").id);
+        });
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("New game").clicked() {
+                self.emit(UiCommand::NewGame(PathBuf::from(&self.scenario_path)));
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Game file:");
+            ui.text_edit_singleline(&mut self.game_path)
+                .labelled_by(ui.label("log").id);
+        });
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("Load game").clicked() {
+                self.emit(UiCommand::LoadGame(PathBuf::from(&self.game_path)));
+            }
+            if ui.button("Save game as").clicked() {
+                self.emit(UiCommand::SaveGame(PathBuf::from(&self.game_path)));
+            }
+        });
+    }
+
+    fn game_roster_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Roster");
+        let Some(s) = &self.logic.session else { return };
+        let state = s.state();
+        let rows: Vec<(FigureId, String, bool)> = state
+            .figures
+            .iter()
+            .map(|f| {
+                let side = state.sides.get(f.side).map_or("-", |x| x.name.as_str());
+                let wound = f.wound.map_or(String::new(), |w| format!(", {w:?}"));
+                let seen = self
+                    .logic
+                    .track_of(f.id)
+                    .map_or(String::new(), |t| format!(" = {}", figure_name(t)));
+                (
+                    f.id,
+                    format!(
+                        "{} ({side}, {}, exp {}{wound}){seen}",
+                        f.name, f.weapon, f.experience
+                    ),
+                    s.actor == Some(f.id) || s.target == Some(f.id),
+                )
+            })
+            .collect();
+        let seen_actor = self.logic.selection.actor;
+        for (id, text, chosen) in rows {
+            ui.horizontal(|ui| {
+                if ui.selectable_label(chosen, text).clicked() {
+                    self.emit(UiCommand::ClickGameFigure(id));
+                }
+                if let Some(track) = seen_actor
+                    && self.logic.bound(track) != Some(id)
+                    && ui
+                        .small_button(format!("bind {}", figure_name(track)))
+                        .clicked()
+                {
+                    self.emit(UiCommand::Bind { track, figure: id });
+                }
+            });
+        }
+    }
+
+    fn action_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Action");
+        let Some(s) = &self.logic.session else { return };
+        let current = s.action;
+        let actor = s.actor.map_or("-".into(), |f| s.name(f));
+        let target = s.target.map_or("-".into(), |f| s.name(f));
+        let preview = s.preview();
+        ui.horizontal_wrapped(|ui| {
+            for a in Action::ALL {
+                if ui.selectable_label(current == a, a.label()).clicked() {
+                    self.emit(UiCommand::SetAction(a));
+                }
+            }
+        });
+        ui.label(format!("Actor: {actor}"));
+        ui.label(format!("Target: {target}"));
+        let Some(p) = preview else {
+            ui.label("click an actor, then a target");
+            return;
+        };
+        if let Some(why) = &p.refused {
+            ui.colored_label(theme::STATUS_WARN, format!("Not now: {why}"));
+        }
+        for m in &p.measurements {
+            let text = format!("{} {:.2} in \u{b1} {:.2}", m.what, m.value_in, m.sigma_in);
+            if m.too_close_to_call {
+                ui.colored_label(theme::TOO_CLOSE_TO_CALL, format!("{text}  TOO CLOSE TO CALL"));
+            } else {
+                ui.label(text);
+            }
+        }
+        if let (Some(band), Some(needed)) = (&p.band, p.needed) {
+            ui.label(
+                RichText::new(format!("{band} range: {needed}+ needed"))
+                    .strong()
+                    .color(theme::band_colour(band_index(band))),
+            );
+        }
+        for o in &p.odds {
+            ui.label(format!("{}: {:.1}%", o.name, 100.0 * o.p));
+        }
+        if p.refused.is_none() {
+            ui.horizontal_wrapped(|ui| {
+                if ui.button("Roll (Enter)").clicked() {
+                    self.emit(UiCommand::Roll);
+                }
+            });
+            ui.horizontal_wrapped(|ui| {
+                let label = ui.label("Real dice:");
+                ui.text_edit_singleline(&mut self.typed_dice)
+                    .labelled_by(label.id);
+                if ui.button("Use typed dice").clicked() {
+                    self.emit(UiCommand::RollTyped(self.typed_dice.clone()));
+                }
+            });
+        }
+    }
+
+    fn log_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Log");
+        let Some(s) = &self.logic.session else { return };
+        let lines = s.log_lines();
+        let can_undo = s.last_played().is_some();
+        if can_undo && ui.button("Undo (Ctrl+Z)").clicked() {
+            self.emit(UiCommand::Undo);
+        }
+        for line in lines.iter().rev() {
+            ui.label(line.as_str());
         }
     }
 
@@ -453,10 +614,80 @@ impl SpotterApp {
             egui::StrokeKind::Outside,
         );
         self.paint_overlay(&painter, &to_screen, &lock);
+        self.paint_game(&painter, &to_screen);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
         {
             self.click_at(&to_screen, pos);
+        }
+    }
+
+    /// The game's figures where the game has them, the selected figure's
+    /// ranges to every enemy in band colours, and the last action's result.
+    fn paint_game(&self, painter: &egui::Painter, to_screen: ScreenFromTable) {
+        let Some(s) = &self.logic.session else { return };
+        let label_size = if self.logic.large_text {
+            theme::LABEL_SIZE_LARGE
+        } else {
+            theme::LABEL_SIZE
+        };
+        let state = s.state();
+        let pos = |id: FigureId| state.figure(id).map(|f| f.placement.center_in_table);
+        if let Some(actor) = s.actor
+            && let Some(from) = pos(actor)
+        {
+            for r in s.enemy_ranges(actor) {
+                let Some(to) = pos(r.target) else { continue };
+                let colour = if r.too_close_to_call {
+                    theme::TOO_CLOSE_TO_CALL
+                } else {
+                    r.band.as_deref().map_or(theme::band_colour(3), |b| theme::band_colour(band_index(b)))
+                };
+                overlay::segment(painter, to_screen, from, to, theme::line(colour));
+                let mid = Point2::from((from.coords + to.coords) / 2.0);
+                let mut text = format!("{:.1}\"", r.range_in);
+                if let Some(b) = &r.band {
+                    text = format!("{text} {b}");
+                }
+                if r.too_close_to_call {
+                    text.push_str(" TOO CLOSE");
+                }
+                overlay::label(painter, to_screen(mid), &text, label_size, colour);
+            }
+        }
+        for f in &state.figures {
+            let det = crate::vision::Detection {
+                center_in_table: f.placement.center_in_table,
+                facing_deg: Some(f.placement.facing_deg),
+                edge: experience_edge(f.experience, state.sides.get(f.side).map(|x| x.kind)),
+                base: if f.mount_level.is_some() {
+                    crate::vision::BaseKind::Mounted
+                } else {
+                    crate::vision::BaseKind::Foot
+                },
+                confidence: 1.0,
+                position_sigma_in: f.placement.sigma_in,
+            };
+            if s.actor == Some(f.id) {
+                overlay::highlight(painter, to_screen, &det, theme::SELECTED);
+            }
+            if s.target == Some(f.id) {
+                overlay::highlight(painter, to_screen, &det, theme::TARGET);
+            }
+            overlay::figure(painter, to_screen, &det, &f.name, label_size);
+        }
+        if let Some(last) = s.last_played() {
+            let at = last_action_place(&last.command).and_then(pos);
+            if let Some(at) = at {
+                let text = s.describe_result(&last.events);
+                overlay::label(
+                    painter,
+                    to_screen(at) - Vec2::new(0.0, 3.0 * label_size),
+                    &text,
+                    label_size,
+                    theme::LAST_ACTION,
+                );
+            }
         }
     }
 
@@ -531,6 +762,38 @@ impl SpotterApp {
                 label_size,
             );
         }
+    }
+}
+
+/// Where an action's result is drawn: on its target.
+fn last_action_place(cmd: &crate::game::Command) -> Option<FigureId> {
+    use crate::game::Command;
+    match cmd {
+        Command::Fire { target, .. } => Some(*target),
+        Command::Melee { defenders, .. } => defenders.first().copied(),
+        _ => None,
+    }
+}
+
+/// The edge colour a figure's experience is painted in (`TABLE_KIT.md`:
+/// 1 novice green, 2-4 trained white, 5 veteran blue, 6 red).
+fn experience_edge(experience: u8, _side: Option<crate::game::SideKind>) -> crate::vision::EdgeColour {
+    use crate::vision::EdgeColour;
+    match experience {
+        0 | 1 => EdgeColour::Green,
+        2..=4 => EdgeColour::White,
+        5 => EdgeColour::Blue,
+        _ => EdgeColour::Red,
+    }
+}
+
+/// Colour index of a range band name (short, medium, long, else out).
+fn band_index(band: &str) -> usize {
+    match band.to_ascii_lowercase().as_str() {
+        "short" | "close" => 0,
+        "medium" => 1,
+        "long" => 2,
+        _ => 3,
     }
 }
 

@@ -17,7 +17,10 @@ use crate::capture::folder::{FolderSource, Playback};
 use crate::capture::{FailingSource, FrameSource, SourceOpener};
 
 use super::pipeline::{Perceiver, Pipeline, PipelineEvent, Processed, SeenFigure};
+use super::session::{Action, GameSession};
 use super::stats::Stats;
+use crate::game::FigureId;
+use std::collections::BTreeMap;
 
 /// Where frames come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +94,23 @@ pub enum UiCommand {
     ToggleLargeText,
     /// Save the live view with its overlay as a PNG.
     SaveScreenshot,
+    /// A click on a game figure in the roster (actor, then target).
+    ClickGameFigure(FigureId),
+    SetAction(Action),
+    /// Roll the chosen action with Spotter's dice.
+    Roll,
+    /// Resolve the chosen action with dice typed in from the table.
+    RollTyped(String),
+    Undo,
+    EndPhase,
+    /// Start a new game from a scenario file.
+    NewGame(PathBuf),
+    /// Resume a game from its log file.
+    LoadGame(PathBuf),
+    /// Save a copy of the game log.
+    SaveGame(PathBuf),
+    /// Bind a seen figure (by its track id) to a game figure.
+    Bind { track: u32, figure: FigureId },
 }
 
 /// The actor and target chosen by clicking figures.
@@ -129,6 +149,12 @@ pub struct AppLogic {
     pub screenshot_dir: PathBuf,
     /// Short messages for the status line (newest last).
     pub notices: Vec<String>,
+    /// The game; kept whatever happens to the source.
+    pub session: Option<GameSession>,
+    /// Seen figures (track ids) bound to game figures.
+    pub bindings: BTreeMap<u32, FigureId>,
+    /// Where new games are logged.
+    pub games_dir: PathBuf,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -154,6 +180,9 @@ impl AppLogic {
             screenshot_requested: false,
             screenshot_dir: PathBuf::from(SCREENSHOT_DIR),
             notices: Vec::new(),
+            session: None,
+            bindings: BTreeMap::new(),
+            games_dir: PathBuf::from(super::session::GAMES_DIR),
             pipeline: None,
             make_perceiver,
             wake,
@@ -241,9 +270,89 @@ impl AppLogic {
         }
     }
 
+    /// Plays `session` in the app.
+    pub fn set_session(&mut self, session: GameSession) {
+        self.notice(format!(
+            "game {} ({})",
+            session.scenario_name,
+            session.log_path.display()
+        ));
+        self.bindings.clear();
+        self.session = Some(session);
+    }
+
+    /// The game figure a seen figure is bound to.
+    pub fn bound(&self, track: u32) -> Option<FigureId> {
+        self.bindings.get(&track).copied()
+    }
+
+    /// The seen figure bound to a game figure.
+    pub fn track_of(&self, figure: FigureId) -> Option<u32> {
+        self.bindings
+            .iter()
+            .find(|(_, f)| **f == figure)
+            .map(|(t, _)| *t)
+    }
+
+    fn with_session(&mut self, what: &str, f: impl FnOnce(&mut GameSession) -> anyhow::Result<()>) {
+        let result = match self.session.as_mut() {
+            Some(s) => f(s),
+            None => Err(anyhow::anyhow!("no game: start or load one")),
+        };
+        if let Err(e) = result {
+            self.notice(format!("{what}: {e:#}"));
+        }
+    }
+
     pub fn apply(&mut self, cmd: UiCommand) {
         match cmd {
-            UiCommand::ClickFigure(id) => self.selection.click(id),
+            UiCommand::ClickFigure(id) => {
+                self.selection.click(id);
+                if let (Some(f), Some(s)) = (self.bound(id), self.session.as_mut()) {
+                    s.click(f);
+                }
+            }
+            UiCommand::ClickGameFigure(f) => {
+                if let Some(s) = self.session.as_mut() {
+                    s.click(f);
+                }
+            }
+            UiCommand::SetAction(a) => {
+                if let Some(s) = self.session.as_mut() {
+                    s.action = a;
+                }
+            }
+            UiCommand::Roll => self.with_session("roll", |s| s.roll().map(drop)),
+            UiCommand::RollTyped(faces) => {
+                self.with_session("typed dice", |s| s.roll_typed(&faces).map(drop));
+            }
+            UiCommand::Undo => self.with_session("undo", GameSession::undo),
+            UiCommand::EndPhase => self.with_session("end phase", |s| s.end_phase().map(drop)),
+            UiCommand::NewGame(scenario) => {
+                match GameSession::new_game(&scenario, &self.games_dir, rand::random()) {
+                    Ok(s) => self.set_session(s),
+                    Err(e) => self.notice(format!("new game: {e:#}")),
+                }
+            }
+            UiCommand::LoadGame(log) => match GameSession::resume(&log, rand::random()) {
+                Ok(s) => self.set_session(s),
+                Err(e) => self.notice(format!("load game: {e:#}")),
+            },
+            UiCommand::SaveGame(to) => {
+                let mut saved = None;
+                self.with_session("save game", |s| {
+                    s.save_copy(&to)?;
+                    saved = Some(to.clone());
+                    Ok(())
+                });
+                if let Some(to) = saved {
+                    self.notice(format!("saved the game to {}", to.display()));
+                }
+            }
+            UiCommand::Bind { track, figure } => {
+                self.bindings.retain(|_, f| *f != figure);
+                self.bindings.insert(track, figure);
+            }
             UiCommand::ClearSelection => self.selection = Selection::default(),
             UiCommand::Relock => {
                 if let Some(p) = &self.pipeline {

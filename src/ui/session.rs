@@ -58,6 +58,18 @@ pub struct Measurement {
     pub too_close_to_call: bool,
 }
 
+/// The range from the selected figure to one enemy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnemyRange {
+    pub target: FigureId,
+    /// In rule inches when the rules measured it, else table inches between
+    /// base centres.
+    pub range_in: f64,
+    /// The weapon's range band, when a shot could be resolved now.
+    pub band: Option<String>,
+    pub too_close_to_call: bool,
+}
+
 /// What the player sees before rolling.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Preview {
@@ -252,6 +264,58 @@ impl GameSession {
             }
         }
         Some(preview)
+    }
+
+    /// Range from `actor` to every active enemy: the rules' own fire
+    /// measurement and band where a shot could be resolved now, else the
+    /// distance between base centres with no band.
+    pub fn enemy_ranges(&self, actor: FigureId) -> Vec<EnemyRange> {
+        let state = self.state();
+        let Some(me) = state.figure(actor) else {
+            return Vec::new();
+        };
+        state
+            .figures
+            .iter()
+            .filter(|f| f.side != me.side && f.active())
+            .map(|f| {
+                let cmd = Command::Fire {
+                    shooter: actor,
+                    target: f.id,
+                    mode: FireMode::Aimed,
+                    rapid: false,
+                    aim_use: AimUse::Best,
+                    at_mount: false,
+                };
+                let mut dice = RngDice(StdRng::seed_from_u64(PREVIEW_SEED));
+                let events = self
+                    .game
+                    .rules()
+                    .resolve(state, &cmd, &mut dice)
+                    .unwrap_or_default();
+                let mut out = EnemyRange {
+                    target: f.id,
+                    range_in: (f.placement.center_in_table - me.placement.center_in_table).norm(),
+                    band: None,
+                    too_close_to_call: false,
+                };
+                for e in events {
+                    match e {
+                        Event::Measured {
+                            value_in,
+                            too_close_to_call,
+                            ..
+                        } if out.band.is_none() => {
+                            out.range_in = value_in;
+                            out.too_close_to_call = too_close_to_call;
+                        }
+                        Event::FireResolved { band, .. } => out.band = Some(band),
+                        _ => {}
+                    }
+                }
+                out
+            })
+            .collect()
     }
 
     /// Rolls the chosen action with Spotter's dice.
