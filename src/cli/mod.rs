@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::calibration::{Lens, TableLayout};
 
+pub mod app;
 mod bench;
 mod calibrate_lens;
 pub mod detect;
@@ -34,6 +35,7 @@ pub struct Cli {
     pub command: Command,
 }
 
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write the printable kit: table markers and ChArUco board (PNG and true-size PDF).
@@ -42,6 +44,8 @@ pub enum Command {
     CalibrateLens(calibrate_lens::Args),
     /// Map photos to table inches from the corner markers, and check the mapping.
     Table(table::Args),
+    /// The companion app: live table, overlay, roster and actions.
+    App(app::Args),
     /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
     Odds(odds::Args),
     /// Run one action from a scenario: measurements, number needed, odds, result.
@@ -68,6 +72,7 @@ pub fn main() -> ExitCode {
 
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::App(args) => app::run(args),
         Command::Odds(args) => odds::run(args),
         Command::Resolve(args) => resolve::run(*args),
         Command::Markers(args) => markers::run(args),
