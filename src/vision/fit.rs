@@ -34,7 +34,7 @@ const INNER_RADIUS_SHARE: f64 = 0.5;
 const FACING_STEP_DEG: f64 = 2.0;
 /// Radii of the facing profile, as inches inside the outer edge (the outer
 /// part of the band: the model hides the inner part first).
-const FACING_INSETS_IN: [f64; 3] = [0.03, 0.06, 0.09];
+const FACING_INSETS_IN: [f64; 3] = [0.05, 0.08, 0.11];
 /// Two foot candidates closer than this share of the diameter are one.
 const NMS_SHARE: f64 = 0.75;
 /// Components larger than this many inches across are not a base (a hand, a

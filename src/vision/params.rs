@@ -62,6 +62,8 @@ impl HueRange {
 pub struct ColourParams {
     pub min_saturation: f64,
     pub green_min_saturation: f64,
+    pub green_pale_over_table: f64,
+    pub green_pale_saturation: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -146,6 +148,8 @@ struct RawWhite {
 struct RawColour {
     min_saturation: F,
     green_min_saturation: F,
+    green_pale_over_table: F,
+    green_pale_saturation: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -309,6 +313,18 @@ impl DetectorParams {
         let co = &raw.colour;
         let colour = ColourParams {
             min_saturation: c.num("colour.min_saturation", &co.min_saturation, 0.0, 1.0),
+            green_pale_over_table: c.num(
+                "colour.green_pale_over_table",
+                &co.green_pale_over_table,
+                0.0,
+                10.0,
+            ),
+            green_pale_saturation: c.num(
+                "colour.green_pale_saturation",
+                &co.green_pale_saturation,
+                0.0,
+                1.0,
+            ),
             green_min_saturation: c.num(
                 "colour.green_min_saturation",
                 &co.green_min_saturation,

@@ -98,6 +98,8 @@ pub fn segment(
         .collect();
     let min_sat = p.min_saturation as f32;
     let green_sat = p.green_min_saturation as f32;
+    let green_pale_sat = p.green_pale_saturation as f32;
+    let green_pale_over = p.green_pale_over_table as f32;
     let white_sat = p.white_max_saturation as f32;
     let white_level = p.white_min_level as f32 * paper_level;
     let white_over = p.white_min_over_table as f32;
@@ -112,21 +114,18 @@ pub fn segment(
                 f32::from(px[2]) * gains[2],
             ];
             let (hue, sat, val) = hsv(c);
-            let label = if sat >= min_sat {
-                let hue = f64::from(hue);
-                if p.red_hue.contains(hue) {
-                    label_of(EdgeColour::Red)
-                } else if p.green_hue.contains(hue) && sat >= green_sat {
-                    label_of(EdgeColour::Green)
-                } else if p.blue_hue.contains(hue) {
-                    label_of(EdgeColour::Blue)
-                } else {
-                    NONE
-                }
-            } else if sat <= white_sat
-                && val >= white_level
-                && val >= white_over * cell_level[cj * cw + i / cell]
+            let table_level = cell_level[cj * cw + i / cell];
+            let hue_deg = f64::from(hue);
+            let label = if sat >= min_sat && p.red_hue.contains(hue_deg) {
+                label_of(EdgeColour::Red)
+            } else if p.green_hue.contains(hue_deg)
+                && (sat >= green_sat
+                    || (sat >= green_pale_sat && val >= green_pale_over * table_level))
             {
+                label_of(EdgeColour::Green)
+            } else if sat >= min_sat && p.blue_hue.contains(hue_deg) {
+                label_of(EdgeColour::Blue)
+            } else if sat <= white_sat && val >= white_level && val >= white_over * table_level {
                 label_of(EdgeColour::White)
             } else {
                 NONE

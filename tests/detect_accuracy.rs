@@ -1,0 +1,94 @@
+//! The figure detector on every table frame of the photoreal fixtures
+//! (`fixtures/photoreal/`, copied from the shared DEV set), through the real
+//! marker detection and the camera files in `fixtures/detect/`, scored
+//! against the truth files. Prints the measured figures.
+
+use std::path::{Path, PathBuf};
+
+use spotter::calibration::{self, Lens, TableLayout};
+use spotter::vision::detect::Detector;
+use spotter::vision::eval::{Summary, Truth, quantile, score_frame};
+use spotter::vision::params::DetectorParams;
+
+/// (photo folder, camera file stem, frames).
+const SETS: [(&str, &str, usize); 4] = [
+    ("cam01", "cam01", 5),
+    ("cam02", "cam02", 5),
+    ("cam03", "cam03", 4),
+    ("seq01", "cam01", 7),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+fn measure() -> Summary {
+    let params = DetectorParams::defaults().expect("built-in parameters load");
+    let mut all = Summary::default();
+    let mut frames = 0;
+    for (folder, cam, n) in SETS {
+        let lens =
+            Lens::load(&root().join(format!("detect/{cam}.camera.toml"))).expect("camera file");
+        let layout = TableLayout::load(&root().join(format!("detect/{cam}.table.toml")))
+            .expect("layout file");
+        let detector = Detector::new(params.clone(), layout.clone());
+        for f in 1..=n {
+            let stem = root().join(format!("photoreal/{folder}/frame-{f:02}"));
+            let frame = image::open(stem.with_extension("jpg"))
+                .expect("fixture photo")
+                .to_rgb8();
+            let truth = Truth::load(&stem.with_extension("truth.json")).expect("truth file");
+            let gray = image::imageops::grayscale(&frame);
+            let mapping = calibration::detect_table(&gray, &layout, Some(&lens))
+                .expect("all markers are in view");
+            let found = detector.detect(&frame, &mapping).expect("detection runs");
+            let score = score_frame(&truth.figures, &found.detections);
+            let mut one = Summary::default();
+            one.add(&truth.figures, &found.detections, &score);
+            all.add(&truth.figures, &found.detections, &score);
+            println!("{folder}/frame-{f:02}: {}", one.report());
+            frames += 1;
+        }
+    }
+    println!("all {frames} frames: {}", all.report());
+    assert_eq!(frames, 21, "every table frame of the DEV set");
+    all
+}
+
+/// Floors that the detector holds today: a regression guard while the
+/// issue's targets (below) are not all met.
+#[test]
+fn detector_holds_its_measured_accuracy() {
+    let s = measure();
+    assert!(s.recall() >= 0.87, "recall {}", s.recall());
+    assert!(s.precision() >= 0.93, "precision {}", s.precision());
+    assert!(s.edge_accuracy() >= 0.99, "edge {}", s.edge_accuracy());
+    assert!(s.base_accuracy() >= 0.999, "base {}", s.base_accuracy());
+    assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
+    assert!(quantile(&s.position_errors_in, 0.95) <= 0.08);
+    assert!(quantile(&s.facing_errors_deg, 0.5) <= 4.0);
+    assert!(quantile(&s.facing_errors_deg, 0.95) <= 20.0);
+    assert!(
+        s.facing_given() >= 0.85,
+        "facing given {}",
+        s.facing_given()
+    );
+}
+
+/// The issue's targets. Not all met yet (recall, precision and the facing
+/// p95 fall short: mounted bases touching side by side and pale green bands
+/// on a green mat): run with `--ignored` to see where it stands.
+#[test]
+#[ignore = "issue 3 targets not yet met: recall, precision, facing p95"]
+fn detector_meets_the_issue_targets() {
+    let s = measure();
+    assert!(s.recall() >= 0.99, "recall {}", s.recall());
+    assert!(s.precision() >= 0.99, "precision {}", s.precision());
+    assert!(s.edge_accuracy() >= 0.99);
+    assert!(s.base_accuracy() >= 1.0);
+    assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
+    assert!(quantile(&s.position_errors_in, 0.95) <= 0.08);
+    assert!(quantile(&s.facing_errors_deg, 0.5) <= 4.0);
+    assert!(quantile(&s.facing_errors_deg, 0.95) <= 10.0);
+    assert!(s.facing_given() >= 0.95);
+}
