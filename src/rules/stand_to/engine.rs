@@ -967,6 +967,7 @@ impl StandToRules {
                 }
                 return Ok(MovePlan {
                     cost,
+                    limit_in: OBSTACLE_CROSS_MAX_IN,
                     rough: rough_rule > 0.0,
                     end: *points.last().unwrap_or(&f.placement.center_in_table),
                     stage: Some(ObstacleStage::Crossed { turn: state.turn }),
@@ -1053,6 +1054,7 @@ impl StandToRules {
         }
         Ok(MovePlan {
             cost,
+            limit_in: max_in,
             rough: rough_rule > 0.0,
             end,
             stage: obstacle_at.map(|_| ObstacleStage::Reached { turn: state.turn }),
@@ -1198,11 +1200,7 @@ impl StandToRules {
             } => {
                 let plan = self.check_move(state, *id, path_in, *pace, *mount_level)?;
                 let f = figure(state, *id)?;
-                sc.measured(
-                    "move cost",
-                    plan.cost,
-                    plan.cost.sigma_in > 0.0 && plan.cost.near(plan.cost.value_in.ceil()),
-                );
+                sc.measured("move cost", plan.cost, plan.cost.near(plan.limit_in));
                 if let Some(level) = plan.level
                     && Some(level) != f.mount_level
                 {
@@ -1746,6 +1744,8 @@ impl StandToRules {
 #[derive(Debug, Clone)]
 struct MovePlan {
     cost: Measured,
+    /// The most the move may cost, rule inches.
+    limit_in: f64,
     rough: bool,
     end: Point2<f64>,
     stage: Option<ObstacleStage>,
