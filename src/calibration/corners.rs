@@ -1,21 +1,25 @@
-//! Sub-pixel marker corners from the marker's four edges, measured in
+//! Sub-pixel marker corners from a fit of the marker's whole pattern in
 //! linear light.
 //!
 //! A camera blurs light before its tone curve: on a gamma-encoded image the
 //! half-way grey of a dark-to-white edge sits a pixel or so inside the dark
-//! square, so a black square on white paper looks smaller than it is, and
+//! region, so a black square on white paper looks smaller than it is, and
 //! corner detectors that work on encoded grey levels (OpenCV's sub-pixel and
-//! contour refinements) pull the corners inward. Here each edge is found
-//! where the *linear* intensity crosses half-way between the dark border and
-//! the white margin, straight lines are fitted to those edge points in ideal
-//! (undistorted) pixels, and the corners are the intersections of the lines.
+//! contour refinements) pull the corners inward. Linearising with the sRGB
+//! curve removes most of that, but a webcam's real curve (contrast, a lifted
+//! black) is not sRGB and the rest still varies with the blur across the
+//! picture. So every boundary between a black and a white cell of the
+//! marker (the paper margin included) is measured, and one homography plus
+//! one "black shrinks by b" bias is fitted to all of them: the bias is
+//! measured on the marker itself, whatever the curve, and the corners come
+//! out of the homography.
 //!
 //! # Conventions
 //! Pixels with the origin at the centre of the top-left pixel; corners in
 //! OpenCV order (TL, TR, BR, BL of the printed marker).
 
 use image::GrayImage;
-use nalgebra::{Point2, Vector2};
+use nalgebra::Point2;
 
 use super::lens::Lens;
 use super::table::MarkerObservation;
@@ -23,31 +27,23 @@ use super::table::MarkerObservation;
 /// Tuning of the edge refinement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EdgeRefineParams {
-    /// Edge samples per side.
-    pub samples_per_side: usize,
-    /// Part of each side near the corners left out (corners are rounded by
-    /// blur), as a fraction of the side.
-    pub corner_skip_frac: f64,
-    /// Half-length of each profile across the edge, as a fraction of one
-    /// marker cell (the black border is one cell wide, the margin wider).
-    pub profile_half_cells: f64,
     /// Profile step, pixels.
     pub step_px: f64,
     /// Least dark-to-white contrast (linear units, 0..1) for a usable profile.
     pub min_contrast: f64,
     /// Refinement is rejected if a corner moves further than this, pixels.
     pub max_shift_px: f64,
+    /// Largest border bias believed, pixels (beyond it the profile is wrong).
+    pub max_bias_px: f64,
 }
 
 impl Default for EdgeRefineParams {
     fn default() -> Self {
         Self {
-            samples_per_side: 24,
-            corner_skip_frac: 0.12,
-            profile_half_cells: 0.6,
             step_px: 0.25,
             min_contrast: 0.08,
             max_shift_px: 3.0,
+            max_bias_px: 1.5,
         }
     }
 }
@@ -70,8 +66,18 @@ pub struct LinearImage {
 }
 
 impl LinearImage {
+    /// Linearised with the sRGB curve.
     pub fn new(gray: &GrayImage) -> Self {
-        let lut: Vec<f32> = (0..=255u8).map(|v| srgb_to_linear(v) as f32).collect();
+        Self::with_curve(gray, srgb_to_linear)
+    }
+
+    /// Linearised with a pure power law `v^gamma` (v in 0..1).
+    pub fn with_gamma(gray: &GrayImage, gamma: f64) -> Self {
+        Self::with_curve(gray, |v| (f64::from(v) / 255.0).powf(gamma))
+    }
+
+    fn with_curve(gray: &GrayImage, curve: impl Fn(u8) -> f64) -> Self {
+        let lut: Vec<f32> = (0..=255u8).map(|v| curve(v) as f32).collect();
         Self {
             width: gray.width() as usize,
             height: gray.height() as usize,
@@ -97,47 +103,6 @@ impl LinearImage {
                 + at(x0 + 1, y0 + 1) * fx * fy,
         )
     }
-}
-
-/// A line n.p = d with unit normal n.
-#[derive(Debug, Clone, Copy)]
-struct Line {
-    n: Vector2<f64>,
-    d: f64,
-}
-
-fn fit_line(points: &[Point2<f64>]) -> Option<Line> {
-    if points.len() < 3 {
-        return None;
-    }
-    let n = points.len() as f64;
-    let c = points.iter().fold(Vector2::zeros(), |a, p| a + p.coords) / n;
-    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
-    for p in points {
-        let d = p.coords - c;
-        sxx += d.x * d.x;
-        sxy += d.x * d.y;
-        syy += d.y * d.y;
-    }
-    // The normal is the eigenvector of the smaller eigenvalue of the scatter.
-    let theta = 0.5 * (2.0 * sxy).atan2(sxx - syy);
-    let dir = Vector2::new(theta.cos(), theta.sin());
-    let normal = Vector2::new(-dir.y, dir.x);
-    Some(Line {
-        n: normal,
-        d: normal.dot(&c),
-    })
-}
-
-fn intersect(a: Line, b: Line) -> Option<Point2<f64>> {
-    let det = a.n.x * b.n.y - a.n.y * b.n.x;
-    if det.abs() < 1e-9 {
-        return None;
-    }
-    Some(Point2::new(
-        (a.d * b.n.y - b.d * a.n.y) / det,
-        (a.n.x * b.d - b.n.x * a.d) / det,
-    ))
 }
 
 /// Finds the half-way crossing along one profile across an edge, from the
@@ -169,133 +134,189 @@ fn crossing(profile: &[(f64, f64)], min_contrast: f64) -> Option<f64> {
     best
 }
 
-/// A marker's four edges as straight lines in ideal (undistorted) pixels,
-/// each with its normal pointing out of the marker.
-#[derive(Debug, Clone)]
-pub struct MarkerEdges {
-    pub id: u32,
-    lines: [Line; 4],
-    /// The detector's corners, pixels as seen.
-    rough_px: [Point2<f64>; 4],
+/// Samples across each cell boundary of the pattern fit.
+const PATTERN_SAMPLES_PER_BOUNDARY: [f64; 3] = [0.3, 0.5, 0.7];
+/// Half-length of a boundary profile, cells.
+const PATTERN_PROFILE_HALF_CELLS: f64 = 0.45;
+/// Gauss-Newton iterations of the pattern fit.
+const PATTERN_ITERATIONS: usize = 8;
+
+/// One measured boundary point: where the image crosses half-way between
+/// black and white, in ideal pixels, and which boundary of the marker grid
+/// it belongs to.
+struct BoundarySample {
+    ideal: Point2<f64>,
+    /// `true` for a boundary of constant marker x (a vertical grid line).
+    vertical: bool,
+    /// The grid line, in cells.
+    at_cells: f64,
+    /// +1 when the black cell is on the side of larger coordinate.
+    black_side: f64,
 }
 
-impl MarkerEdges {
-    /// The corners with every edge moved outward by `outward_px` (ideal
-    /// pixels): the correction for a tone curve that the sRGB model does not
-    /// capture. `None` when a corner would move further than `max_shift_px`
-    /// from the detector's.
-    pub fn corners_px(
-        &self,
-        outward_px: f64,
-        lens: Option<&Lens>,
-        max_shift_px: f64,
-    ) -> Option<MarkerObservation> {
-        let shifted = self.lines.map(|l| Line {
-            n: l.n,
-            d: l.d + outward_px,
-        });
-        let mut corners = [Point2::origin(); 4];
-        for k in 0..4 {
-            // Corner k lies on side k-1 (from corner k-1 to k) and side k.
-            let ideal = intersect(shifted[(k + 3) % 4], shifted[k])?;
-            let px = lens.map_or(ideal, |l| l.pixel_from_ideal(ideal));
-            if (px - self.rough_px[k]).norm() > max_shift_px {
-                return None;
-            }
-            corners[k] = px;
-        }
-        Some(MarkerObservation {
-            id: self.id,
-            corners_px: corners,
-        })
-    }
-}
-
-/// Measures one marker's edges. `cells` is the marker's side in cells,
-/// border included (6 for a 4x4 marker). Returns `None` when an edge cannot
-/// be measured (covered, out of the picture, too little contrast).
-pub fn marker_edges(
+/// Fits the whole marker pattern: a homography from marker cells to ideal
+/// pixels and one edge bias (how far every black region looks shrunk, in
+/// cells), on every boundary between a black and a white cell, the white
+/// paper margin included. The bias comes from the tone curve and blur of
+/// this camera at this place in the picture; fitting it on the marker's own
+/// boundaries removes it without knowing the curve. Returns the corrected
+/// corners; `None` when the pattern cannot be measured.
+pub fn fit_marker_pattern(
     image: &LinearImage,
     obs: &MarkerObservation,
-    cells: u32,
-    lens: Option<&Lens>,
-    params: &EdgeRefineParams,
-) -> Option<MarkerEdges> {
-    let c = obs.corners_px;
-    let centre = Point2::from((c[0].coords + c[1].coords + c[2].coords + c[3].coords) / 4.0);
-    let centre_ideal = lens.map_or(centre, |l| l.ideal_from_pixel(centre));
-    let mut lines = Vec::with_capacity(4);
-    for k in 0..4 {
-        let (a, b) = (c[k], c[(k + 1) % 4]);
-        let along = b - a;
-        let side_px = along.norm();
-        let dir = along / side_px;
-        let mut normal = Vector2::new(-dir.y, dir.x);
-        // Point the normal outward, from the dark border to the white margin.
-        if normal.dot(&(nalgebra::center(&a, &b) - centre)) < 0.0 {
-            normal = -normal;
-        }
-        let half = params.profile_half_cells * side_px / f64::from(cells);
-        let steps = (2.0 * half / params.step_px).ceil() as usize;
-        let mut edge_points = Vec::new();
-        for s in 0..params.samples_per_side {
-            let t = params.corner_skip_frac
-                + (1.0 - 2.0 * params.corner_skip_frac) * (s as f64 + 0.5)
-                    / params.samples_per_side as f64;
-            let base = a + along * t;
-            let profile: Option<Vec<(f64, f64)>> = (0..=steps)
-                .map(|i| {
-                    let off = -half + i as f64 * params.step_px;
-                    image.sample(base + normal * off).map(|v| (off, v))
-                })
-                .collect();
-            let Some(profile) = profile else { continue };
-            if let Some(off) = crossing(&profile, params.min_contrast) {
-                let p = base + normal * off;
-                edge_points.push(lens.map_or(p, |l| l.ideal_from_pixel(p)));
-            }
-        }
-        if edge_points.len() < params.samples_per_side / 2 {
-            return None;
-        }
-        let line = fit_line(&edge_points)?;
-        // Drop the worst quarter (a speck of dirt, a finger) and fit again.
-        let mut resid: Vec<(f64, Point2<f64>)> = edge_points
-            .iter()
-            .map(|p| ((line.n.dot(&p.coords) - line.d).abs(), *p))
-            .collect();
-        resid.sort_by(|x, y| x.0.total_cmp(&y.0));
-        let keep: Vec<Point2<f64>> = resid[..resid.len() * 3 / 4 + 1]
-            .iter()
-            .map(|r| r.1)
-            .collect();
-        let mut line = fit_line(&keep)?;
-        if line.n.dot(&centre_ideal.coords) > line.d {
-            line = Line {
-                n: -line.n,
-                d: -line.d,
-            };
-        }
-        lines.push(line);
-    }
-    Some(MarkerEdges {
-        id: obs.id,
-        lines: [lines[0], lines[1], lines[2], lines[3]],
-        rough_px: c,
-    })
-}
-
-/// Refines one marker's corners (no tone-curve correction beyond sRGB).
-/// Returns `None` when an edge cannot be measured; the caller then keeps
-/// the detector's corners.
-pub fn refine_marker(
-    image: &LinearImage,
-    obs: &MarkerObservation,
-    cells: u32,
+    bits: &[Vec<bool>],
     lens: Option<&Lens>,
     params: &EdgeRefineParams,
 ) -> Option<MarkerObservation> {
-    marker_edges(image, obs, cells, lens, params)?.corners_px(0.0, lens, params.max_shift_px)
+    let n = bits.len();
+    if n < 3 {
+        return None;
+    }
+    let nf = n as f64;
+    let to_ideal = |p: Point2<f64>| lens.map_or(p, |l| l.ideal_from_pixel(p));
+    let to_px = |p: Point2<f64>| lens.map_or(p, |l| l.pixel_from_ideal(p));
+    let grid = [
+        Point2::new(0.0, 0.0),
+        Point2::new(nf, 0.0),
+        Point2::new(nf, nf),
+        Point2::new(0.0, nf),
+    ];
+    let rough_ideal: Vec<Point2<f64>> = obs.corners_px.iter().map(|p| to_ideal(*p)).collect();
+    let ideal_from_cells = super::homography::fit(&grid, &rough_ideal)?;
+    let black = |r: i64, c: i64| -> bool {
+        if r < 0 || c < 0 || r >= n as i64 || c >= n as i64 {
+            false // the white paper margin
+        } else {
+            bits[r as usize][c as usize]
+        }
+    };
+    // Measure every black/white boundary, in the image, across the line.
+    let mut samples = Vec::new();
+    for line in 0..=n as i64 {
+        for span in -1..=n as i64 {
+            for vertical in [true, false] {
+                // Cells on either side of the grid line `line` at row/column `span`.
+                let (before, after) = if vertical {
+                    (black(span, line - 1), black(span, line))
+                } else {
+                    (black(line - 1, span), black(line, span))
+                };
+                if before == after || !(0..n as i64).contains(&span) {
+                    continue;
+                }
+                let black_side = if after { 1.0 } else { -1.0 };
+                for frac in PATTERN_SAMPLES_PER_BOUNDARY {
+                    let along = span as f64 + frac;
+                    let at = line as f64;
+                    let point = |u: f64| {
+                        let p = if vertical {
+                            Point2::new(at + u, along)
+                        } else {
+                            Point2::new(along, at + u)
+                        };
+                        super::homography::apply(&ideal_from_cells, p)
+                    };
+                    // From the black side to the white side.
+                    let steps =
+                        (2.0 * PATTERN_PROFILE_HALF_CELLS * (point(1.0) - point(0.0)).norm()
+                            / params.step_px)
+                            .ceil()
+                            .max(4.0) as usize;
+                    let profile: Option<Vec<(f64, f64)>> = (0..=steps)
+                        .map(|i| {
+                            let u = black_side
+                                * (PATTERN_PROFILE_HALF_CELLS
+                                    - 2.0 * PATTERN_PROFILE_HALF_CELLS * i as f64 / steps as f64);
+                            image.sample(to_px(point(u))).map(|v| (-black_side * u, v))
+                        })
+                        .collect();
+                    let Some(profile) = profile else { continue };
+                    let Some(t) = crossing(&profile, params.min_contrast) else {
+                        continue;
+                    };
+                    samples.push(BoundarySample {
+                        ideal: point(-black_side * t),
+                        vertical,
+                        at_cells: at,
+                        black_side,
+                    });
+                }
+            }
+        }
+    }
+    if samples.len() < 24 {
+        return None;
+    }
+    // Gauss-Newton on (cells_from_ideal entries h0..h7, bias), residuals in
+    // cells: a sample's marker coordinate across its line minus where the
+    // shrunken black region puts the edge.
+    let cells_from_ideal = ideal_from_cells.try_inverse()?;
+    let cells_from_ideal = cells_from_ideal / cells_from_ideal[(2, 2)];
+    let mut theta = nalgebra::SVector::<f64, 9>::zeros();
+    for i in 0..8 {
+        theta[i] = cells_from_ideal[(i / 3, i % 3)];
+    }
+    let residuals = |th: &nalgebra::SVector<f64, 9>| -> Vec<f64> {
+        samples
+            .iter()
+            .map(|s| {
+                let w = th[6] * s.ideal.x + th[7] * s.ideal.y + 1.0;
+                let u = if s.vertical {
+                    (th[0] * s.ideal.x + th[1] * s.ideal.y + th[2]) / w
+                } else {
+                    (th[3] * s.ideal.x + th[4] * s.ideal.y + th[5]) / w
+                };
+                u - (s.at_cells + s.black_side * th[8])
+            })
+            .collect()
+    };
+    // Scale the numeric steps to each parameter's size.
+    let scales = [1e-7, 1e-7, 1e-5, 1e-7, 1e-7, 1e-5, 1e-10, 1e-10, 1e-6];
+    for _ in 0..PATTERN_ITERATIONS {
+        let r0 = residuals(&theta);
+        let mut jac = nalgebra::DMatrix::<f64>::zeros(r0.len(), 9);
+        for (j, h) in scales.iter().enumerate() {
+            let step = h * theta[j].abs().max(1.0);
+            let mut th = theta;
+            th[j] += step;
+            let r1 = residuals(&th);
+            for (i, (a, b)) in r1.iter().zip(&r0).enumerate() {
+                jac[(i, j)] = (a - b) / step;
+            }
+        }
+        let r = nalgebra::DVector::from_vec(r0);
+        let jtj = jac.transpose() * &jac;
+        let jtr = jac.transpose() * r;
+        let delta = jtj.lu().solve(&(-jtr))?;
+        theta += nalgebra::SVector::<f64, 9>::from_iterator(delta.iter().copied());
+    }
+    let bias_cells = theta[8];
+    let c = obs.corners_px;
+    let cell_px =
+        ((c[1] - c[0]).norm() + (c[2] - c[1]).norm() + (c[3] - c[2]).norm() + (c[0] - c[3]).norm())
+            / (4.0 * nf);
+    if bias_cells.is_nan() || bias_cells.abs() * cell_px > params.max_bias_px {
+        // Beyond what blur and a tone curve do: the fit latched onto
+        // something else (a shadow, a finger).
+        return None;
+    }
+    let mut fitted = nalgebra::Matrix3::identity();
+    for i in 0..8 {
+        fitted[(i / 3, i % 3)] = theta[i];
+    }
+    let ideal_from_cells = fitted.try_inverse()?;
+    let mut corners = [Point2::origin(); 4];
+    for (k, g) in grid.iter().enumerate() {
+        let px = to_px(super::homography::apply(&ideal_from_cells, *g));
+        if (px - obs.corners_px[k]).norm() > params.max_shift_px {
+            return None;
+        }
+        corners[k] = px;
+    }
+    Some(MarkerObservation {
+        id: obs.id,
+        corners_px: corners,
+    })
 }
 
 #[cfg(test)]
@@ -303,75 +324,90 @@ mod tests {
     use super::*;
     use image::Luma;
 
-    /// A black square on white, blurred in linear light by area sampling
-    /// (supersampling), then encoded with the sRGB curve: the shrinking
-    /// bias that the refinement must undo.
-    fn blurred_square(x0: f64, y0: f64, side: f64) -> GrayImage {
-        let (w, h) = (120u32, 120u32);
+    /// A 4x4 marker pattern (border included: 6 x 6 cells).
+    fn bits() -> Vec<Vec<bool>> {
+        let inner = [
+            [true, false, false, true],
+            [false, false, true, true],
+            [true, true, false, false],
+            [false, true, false, true],
+        ];
+        (0..6)
+            .map(|r| {
+                (0..6)
+                    .map(|c| {
+                        if r == 0 || c == 0 || r == 5 || c == 5 {
+                            true
+                        } else {
+                            inner[r - 1][c - 1]
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The marker drawn with cells of `cell` pixels from (x0, y0), blurred
+    /// in linear light by area sampling over a 3 px box, then encoded with a
+    /// tone curve that is not sRGB (a plain power 1/2.8 with a lifted black):
+    /// the kind of camera curve the fit must not depend on.
+    fn render(x0: f64, y0: f64, cell: f64) -> GrayImage {
+        let b = bits();
         let ss = 8;
-        GrayImage::from_fn(w, h, |x, y| {
+        GrayImage::from_fn(100, 100, |x, y| {
             let mut acc = 0.0;
             for sy in 0..ss {
                 for sx in 0..ss {
-                    // Sub-samples spread over a 3 px box: a strong blur.
                     let px = f64::from(x) + (f64::from(sx) + 0.5) / f64::from(ss) * 3.0 - 1.5;
                     let py = f64::from(y) + (f64::from(sy) + 0.5) / f64::from(ss) * 3.0 - 1.5;
-                    let inside = px >= x0 && px < x0 + side && py >= y0 && py < y0 + side;
-                    acc += if inside { 0.02 } else { 0.85 };
+                    let (c, r) = (((px - x0) / cell).floor(), ((py - y0) / cell).floor());
+                    let black = (0.0..6.0).contains(&c)
+                        && (0.0..6.0).contains(&r)
+                        && b[r as usize][c as usize];
+                    acc += if black { 0.02 } else { 0.8 };
                 }
             }
             let lin = acc / f64::from(ss * ss);
-            let enc = if lin <= 0.0031308 {
-                lin * 12.92
-            } else {
-                1.055 * lin.powf(1.0 / 2.4) - 0.055
-            };
+            let enc = 0.04 + 0.96 * lin.powf(1.0 / 2.8);
             Luma([(enc * 255.0).round() as u8])
         })
     }
 
     #[test]
-    fn edges_in_linear_light_find_the_true_corners() {
-        // Pixel (x, y) averages a box centred on (x, y): pixel centres are at
-        // integers, as in OpenCV, so the square's corners are at 30 and 90.
-        let img = blurred_square(30.0, 30.0, 60.0);
-        let truth = [(30.0, 30.0), (90.0, 30.0), (90.0, 90.0), (30.0, 90.0)]
+    fn the_pattern_fit_finds_the_true_corners_whatever_the_tone_curve() {
+        let img = render(20.0, 20.0, 10.0);
+        let truth = [(20.0, 20.0), (80.0, 20.0), (80.0, 80.0), (20.0, 80.0)]
             .map(|(x, y)| Point2::new(x, y));
         let rough = MarkerObservation {
             id: 0,
-            corners_px: [(31.0, 30.5), (88.0, 31.0), (88.5, 88.0), (30.5, 88.5)]
+            corners_px: [(21.0, 20.5), (79.0, 21.0), (79.2, 79.0), (20.6, 79.3)]
                 .map(|(x, y)| Point2::new(x, y)),
         };
         let lin = LinearImage::new(&img);
-        let refined = refine_marker(&lin, &rough, 6, None, &EdgeRefineParams::default()).unwrap();
-        for (r, t) in refined.corners_px.iter().zip(&truth) {
-            assert!((r - t).norm() < 0.05, "{r} vs {t}");
+        let fitted =
+            fit_marker_pattern(&lin, &rough, &bits(), None, &EdgeRefineParams::default()).unwrap();
+        for (f, t) in fitted.corners_px.iter().zip(&truth) {
+            assert!((f - t).norm() < 0.05, "{f} vs {t}");
         }
-        // The half-way grey of the encoded image sits inside the square: the
-        // bias this refinement removes is real in this picture.
-        let row: Vec<u8> = (20..40).map(|x| img.get_pixel(x, 60).0[0]).collect();
+        // The half-way grey of the encoded picture sits inside the black
+        // border: the shrinking this fit removes is really in the picture.
+        let row: Vec<u8> = (10..30).map(|x| img.get_pixel(x, 50).0[0]).collect();
         let half = (u16::from(row[0]) + u16::from(row[19])) / 2;
         let first_dark = row.iter().position(|&v| u16::from(v) < half).unwrap();
-        assert!(20 + first_dark > 30, "{row:?}");
+        assert!(10 + first_dark > 20, "{row:?}");
     }
 
     #[test]
-    fn a_flat_patch_is_not_refined() {
+    fn a_flat_patch_is_not_fitted() {
         let img = GrayImage::from_pixel(100, 100, Luma([128]));
         let rough = MarkerObservation {
             id: 0,
             corners_px: [(30.0, 30.0), (70.0, 30.0), (70.0, 70.0), (30.0, 70.0)]
                 .map(|(x, y)| Point2::new(x, y)),
         };
+        let lin = LinearImage::new(&img);
         assert!(
-            refine_marker(
-                &LinearImage::new(&img),
-                &rough,
-                6,
-                None,
-                &EdgeRefineParams::default()
-            )
-            .is_none()
+            fit_marker_pattern(&lin, &rough, &bits(), None, &EdgeRefineParams::default()).is_none()
         );
     }
 }

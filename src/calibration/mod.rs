@@ -41,12 +41,9 @@ pub enum CalibrationError {
     LensRefused(String),
 }
 
-/// Cells per side of a `DICT_4X4_50` marker, border included.
-const TABLE_MARKER_CELLS: u32 = 6;
-
-/// Finds the table markers in a grey frame, with corners refined in linear
-/// light (see [`corners`]). Markers whose edges cannot be measured keep
-/// OpenCV's corners.
+/// Finds the table markers in a grey frame, with corners from a fit of
+/// each marker's whole pattern in linear light (see [`corners`]). Markers
+/// whose pattern cannot be measured keep OpenCV's corners.
 pub fn detect_table_markers(
     gray: &image::GrayImage,
     layout: &TableLayout,
@@ -59,7 +56,10 @@ pub fn detect_table_markers(
         .into_iter()
         .filter(|m| layout.marker(m.id).is_some())
         .map(|m| {
-            corners::refine_marker(&linear, &m, TABLE_MARKER_CELLS, lens, &params).unwrap_or(m)
+            let refined = cv::marker_cells(cv::ArucoDictionary::Dict4x4_50, m.id)
+                .ok()
+                .and_then(|bits| corners::fit_marker_pattern(&linear, &m, &bits, lens, &params));
+            refined.unwrap_or(m)
         })
         .collect())
 }

@@ -1,1 +1,73 @@
-//! capture: see the module docs in lib.rs.
+//! Capture: frames in, from a webcam ([`camera`], the only module that sees
+//! nokhwa), a recorded folder of photos ([`folder`]), or a simulated source
+//! that fails ([`failing`]); and the capture thread ([`worker`]) that pulls
+//! them off the UI thread.
+//!
+//! # Conventions
+//! - Frames are 8-bit sRGB [`image::RgbImage`]s in the image frame: pixels,
+//!   origin at the top-left pixel, x right, y down.
+//! - Every frame carries the [`Instant`] it was captured at; latency is
+//!   measured from there.
+//! - Video files: the OpenCV build used here has no `videoio`, so a recorded
+//!   game is a folder of numbered JPEG (or PNG) photos; that is the recorded
+//!   format this module reads.
+
+pub mod camera;
+pub mod failing;
+pub mod folder;
+pub mod worker;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use image::RgbImage;
+
+pub use failing::FailingSource;
+pub use folder::FolderSource;
+pub use worker::{CaptureEvent, CaptureWorker};
+
+/// What can go wrong while capturing.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("no camera found: plug a webcam in, or open a recorded folder")]
+    NoCamera,
+    #[error("camera {name}: {reason}")]
+    Camera { name: String, reason: String },
+    #[error("the source {name} stopped delivering frames: {reason}")]
+    Disconnected { name: String, reason: String },
+    #[error("folder {path} holds no .jpg, .jpeg or .png photos")]
+    EmptyFolder { path: String },
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+}
+
+/// Opens a source on the capture thread.
+pub type SourceOpener = Box<dyn FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send>;
+
+/// One captured frame.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// Counts up from 0 over the life of a source.
+    pub seq: u64,
+    /// When the frame left the source.
+    pub captured_at: Instant,
+    /// Shared, because the UI and the detector both read it.
+    pub image: Arc<RgbImage>,
+    /// Where the frame came from, for the status line (file name or camera).
+    pub label: String,
+}
+
+/// A source of frames. `next_frame` blocks until the next frame is due
+/// (a camera's frame period, or a recording's playback rate). Sources are
+/// opened on the capture thread (cameras may not move between threads), so
+/// the trait does not require `Send`.
+pub trait FrameSource {
+    /// A short human name: "Logitech C920 1920x1080 @30" or "demo (7 photos)".
+    fn name(&self) -> String;
+
+    /// The next frame's pixels and a label for it.
+    fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError>;
+
+    /// Tries to open the source again after it failed.
+    fn reconnect(&mut self) -> Result<(), CaptureError>;
+}

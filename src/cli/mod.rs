@@ -10,12 +10,16 @@ use clap::{Parser, Subcommand};
 
 use crate::calibration::{Lens, TableLayout};
 
+pub mod app;
+mod bench;
 mod calibrate_lens;
+pub mod detect;
 pub mod images;
 mod markers;
 mod odds;
 mod resolve;
 mod table;
+mod track;
 
 /// The layout file used when none is given.
 pub const DEFAULT_LAYOUT_PATH: &str = "calibration/table.toml";
@@ -31,6 +35,7 @@ pub struct Cli {
     pub command: Command,
 }
 
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write the printable kit: table markers and ChArUco board (PNG and true-size PDF).
@@ -39,10 +44,18 @@ pub enum Command {
     CalibrateLens(calibrate_lens::Args),
     /// Map photos to table inches from the corner markers, and check the mapping.
     Table(table::Args),
+    /// The companion app: live table, overlay, roster and actions.
+    App(app::Args),
     /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
     Odds(odds::Args),
     /// Run one action from a scenario: measurements, number needed, odds, result.
     Resolve(Box<resolve::Args>),
+    /// Follow every figure through photos in order: moves, lifts, removals.
+    Track(track::Args),
+    /// Find the figures on photos of the table (spotter.detections/1).
+    Detect(detect::Args),
+    /// Time the figure detector per stage, on one thread and on all cores.
+    Bench(bench::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -59,11 +72,15 @@ pub fn main() -> ExitCode {
 
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::App(args) => app::run(args),
         Command::Odds(args) => odds::run(args),
         Command::Resolve(args) => resolve::run(*args),
         Command::Markers(args) => markers::run(args),
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
+        Command::Track(args) => track::run(args),
+        Command::Detect(args) => detect::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

@@ -6,6 +6,8 @@
 //!   in the table frame of `TABLE_KIT.md` (x right, y up seen from above).
 //! - `facing_deg` is counter-clockwise from +x, in [0, 360).
 
+pub mod track;
+
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
@@ -62,4 +64,37 @@ pub struct Detection {
     pub confidence: f64,
     /// 1-sigma position uncertainty, inches.
     pub position_sigma_in: f64,
+}
+
+pub mod cv;
+pub mod detect;
+pub mod eval;
+mod fit;
+pub mod params;
+pub mod rectify;
+pub mod report;
+pub mod segment;
+
+/// What can go wrong while looking for figures.
+#[derive(Debug, thiserror::Error)]
+pub enum VisionError {
+    #[error("cannot read image {path}: {reason}")]
+    Image { path: String, reason: String },
+    #[error(
+        "the image is {got_w}x{got_h} but the camera file is for {want_w}x{want_h}; calibrate the lens at this resolution"
+    )]
+    ImageSize {
+        got_w: u32,
+        got_h: u32,
+        want_w: u32,
+        want_h: u32,
+    },
+    #[error("the table mapping cannot give a camera pose: {0}")]
+    Pose(String),
+    #[error("OpenCV failed: {0}")]
+    OpenCv(String),
+    #[error("{0}")]
+    Spec(#[from] crate::spec::SpecError),
+    #[error("cannot read truth file {path}: {reason}")]
+    Truth { path: String, reason: String },
 }

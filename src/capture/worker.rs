@@ -1,0 +1,245 @@
+//! The capture thread: pulls frames from a [`FrameSource`] and hands them on
+//! through a bounded channel. When the consumer is busy the newest frame is
+//! kept and older ones are dropped, so latency stays at one frame instead of
+//! growing. When the source fails the thread says so, keeps running, and
+//! retries on request or every [`RETRY_INTERVAL`].
+//!
+//! # Conventions
+//! Every [`Frame`] is stamped with the [`Instant`] it left the source.
+
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
+
+use super::{Frame, FrameSource, SourceOpener};
+
+/// Frames waiting for the consumer. One: a newer frame is worth more than an
+/// older one.
+pub const FRAME_QUEUE: usize = 1;
+/// How often a lost source is retried without being asked.
+pub const RETRY_INTERVAL: Duration = Duration::from_secs(2);
+
+/// What the capture thread reports.
+#[derive(Debug, Clone)]
+pub enum CaptureEvent {
+    /// The source is open; frames follow.
+    Opened {
+        source: String,
+    },
+    Frame(Frame),
+    /// The source failed; the thread waits and retries.
+    Lost {
+        source: String,
+        reason: String,
+    },
+    /// A retry worked; frames follow.
+    Reconnected {
+        source: String,
+    },
+}
+
+enum Control {
+    Reconnect,
+    Stop,
+}
+
+/// Handle on the capture thread. Dropping it stops the thread.
+pub struct CaptureWorker {
+    pub events: Receiver<CaptureEvent>,
+    control: Sender<Control>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl CaptureWorker {
+    /// Starts the thread, which opens the source with `open`. `on_event` is
+    /// called after each event is queued (the UI passes its repaint
+    /// request).
+    pub fn spawn(
+        open: SourceOpener,
+        on_event: Arc<dyn Fn() + Send + Sync>,
+    ) -> std::io::Result<Self> {
+        let (event_tx, events) = bounded(FRAME_QUEUE);
+        // Status events must not be lost when the frame queue is full: they
+        // go through a blocking send, frames through `try_send`.
+        let (control, control_rx) = bounded(4);
+        let handle = thread::Builder::new()
+            .name("capture".into())
+            .spawn(move || {
+                let on_event = on_event.as_ref();
+                let mut source = match open() {
+                    Ok(s) => s,
+                    Err(err) => {
+                        if event_tx
+                            .send(CaptureEvent::Lost {
+                                source: "(not opened)".into(),
+                                reason: err.to_string(),
+                            })
+                            .is_ok()
+                        {
+                            on_event();
+                        }
+                        return;
+                    }
+                };
+                if event_tx
+                    .send(CaptureEvent::Opened {
+                        source: source.name(),
+                    })
+                    .is_ok()
+                {
+                    on_event();
+                    run(source.as_mut(), &event_tx, &control_rx, on_event);
+                }
+            })?;
+        Ok(Self {
+            events,
+            control,
+            handle: Some(handle),
+        })
+    }
+
+    /// Asks the thread to reopen a lost source now.
+    pub fn reconnect(&self) {
+        // A full control queue already holds a request.
+        let _ = self.control.try_send(Control::Reconnect);
+    }
+}
+
+impl Drop for CaptureWorker {
+    fn drop(&mut self) {
+        let _ = self.control.send(Control::Stop);
+        // Unblock a thread waiting to queue a status event.
+        while self.events.try_recv().is_ok() {}
+        if let Some(h) = self.handle.take() {
+            // Drain while joining: the thread may be blocked on a send.
+            while !h.is_finished() {
+                while self.events.try_recv().is_ok() {}
+                thread::sleep(Duration::from_millis(1));
+            }
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(
+    source: &mut dyn FrameSource,
+    events: &Sender<CaptureEvent>,
+    control: &Receiver<Control>,
+    on_event: &(dyn Fn() + Send + Sync),
+) {
+    let mut seq = 0_u64;
+    loop {
+        match control.try_recv() {
+            Ok(Control::Stop) => return,
+            Ok(Control::Reconnect) | Err(_) => {}
+        }
+        match source.next_frame() {
+            Ok((image, label)) => {
+                let frame = Frame {
+                    seq,
+                    captured_at: Instant::now(),
+                    image: Arc::new(image),
+                    label,
+                };
+                seq += 1;
+                match events.try_send(CaptureEvent::Frame(frame)) {
+                    Ok(()) => on_event(),
+                    // The consumer is busy: this frame is dropped.
+                    Err(TrySendError::Full(_)) => {}
+                    Err(TrySendError::Disconnected(_)) => return,
+                }
+            }
+            Err(err) => {
+                let name = source.name();
+                if events
+                    .send(CaptureEvent::Lost {
+                        source: name.clone(),
+                        reason: err.to_string(),
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                on_event();
+                // Wait for a request or the retry interval, then retry until
+                // the source is back.
+                loop {
+                    match control.recv_timeout(RETRY_INTERVAL) {
+                        Ok(Control::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                        Ok(Control::Reconnect) | Err(RecvTimeoutError::Timeout) => {}
+                    }
+                    if source.reconnect().is_ok() {
+                        if events
+                            .send(CaptureEvent::Reconnected { source: name })
+                            .is_err()
+                        {
+                            return;
+                        }
+                        on_event();
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::{CaptureError, FailingSource};
+    use image::RgbImage;
+
+    struct Still;
+    impl FrameSource for Still {
+        fn name(&self) -> String {
+            "still".into()
+        }
+        fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError> {
+            thread::sleep(Duration::from_millis(2));
+            Ok((RgbImage::new(4, 4), "still".into()))
+        }
+        fn reconnect(&mut self) -> Result<(), CaptureError> {
+            Ok(())
+        }
+    }
+
+    fn next_non_frame(w: &CaptureWorker) -> CaptureEvent {
+        loop {
+            let ev = w
+                .events
+                .recv_timeout(Duration::from_secs(10))
+                .expect("event");
+            if !matches!(ev, CaptureEvent::Frame(_)) {
+                return ev;
+            }
+        }
+    }
+
+    #[test]
+    fn frames_flow_then_loss_is_reported_and_reconnect_resumes() {
+        let open: SourceOpener = Box::new(|| Ok(Box::new(FailingSource::new(Still, 5, 0))));
+        let w = CaptureWorker::spawn(open, Arc::new(|| {})).unwrap();
+        assert!(matches!(
+            w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
+            CaptureEvent::Opened { .. }
+        ));
+        let CaptureEvent::Frame(first) = w.events.recv_timeout(Duration::from_secs(10)).unwrap()
+        else {
+            panic!("expected a frame first");
+        };
+        assert_eq!(first.image.dimensions(), (4, 4));
+        assert!(matches!(next_non_frame(&w), CaptureEvent::Lost { .. }));
+        w.reconnect();
+        assert!(matches!(
+            next_non_frame(&w),
+            CaptureEvent::Reconnected { .. }
+        ));
+        assert!(matches!(
+            w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
+            CaptureEvent::Frame(_)
+        ));
+    }
+}

@@ -1,0 +1,373 @@
+//! `spotter app`: the companion app. Opens the webcam when there is one and
+//! the bundled demo recording when there is not (or with `--demo`).
+//! `--bench SECONDS` runs the same app headless on the demo and reports the
+//! UI frame time and the overlay lag; `--exit-after SECONDS` closes a real
+//! window after that long and prints the same figures.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use crate::calibration::{Lens, TableLayout, TableLock};
+use crate::capture::camera::{self, CameraChoice, Mode};
+use crate::capture::folder::Playback;
+use crate::ui::perceive::{
+    ArucoMarkers, FigureTracker, MarkerSearch, MarkerThread, NoTracker, TablePerceiver,
+    VisionDetector, VisionTracker,
+};
+use crate::vision::detect::Detector;
+use crate::vision::params::DetectorParams;
+use crate::vision::track::{Tracker, TrackerParams};
+use crate::ui::pipeline::Perceiver;
+use crate::ui::session::GameSession;
+use crate::ui::stats::Summary;
+use crate::ui::{AppLogic, SourceChoice, SpotterApp};
+
+/// The bundled demo recording, relative to the working directory or to the
+/// crate.
+pub const DEMO_DIR: &str = "fixtures/demo";
+/// The demo camera's lens file, inside [`DEMO_DIR`].
+pub const DEMO_CAMERA_FILE: &str = "camera.toml";
+/// The window size the app opens at, points.
+const WINDOW_SIZE: [f32; 2] = [1600.0, 1000.0];
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// `camera` (the first webcam), `camera:N` (webcam N), or a folder of
+    /// photos (a recorded game). Default: the webcam, else the demo.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Open the bundled demo recording.
+    #[arg(long, conflicts_with = "source")]
+    pub demo: bool,
+    /// Webcam resolution and frame rate, e.g. 1920x1080@30.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Camera file (lens intrinsics) from `spotter calibrate-lens`.
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
+    /// Table layout file.
+    #[arg(long)]
+    pub layout: Option<PathBuf>,
+    /// Seconds each photo of a recording is shown.
+    #[arg(long, default_value_t = 4.0)]
+    pub hold_s: f64,
+    /// Frames per second a recording is played at.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f64,
+    /// Simulate a camera pulled out after this many frames.
+    #[arg(long)]
+    pub fail_after: Option<u64>,
+    /// Scenario a new game starts from.
+    #[arg(long, default_value = crate::ui::session::DEFAULT_SCENARIO)]
+    pub scenario: PathBuf,
+    /// Folder of game logs: the newest is resumed at start.
+    #[arg(long, default_value = crate::ui::session::GAMES_DIR)]
+    pub games_dir: PathBuf,
+    /// Start a new game instead of resuming the newest one.
+    #[arg(long)]
+    pub new_game: bool,
+    /// List the webcams and their modes, then exit.
+    #[arg(long)]
+    pub list_cameras: bool,
+    /// Run headless on the source for this many seconds and report the UI
+    /// frame time and overlay lag (median and p95).
+    #[arg(long)]
+    pub bench: Option<f64>,
+    /// Close the window after this many seconds and print the timings.
+    #[arg(long)]
+    pub exit_after: Option<f64>,
+}
+
+/// The demo folder: under the working directory, else beside the crate.
+pub fn demo_dir() -> PathBuf {
+    let here = Path::new(DEMO_DIR);
+    if here.is_dir() {
+        here.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(DEMO_DIR)
+    }
+}
+
+fn parse_mode(text: &str) -> anyhow::Result<Mode> {
+    let err = || format!("--mode {text:?}: expected WIDTHxHEIGHT@FPS, e.g. 1920x1080@30");
+    let (size, fps) = text.split_once('@').with_context(err)?;
+    let (w, h) = size.split_once('x').with_context(err)?;
+    Ok(Mode {
+        width_px: w.trim().parse().with_context(err)?,
+        height_px: h.trim().parse().with_context(err)?,
+        fps: fps.trim().parse().with_context(err)?,
+    })
+}
+
+fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
+    let playback = Playback {
+        fps: args.fps,
+        hold: Duration::from_secs_f64(args.hold_s.max(0.0)),
+        looped: true,
+    };
+    let mode = args.mode.as_deref().map(parse_mode).transpose()?;
+    let folder = |dir: PathBuf| -> anyhow::Result<SourceChoice> {
+        if !dir.is_dir() {
+            bail!("{} is not a folder of photos", dir.display());
+        }
+        Ok(match args.fail_after {
+            Some(n) => SourceChoice::Failing {
+                dir,
+                playback,
+                frames_before_failure: n,
+                refused_reconnects: 0,
+            },
+            None => SourceChoice::Folder { dir, playback },
+        })
+    };
+    match args.source.as_deref() {
+        _ if args.demo => folder(demo_dir()),
+        Some(s) if s == "camera" || s.starts_with("camera:") => {
+            let index = match s.strip_prefix("camera:") {
+                Some(n) => n
+                    .parse()
+                    .with_context(|| format!("--source {s}: bad camera number"))?,
+                None => 0,
+            };
+            Ok(SourceChoice::Camera(CameraChoice { index, mode }))
+        }
+        Some(dir) => folder(PathBuf::from(dir)),
+        None => match camera::list_cameras() {
+            Ok(cams) if !cams.is_empty() => Ok(SourceChoice::Camera(CameraChoice {
+                index: cams[0].index,
+                mode,
+            })),
+            _ => {
+                eprintln!("no webcam found: opening the demo recording");
+                folder(demo_dir())
+            }
+        },
+    }
+}
+
+/// The marker search on its own thread; on the perception thread when no
+/// thread can be started.
+fn markers(layout: &TableLayout, lens: Option<&Lens>) -> MarkerSearch {
+    let finder = || {
+        Box::new(ArucoMarkers {
+            layout: layout.clone(),
+            lens: lens.cloned(),
+        })
+    };
+    match MarkerThread::spawn(finder()) {
+        Ok(t) => MarkerSearch::Background(t),
+        Err(_) => MarkerSearch::EveryFrame(finder()),
+    }
+}
+
+/// The detector parameters file, when there is one here.
+pub const VISION_PARAMS_PATH: &str = "calibration/vision.toml";
+
+fn perceiver_factory(
+    layout: TableLayout,
+    lens: Option<Lens>,
+    params: DetectorParams,
+    tracker_params: TrackerParams,
+) -> Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync> {
+    Arc::new(move || {
+        let detector = Box::new(VisionDetector(Detector::new(params.clone(), layout.clone())));
+        let tracker: Box<dyn FigureTracker> = match Tracker::new(tracker_params.clone()) {
+            Ok(t) => Box::new(VisionTracker::new(t)),
+            Err(e) => {
+                tracing::warn!("tracker unavailable ({e}); figures are numbered per frame");
+                Box::new(NoTracker)
+            }
+        };
+        Box::new(TablePerceiver::new(
+            TableLock::new(layout.clone(), lens.clone()),
+            markers(&layout, lens.as_ref()),
+            Some(detector),
+            tracker,
+        ))
+    })
+}
+
+fn load_params() -> anyhow::Result<DetectorParams> {
+    let path = Path::new(VISION_PARAMS_PATH);
+    if path.exists() {
+        DetectorParams::load(path).with_context(|| format!("loading {VISION_PARAMS_PATH}"))
+    } else {
+        DetectorParams::defaults().context("the built-in detector parameters")
+    }
+}
+
+fn print_cameras() -> anyhow::Result<ExitCode> {
+    let cams = camera::list_cameras()?;
+    if cams.is_empty() {
+        println!("no webcams found");
+    }
+    for c in cams {
+        println!("camera:{} {}", c.index, c.name);
+        match camera::list_modes(c.index) {
+            Ok(modes) => {
+                for m in modes {
+                    println!("    {m}");
+                }
+            }
+            Err(e) => println!("    (modes unavailable: {e})"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(what: &str, s: Option<Summary>, unit: &str) {
+    match s {
+        Some(s) => println!(
+            "{what}: median {:.1} {unit}, p95 {:.1} {unit} ({} samples)",
+            s.median, s.p95, s.count
+        ),
+        None => println!("{what}: no samples"),
+    }
+}
+
+fn print_stats(logic: &AppLogic) {
+    let st = &logic.stats;
+    print_summary("UI frame interval", st.ui.intervals_ms().summary(), "ms");
+    print_summary("UI build+paint (CPU)", st.paint_ms.summary(), "ms");
+    print_summary(
+        "detection frame interval",
+        st.detection.intervals_ms().summary(),
+        "ms",
+    );
+    print_summary("detection work per frame", st.work_ms.summary(), "ms");
+    print_summary(
+        "overlay lag (capture to screen)",
+        st.overlay_latency_ms.summary(),
+        "ms",
+    );
+    if let Some(fps) = st.ui.rate_hz() {
+        println!("UI rate: {fps:.1} fps");
+    }
+}
+
+/// Drives the app headless: egui runs and tessellates every frame as it
+/// would on screen; only the GPU upload is missing.
+fn bench(logic: AppLogic, seconds: f64) {
+    let ctx = egui::Context::default();
+    let mut app = SpotterApp::new(logic);
+    let end = Instant::now() + Duration::from_secs_f64(seconds);
+    let mut input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(WINDOW_SIZE[0], WINDOW_SIZE[1]),
+        )),
+        ..Default::default()
+    };
+    let start = Instant::now();
+    while Instant::now() < end {
+        input.time = Some(start.elapsed().as_secs_f64());
+        let mut out = ctx.run_ui(input.take(), |ui| app.show(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        // There is no GPU to upload the frame textures to.
+        out.textures_delta.clear();
+        std::thread::sleep(crate::ui::app::UI_FRAME_PERIOD);
+    }
+    println!(
+        "headless bench, {seconds:.0} s, window {}x{}:",
+        WINDOW_SIZE[0], WINDOW_SIZE[1]
+    );
+    print_stats(&app.logic);
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.list_cameras {
+        return print_cameras();
+    }
+    let source = choose_source(&args)?;
+    let layout = super::load_layout(args.layout.as_deref())?;
+    // The demo recording comes with the lens calibration of its camera.
+    let demo_camera = demo_dir().join(DEMO_CAMERA_FILE);
+    let camera_file = match (&args.camera, &source) {
+        (Some(p), _) => Some(p.clone()),
+        (None, SourceChoice::Folder { dir, .. } | SourceChoice::Failing { dir, .. })
+            if *dir == demo_dir() && demo_camera.exists() =>
+        {
+            Some(demo_camera)
+        }
+        _ => None,
+    };
+    let lens = super::load_camera(camera_file.as_deref())?;
+    let factory = perceiver_factory(layout, lens, load_params()?, TrackerParams::default());
+    let session = if args.new_game {
+        GameSession::new_game(&args.scenario, &args.games_dir, rand::random())
+    } else {
+        GameSession::resume_or_new(&args.scenario, &args.games_dir, rand::random())
+    };
+    // A game that cannot be opened is shown, not fatal: the table view works.
+    let session = session.map_err(|e| format!("{e:#}"));
+    let games_dir = args.games_dir.clone();
+    let setup = move |logic: &mut AppLogic| {
+        logic.games_dir = games_dir.clone();
+        match session {
+            Ok(s) => logic.set_session(s),
+            Err(e) => logic.notice(format!("no game: {e}")),
+        }
+    };
+    if let Some(seconds) = args.bench {
+        let mut logic = AppLogic::new(source, factory, Arc::new(|| {}));
+        setup(&mut logic);
+        bench(logic, seconds);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size(WINDOW_SIZE)
+            .with_title("Spotter"),
+        ..Default::default()
+    };
+    let exit_after = args.exit_after.map(Duration::from_secs_f64);
+    eframe::run_native(
+        "Spotter",
+        options,
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let mut logic =
+                AppLogic::new(source, factory, Arc::new(move || ctx.request_repaint()));
+            setup(&mut logic);
+            Ok(Box::new(TimedApp {
+                app: SpotterApp::new(logic),
+                started: Instant::now(),
+                exit_after,
+                reported: false,
+            }))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The app, closed after a while when asked (for measuring under Xvfb).
+struct TimedApp {
+    app: SpotterApp,
+    started: Instant,
+    exit_after: Option<Duration>,
+    reported: bool,
+}
+
+impl eframe::App for TimedApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.app.show(ui);
+        if let Some(limit) = self.exit_after {
+            if self.started.elapsed() >= limit {
+                if std::mem::replace(&mut self.reported, true) {
+                    return;
+                }
+                println!("window run, {:.0} s:", limit.as_secs_f64());
+                print_stats(&self.app.logic);
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            } else {
+                ui.ctx()
+                    .request_repaint_after(crate::ui::app::UI_FRAME_PERIOD);
+            }
+        }
+    }
+}

@@ -1,0 +1,848 @@
+//! The painted app: panels, the live view with its overlay and the top-down
+//! table view. Painting reads [`AppLogic`] and emits [`UiCommand`]s; it never
+//! changes the game or the pipeline itself.
+//!
+//! # Conventions
+//! - `ui_from_image` maps image pixels to screen points (a scale and an
+//!   offset: the photo is shown undistorted-as-seen, the overlay goes
+//!   through the lens with it).
+//! - The top-down view is a map: table +x right, +y up on screen.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use egui::{Color32, Key, Pos2, Rect, RichText, Sense, TextureHandle, TextureOptions, Vec2};
+use nalgebra::Point2;
+
+use super::logic::{AppLogic, SourceStatus, UiCommand};
+use super::session::Action;
+use crate::game::FigureId;
+use super::overlay::{self, ScreenFromTable};
+use super::pipeline::{LockSummary, SeenFigure};
+use super::theme;
+
+/// The UI repaints at most this often while a source is live; the camera
+/// itself runs at 30 fps.
+pub const UI_FRAME_PERIOD: Duration = Duration::from_millis(16);
+/// How near a click must be to a figure's centre, points.
+const PICK_RADIUS_PT: f32 = 18.0;
+
+/// The eframe application.
+pub struct SpotterApp {
+    pub logic: AppLogic,
+    texture: Option<(u64, TextureHandle)>,
+    /// Where the live view was painted last frame (for the screenshot).
+    live_rect: Option<Rect>,
+    screenshot_results: (Sender<String>, Receiver<String>),
+    commands: Vec<UiCommand>,
+    applied_zoom: Option<bool>,
+    /// Text fields of the game panel.
+    scenario_path: String,
+    game_path: String,
+    typed_dice: String,
+}
+
+impl SpotterApp {
+    pub fn new(logic: AppLogic) -> Self {
+        Self {
+            logic,
+            texture: None,
+            live_rect: None,
+            screenshot_results: unbounded(),
+            commands: Vec::new(),
+            applied_zoom: None,
+            scenario_path: super::session::DEFAULT_SCENARIO.to_owned(),
+            game_path: "saved-game.jsonl".to_owned(),
+            typed_dice: String::new(),
+        }
+    }
+
+    /// One UI frame: take what the pipeline has, paint, apply the commands
+    /// the painting emitted.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let paint_started = Instant::now();
+        self.logic.pump();
+        for msg in self.screenshot_results.1.try_iter() {
+            self.logic.notice(msg);
+        }
+        let ctx = ui.ctx().clone();
+        if self.applied_zoom != Some(self.logic.large_text) {
+            ctx.set_zoom_factor(if self.logic.large_text {
+                theme::LARGE_TEXT_ZOOM
+            } else {
+                1.0
+            });
+            self.applied_zoom = Some(self.logic.large_text);
+        }
+        self.shortcuts(ui);
+        self.update_texture(&ctx);
+
+        egui::Panel::top("status").show(ui, |ui| self.status_ui(ui));
+        if let SourceStatus::Lost { source, reason, .. } = &self.logic.status {
+            let (source, reason) = (source.clone(), reason.clone());
+            egui::Panel::top("lost").show(ui, |ui| self.lost_ui(ui, &source, &reason));
+        }
+        egui::Panel::left("left")
+            .default_size(260.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    self.calibration_ui(ui);
+                    ui.separator();
+                    self.roster_ui(ui);
+                });
+            });
+        egui::Panel::right("right")
+            .default_size(320.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.actions_ui(ui));
+            });
+        egui::CentralPanel::default().show(ui, |ui| self.views_ui(ui));
+
+        if self.logic.screenshot_requested {
+            self.logic.screenshot_requested = false;
+            self.request_screenshot(&ctx);
+        }
+        for cmd in std::mem::take(&mut self.commands) {
+            self.logic.apply(cmd);
+        }
+        self.logic.painted(paint_started, Instant::now());
+        if matches!(
+            self.logic.status,
+            SourceStatus::Live { .. } | SourceStatus::Opening
+        ) {
+            ctx.request_repaint_after(UI_FRAME_PERIOD);
+        }
+    }
+
+    fn emit(&mut self, cmd: UiCommand) {
+        self.commands.push(cmd);
+    }
+
+    fn shortcuts(&mut self, ui: &egui::Ui) {
+        // Shortcuts act only when no text field has the keyboard.
+        if ui.ctx().egui_wants_keyboard_input() {
+            return;
+        }
+        let undo = ui.input(|i| i.modifiers.command && i.key_pressed(Key::Z));
+        if undo {
+            self.emit(UiCommand::Undo);
+            return;
+        }
+        let pressed: Vec<Key> = ui.input(|i| {
+            [Key::Escape, Key::L, Key::R, Key::C, Key::P, Key::E, Key::Enter]
+                .into_iter()
+                .filter(|k| i.key_pressed(*k))
+                .collect()
+        });
+        for key in pressed {
+            match key {
+                Key::E => self.emit(UiCommand::EndPhase),
+                Key::Enter => self.emit(UiCommand::Roll),
+                Key::Escape => self.emit(UiCommand::ClearSelection),
+                Key::L => self.emit(UiCommand::ToggleLargeText),
+                Key::R => self.emit(UiCommand::Relock),
+                Key::C => self.emit(UiCommand::Reconnect),
+                Key::P => self.emit(UiCommand::SaveScreenshot),
+                _ => {}
+            }
+        }
+    }
+
+    fn update_texture(&mut self, ctx: &egui::Context) {
+        let Some(p) = &self.logic.latest else { return };
+        if self
+            .texture
+            .as_ref()
+            .is_some_and(|(seq, _)| *seq == p.frame.seq)
+        {
+            return;
+        }
+        let colour = p.preview.clone();
+        match &mut self.texture {
+            Some((seq, tex)) => {
+                tex.set(colour, TextureOptions::LINEAR);
+                *seq = p.frame.seq;
+            }
+            None => {
+                let tex = ctx.load_texture("live", colour, TextureOptions::LINEAR);
+                self.texture = Some((p.frame.seq, tex));
+            }
+        }
+    }
+
+    fn request_screenshot(&mut self, ctx: &egui::Context) {
+        let Some(rect) = self.live_rect else {
+            self.logic.notice("no live view to save yet");
+            return;
+        };
+        let dir = self.logic.screenshot_dir.clone();
+        let tx = self.screenshot_results.0.clone();
+        let ppp = ctx.pixels_per_point();
+        let stamp = chrono_like_stamp();
+        let ctx2 = ctx.clone();
+        ctx.request_screenshot(move |image| {
+            let region = image.region(&rect, Some(ppp));
+            let msg = match save_png(&dir, &stamp, &region) {
+                Ok(path) => format!("saved {}", path.display()),
+                Err(e) => format!("screenshot not saved: {e:#}"),
+            };
+            let _ = tx.send(msg);
+            ctx2.request_repaint();
+        });
+    }
+
+    fn status_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            ui.strong("Spotter");
+            ui.separator();
+            match &self.logic.status {
+                SourceStatus::Opening => {
+                    ui.colored_label(theme::STATUS_WARN, "opening source...");
+                }
+                SourceStatus::Live { source } => {
+                    ui.colored_label(theme::STATUS_OK, format!("live: {source}"));
+                }
+                SourceStatus::Lost { source, .. } => {
+                    ui.colored_label(theme::STATUS_ALARM, format!("lost: {source}"));
+                }
+            }
+            if let Some(p) = &self.logic.latest {
+                ui.label(format!("frame {}", p.frame.label));
+            }
+            ui.separator();
+            let stats = &self.logic.stats;
+            let fps = stats.ui.rate_hz();
+            let det = stats.detection.rate_hz();
+            let lag = stats.overlay_latency_ms.summary();
+            ui.label(format!(
+                "UI {} fps | detection {} fps | overlay lag {}",
+                fps.map_or("-".into(), |v| format!("{v:.0}")),
+                det.map_or("-".into(), |v| format!("{v:.0}")),
+                lag.map_or("-".into(), |s| format!(
+                    "{:.0} ms (p95 {:.0})",
+                    s.median, s.p95
+                )),
+            ));
+            ui.separator();
+            let mut large = self.logic.large_text;
+            if ui.toggle_value(&mut large, "Large text (L)").clicked() {
+                self.emit(UiCommand::ToggleLargeText);
+            }
+            if ui.button("Save overlay screenshot (P)").clicked() {
+                self.emit(UiCommand::SaveScreenshot);
+            }
+        });
+        if let Some(n) = self.logic.notices.last() {
+            ui.small(n.as_str());
+        }
+    }
+
+    fn lost_ui(&mut self, ui: &mut egui::Ui, source: &str, reason: &str) {
+        ui.horizontal_wrapped(|ui| {
+            ui.colored_label(
+                theme::STATUS_ALARM,
+                RichText::new(format!(
+                    "Camera lost: {source} ({reason}). The game is kept; check the cable and reconnect."
+                ))
+                .strong(),
+            );
+            if ui.button("Reconnect (C)").clicked() {
+                self.emit(UiCommand::Reconnect);
+            }
+        });
+    }
+
+    fn calibration_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Table");
+        let Some(p) = &self.logic.latest else {
+            ui.label("waiting for the first frame");
+            return;
+        };
+        let lock = p.perception.lock.clone();
+        let detector_problem = p.perception.detector_problem.clone();
+        for id in &lock.markers_expected {
+            let found = lock.markers_found.contains(id);
+            let (colour, text) = if found {
+                (theme::MARKER_FOUND, format!("marker {id}: found"))
+            } else {
+                (theme::MARKER_MISSING, format!("marker {id}: not seen"))
+            };
+            ui.colored_label(colour, text);
+        }
+        match &lock.locked {
+            Some(m) => {
+                ui.label(format!(
+                    "residual {:.3} in ({:.2} px)",
+                    m.residual_in, m.residual_px
+                ));
+            }
+            None => {
+                ui.colored_label(theme::STATUS_WARN, "table not locked");
+            }
+        }
+        if let Some(problem) = &lock.problem {
+            ui.colored_label(theme::STATUS_WARN, problem.as_str());
+        }
+        if lock.camera_moved {
+            ui.colored_label(
+                theme::STATUS_ALARM,
+                RichText::new(format!("Camera moved ({:.1} px)", lock.moved_px)).strong(),
+            );
+            if ui.button("Re-lock table (R)").clicked() {
+                self.emit(UiCommand::Relock);
+            }
+        }
+        if let Some(problem) = &detector_problem {
+            ui.colored_label(theme::STATUS_WARN, problem.as_str());
+        }
+    }
+
+    fn roster_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Figures");
+        let sel = self.logic.selection;
+        let rows: Vec<(u32, String)> = self
+            .logic
+            .figures()
+            .iter()
+            .map(|f| (f.id, figure_row(f)))
+            .collect();
+        if rows.is_empty() {
+            ui.label("no figures seen");
+        }
+        for (id, text) in rows {
+            let chosen = sel.actor == Some(id) || sel.target == Some(id);
+            if ui.selectable_label(chosen, text).clicked() {
+                self.emit(UiCommand::ClickFigure(id));
+            }
+        }
+    }
+
+    fn actions_ui(&mut self, ui: &mut egui::Ui) {
+        self.game_ui(ui);
+        if self.logic.session.is_none() {
+            return;
+        }
+        ui.separator();
+        self.game_roster_ui(ui);
+        ui.separator();
+        self.action_ui(ui);
+        ui.separator();
+        self.log_ui(ui);
+    }
+
+    fn game_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Game");
+        if let Some(s) = &self.logic.session {
+            ui.label(format!("{} ({})", s.scenario_name, s.game.rules().name()));
+            ui.label(RichText::new(s.turn_text()).strong());
+            ui.small(format!("autosaved to {}", s.log_path.display()));
+            if ui.button("End phase (E)").clicked() {
+                self.emit(UiCommand::EndPhase);
+            }
+        } else {
+            ui.label("no game");
+        }
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Scenario:");
+            ui.text_edit_singleline(&mut self.scenario_path)
+                .labelled_by(ui.label("file").id);
+        });
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("New game").clicked() {
+                self.emit(UiCommand::NewGame(PathBuf::from(&self.scenario_path)));
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Game file:");
+            ui.text_edit_singleline(&mut self.game_path)
+                .labelled_by(ui.label("log").id);
+        });
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("Load game").clicked() {
+                self.emit(UiCommand::LoadGame(PathBuf::from(&self.game_path)));
+            }
+            if ui.button("Save game as").clicked() {
+                self.emit(UiCommand::SaveGame(PathBuf::from(&self.game_path)));
+            }
+        });
+    }
+
+    fn game_roster_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Roster");
+        let Some(s) = &self.logic.session else { return };
+        let state = s.state();
+        let rows: Vec<(FigureId, String, bool)> = state
+            .figures
+            .iter()
+            .map(|f| {
+                let side = state.sides.get(f.side).map_or("-", |x| x.name.as_str());
+                let wound = f.wound.map_or(String::new(), |w| format!(", {w:?}"));
+                let seen = self
+                    .logic
+                    .track_of(f.id)
+                    .map_or(String::new(), |t| format!(" = {}", figure_name(t)));
+                (
+                    f.id,
+                    format!(
+                        "{} ({side}, {}, exp {}{wound}){seen}",
+                        f.name, f.weapon, f.experience
+                    ),
+                    s.actor == Some(f.id) || s.target == Some(f.id),
+                )
+            })
+            .collect();
+        let seen_actor = self.logic.selection.actor;
+        for (id, text, chosen) in rows {
+            ui.horizontal(|ui| {
+                if ui.selectable_label(chosen, text).clicked() {
+                    self.emit(UiCommand::ClickGameFigure(id));
+                }
+                if let Some(track) = seen_actor
+                    && self.logic.bound(track) != Some(id)
+                    && ui
+                        .small_button(format!("bind {}", figure_name(track)))
+                        .clicked()
+                {
+                    self.emit(UiCommand::Bind { track, figure: id });
+                }
+            });
+        }
+    }
+
+    fn action_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Action");
+        let Some(s) = &self.logic.session else { return };
+        let current = s.action;
+        let actor = s.actor.map_or("-".into(), |f| s.name(f));
+        let target = s.target.map_or("-".into(), |f| s.name(f));
+        let preview = s.preview();
+        ui.horizontal_wrapped(|ui| {
+            for a in Action::ALL {
+                if ui.selectable_label(current == a, a.label()).clicked() {
+                    self.emit(UiCommand::SetAction(a));
+                }
+            }
+        });
+        ui.label(format!("Actor: {actor}"));
+        ui.label(format!("Target: {target}"));
+        let Some(p) = preview else {
+            ui.label("click an actor, then a target");
+            return;
+        };
+        if let Some(why) = &p.refused {
+            ui.colored_label(theme::STATUS_WARN, format!("Not now: {why}"));
+        }
+        for m in &p.measurements {
+            let text = format!("{} {:.2} in \u{b1} {:.2}", m.what, m.value_in, m.sigma_in);
+            if m.too_close_to_call {
+                ui.colored_label(theme::TOO_CLOSE_TO_CALL, format!("{text}  TOO CLOSE TO CALL"));
+            } else {
+                ui.label(text);
+            }
+        }
+        if let (Some(band), Some(needed)) = (&p.band, p.needed) {
+            ui.label(
+                RichText::new(format!("{band} range: {needed}+ needed"))
+                    .strong()
+                    .color(theme::band_colour(band_index(band))),
+            );
+        }
+        for o in &p.odds {
+            ui.label(format!("{}: {:.1}%", o.name, 100.0 * o.p));
+        }
+        if p.refused.is_none() {
+            ui.horizontal_wrapped(|ui| {
+                if ui.button("Roll (Enter)").clicked() {
+                    self.emit(UiCommand::Roll);
+                }
+            });
+            ui.horizontal_wrapped(|ui| {
+                let label = ui.label("Real dice:");
+                ui.text_edit_singleline(&mut self.typed_dice)
+                    .labelled_by(label.id);
+                if ui.button("Use typed dice").clicked() {
+                    self.emit(UiCommand::RollTyped(self.typed_dice.clone()));
+                }
+            });
+        }
+    }
+
+    fn log_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Log");
+        let Some(s) = &self.logic.session else { return };
+        let lines = s.log_lines();
+        let can_undo = s.last_played().is_some();
+        if can_undo && ui.button("Undo (Ctrl+Z)").clicked() {
+            self.emit(UiCommand::Undo);
+        }
+        for line in lines.iter().rev() {
+            ui.label(line.as_str());
+        }
+    }
+
+    fn views_ui(&mut self, ui: &mut egui::Ui) {
+        let avail = ui.available_size();
+        let wide = avail.x > avail.y * 1.2;
+        let (live_size, map_size) = if wide {
+            (
+                Vec2::new(avail.x * 0.62, avail.y),
+                Vec2::new(avail.x * 0.38 - 8.0, avail.y),
+            )
+        } else {
+            (
+                Vec2::new(avail.x, avail.y * 0.6),
+                Vec2::new(avail.x, avail.y * 0.4 - 8.0),
+            )
+        };
+        let layout = if wide {
+            egui::Layout::left_to_right(egui::Align::Min)
+        } else {
+            egui::Layout::top_down(egui::Align::Min)
+        };
+        ui.with_layout(layout, |ui| {
+            self.live_view_ui(ui, live_size);
+            self.table_view_ui(ui, map_size);
+        });
+    }
+
+    fn live_view_ui(&mut self, ui: &mut egui::Ui, size: Vec2) {
+        let (rect, response) = ui.allocate_exact_size(size, Sense::click());
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, theme::NO_FRAME);
+        let Some(p) = &self.logic.latest else {
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "no frame yet",
+                egui::FontId::proportional(18.0),
+                theme::LABEL_TEXT,
+            );
+            return;
+        };
+        let (w, h) = p.frame.image.dimensions();
+        let scale = (rect.width() / w as f32).min(rect.height() / h as f32);
+        let shown = Rect::from_center_size(rect.center(), Vec2::new(w as f32, h as f32) * scale);
+        self.live_rect = Some(shown);
+        if let Some((_, tex)) = &self.texture {
+            painter.image(
+                tex.id(),
+                shown,
+                Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
+                Color32::WHITE,
+            );
+        }
+        let lock = &p.perception.lock;
+        // Markers as seen.
+        for m in &p.perception.markers {
+            let pts: Vec<Pos2> = m
+                .corners_px
+                .iter()
+                .map(|c| shown.min + Vec2::new(c.x as f32 + 0.5, c.y as f32 + 0.5) * scale)
+                .collect();
+            painter.add(egui::Shape::closed_line(
+                pts,
+                theme::line(theme::MARKER_FOUND),
+            ));
+        }
+        let Some(mapping) = lock.locked.clone() else {
+            return;
+        };
+        // Pixel centres are at integer coordinates; the texture's pixel i
+        // spans [i, i+1) in ui terms, so add half a pixel.
+        let ui_from_table = move |t: Point2<f64>| {
+            let px = mapping.pixel_from_table(t);
+            shown.min + Vec2::new(px.x as f32 + 0.5, px.y as f32 + 0.5) * scale
+        };
+        self.paint_overlay(&painter, &ui_from_table, lock);
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            self.click_at(&ui_from_table, pos);
+        }
+    }
+
+    fn table_view_ui(&mut self, ui: &mut egui::Ui, size: Vec2) {
+        let (rect, response) = ui.allocate_exact_size(size, Sense::click());
+        let painter = ui.painter_at(rect);
+        let Some(p) = &self.logic.latest else { return };
+        let lock = p.perception.lock.clone();
+        let [w_in, d_in] = lock.table_in;
+        if w_in <= 0.0 || d_in <= 0.0 {
+            return;
+        }
+        let scale = (rect.width() / w_in as f32).min(rect.height() / d_in as f32) * 0.96;
+        let table = Rect::from_center_size(
+            rect.center(),
+            Vec2::new(w_in as f32 * scale, d_in as f32 * scale),
+        );
+        painter.rect_filled(table, 0.0, theme::TABLE_MAT);
+        // A grid line every 6 inches, for judging distances by eye.
+        const GRID_IN: f64 = 6.0;
+        let to_screen = move |t: Point2<f64>| {
+            Pos2::new(
+                table.min.x + t.x as f32 * scale,
+                table.max.y - t.y as f32 * scale,
+            )
+        };
+        let mut x = GRID_IN;
+        while x < w_in {
+            painter.line_segment(
+                [
+                    to_screen(Point2::new(x, 0.0)),
+                    to_screen(Point2::new(x, d_in)),
+                ],
+                egui::Stroke::new(1.0, theme::GRID_LINE),
+            );
+            x += GRID_IN;
+        }
+        let mut y = GRID_IN;
+        while y < d_in {
+            painter.line_segment(
+                [
+                    to_screen(Point2::new(0.0, y)),
+                    to_screen(Point2::new(w_in, y)),
+                ],
+                egui::Stroke::new(1.0, theme::GRID_LINE),
+            );
+            y += GRID_IN;
+        }
+        painter.rect_stroke(
+            table,
+            0.0,
+            theme::line(theme::TABLE_OUTLINE),
+            egui::StrokeKind::Outside,
+        );
+        self.paint_overlay(&painter, &to_screen, &lock);
+        self.paint_game(&painter, &to_screen);
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            self.click_at(&to_screen, pos);
+        }
+    }
+
+    /// The game's figures where the game has them, the selected figure's
+    /// ranges to every enemy in band colours, and the last action's result.
+    fn paint_game(&self, painter: &egui::Painter, to_screen: ScreenFromTable) {
+        let Some(s) = &self.logic.session else { return };
+        let label_size = if self.logic.large_text {
+            theme::LABEL_SIZE_LARGE
+        } else {
+            theme::LABEL_SIZE
+        };
+        let state = s.state();
+        let pos = |id: FigureId| state.figure(id).map(|f| f.placement.center_in_table);
+        if let Some(actor) = s.actor
+            && let Some(from) = pos(actor)
+        {
+            for r in s.enemy_ranges(actor) {
+                let Some(to) = pos(r.target) else { continue };
+                let colour = if r.too_close_to_call {
+                    theme::TOO_CLOSE_TO_CALL
+                } else {
+                    r.band.as_deref().map_or(theme::band_colour(3), |b| theme::band_colour(band_index(b)))
+                };
+                overlay::segment(painter, to_screen, from, to, theme::line(colour));
+                let mid = Point2::from((from.coords + to.coords) / 2.0);
+                let mut text = format!("{:.1}\"", r.range_in);
+                if let Some(b) = &r.band {
+                    text = format!("{text} {b}");
+                }
+                if r.too_close_to_call {
+                    text.push_str(" TOO CLOSE");
+                }
+                overlay::label(painter, to_screen(mid), &text, label_size, colour);
+            }
+        }
+        for f in &state.figures {
+            let det = crate::vision::Detection {
+                center_in_table: f.placement.center_in_table,
+                facing_deg: Some(f.placement.facing_deg),
+                edge: experience_edge(f.experience, state.sides.get(f.side).map(|x| x.kind)),
+                base: if f.mount_level.is_some() {
+                    crate::vision::BaseKind::Mounted
+                } else {
+                    crate::vision::BaseKind::Foot
+                },
+                confidence: 1.0,
+                position_sigma_in: f.placement.sigma_in,
+            };
+            if s.actor == Some(f.id) {
+                overlay::highlight(painter, to_screen, &det, theme::SELECTED);
+            }
+            if s.target == Some(f.id) {
+                overlay::highlight(painter, to_screen, &det, theme::TARGET);
+            }
+            overlay::figure(painter, to_screen, &det, &f.name, label_size);
+        }
+        if let Some(last) = s.last_played() {
+            let at = last_action_place(&last.command).and_then(pos);
+            if let Some(at) = at {
+                let text = s.describe_result(&last.events);
+                overlay::label(
+                    painter,
+                    to_screen(at) - Vec2::new(0.0, 3.0 * label_size),
+                    &text,
+                    label_size,
+                    theme::LAST_ACTION,
+                );
+            }
+        }
+    }
+
+    fn click_at(&mut self, to_screen: ScreenFromTable, pos: Pos2) {
+        let centres: Vec<(u32, Point2<f64>)> = self
+            .logic
+            .figures()
+            .iter()
+            .map(|f| (f.id, f.detection.center_in_table))
+            .collect();
+        match overlay::pick(to_screen, &centres, pos, PICK_RADIUS_PT) {
+            Some(id) => self.emit(UiCommand::ClickFigure(id)),
+            None => self.emit(UiCommand::ClearSelection),
+        }
+    }
+
+    fn paint_overlay(
+        &self,
+        painter: &egui::Painter,
+        to_screen: ScreenFromTable,
+        _lock: &LockSummary,
+    ) {
+        let label_size = if self.logic.large_text {
+            theme::LABEL_SIZE_LARGE
+        } else {
+            theme::LABEL_SIZE
+        };
+        let sel = self.logic.selection;
+        if let Some(actor) = sel.actor.and_then(|id| self.logic.figure(id)) {
+            for other in self.logic.figures() {
+                if other.id == actor.id {
+                    continue;
+                }
+                let colour = if sel.target == Some(other.id) {
+                    theme::TARGET
+                } else {
+                    theme::band_colour(theme::BAND_COLOURS.len() - 1)
+                };
+                overlay::segment(
+                    painter,
+                    to_screen,
+                    actor.detection.center_in_table,
+                    other.detection.center_in_table,
+                    theme::line(colour),
+                );
+                let mid = Point2::from(
+                    (actor.detection.center_in_table.coords
+                        + other.detection.center_in_table.coords)
+                        / 2.0,
+                );
+                let range_in =
+                    (actor.detection.center_in_table - other.detection.center_in_table).norm();
+                overlay::label(
+                    painter,
+                    to_screen(mid),
+                    &format!("{range_in:.1}\""),
+                    label_size,
+                    colour,
+                );
+            }
+            overlay::highlight(painter, to_screen, &actor.detection, theme::SELECTED);
+        }
+        if let Some(target) = sel.target.and_then(|id| self.logic.figure(id)) {
+            overlay::highlight(painter, to_screen, &target.detection, theme::TARGET);
+        }
+        for f in self.logic.figures() {
+            overlay::figure(
+                painter,
+                to_screen,
+                &f.detection,
+                &figure_name(f.id),
+                label_size,
+            );
+        }
+    }
+}
+
+/// Where an action's result is drawn: on its target.
+fn last_action_place(cmd: &crate::game::Command) -> Option<FigureId> {
+    use crate::game::Command;
+    match cmd {
+        Command::Fire { target, .. } => Some(*target),
+        Command::Melee { defenders, .. } => defenders.first().copied(),
+        _ => None,
+    }
+}
+
+/// The edge colour a figure's experience is painted in (`TABLE_KIT.md`:
+/// 1 novice green, 2-4 trained white, 5 veteran blue, 6 red).
+fn experience_edge(experience: u8, _side: Option<crate::game::SideKind>) -> crate::vision::EdgeColour {
+    use crate::vision::EdgeColour;
+    match experience {
+        0 | 1 => EdgeColour::Green,
+        2..=4 => EdgeColour::White,
+        5 => EdgeColour::Blue,
+        _ => EdgeColour::Red,
+    }
+}
+
+/// Colour index of a range band name (short, medium, long, else out).
+fn band_index(band: &str) -> usize {
+    match band.to_ascii_lowercase().as_str() {
+        "short" | "close" => 0,
+        "medium" => 1,
+        "long" => 2,
+        _ => 3,
+    }
+}
+
+/// The figure's display name until a roster binds one.
+fn figure_name(id: u32) -> String {
+    format!("#{id}")
+}
+
+fn figure_row(f: &SeenFigure) -> String {
+    let d = &f.detection;
+    format!(
+        "{} {} {} ({:.1}, {:.1}){}",
+        figure_name(f.id),
+        d.edge.name(),
+        d.base.name(),
+        d.center_in_table.x,
+        d.center_in_table.y,
+        d.facing_deg
+            .map_or(String::new(), |a| format!(" {a:.0}\u{b0}")),
+    )
+}
+
+/// Seconds since the Unix epoch, for unique screenshot names.
+fn chrono_like_stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("{secs}")
+}
+
+fn save_png(dir: &std::path::Path, stamp: &str, img: &egui::ColorImage) -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(format!("overlay-{stamp}.png"));
+    let [w, h] = img.size;
+    let rgba: Vec<u8> = img.pixels.iter().flat_map(|c| c.to_array()).collect();
+    let buf = image::RgbaImage::from_raw(
+        u32::try_from(w).context("width")?,
+        u32::try_from(h).context("height")?,
+        rgba,
+    )
+    .context("screenshot buffer size")?;
+    buf.save(&path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+impl eframe::App for SpotterApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}

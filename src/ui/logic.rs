@@ -1,0 +1,410 @@
+//! The app's logic, with no painting: which source is open, the newest
+//! processed frame, the timings, the selection, and the commands the
+//! painted UI emits. Everything here can be driven by a test without a
+//! window.
+//!
+//! # Conventions
+//! - Figure positions are table inches (table frame of `TABLE_KIT.md`).
+//! - Figures are named by the id the perception gave them ([`SeenFigure::id`]).
+//! - Times are [`Instant`]s; reported durations are milliseconds.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::capture::camera::{CameraChoice, CameraSource};
+use crate::capture::folder::{FolderSource, Playback};
+use crate::capture::{FailingSource, FrameSource, SourceOpener};
+
+use super::pipeline::{Perceiver, Pipeline, PipelineEvent, Processed, SeenFigure};
+use super::session::{Action, GameSession};
+use super::stats::Stats;
+use crate::game::FigureId;
+use std::collections::BTreeMap;
+
+/// Where frames come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceChoice {
+    /// A webcam.
+    Camera(CameraChoice),
+    /// A recorded folder of photos.
+    Folder { dir: PathBuf, playback: Playback },
+    /// A recorded folder that fails after some frames (the unplugged camera,
+    /// simulated); reconnects are refused `refused_reconnects` times.
+    Failing {
+        dir: PathBuf,
+        playback: Playback,
+        frames_before_failure: u64,
+        refused_reconnects: u32,
+    },
+}
+
+impl SourceChoice {
+    /// Builds the opener that runs on the capture thread.
+    pub fn opener(&self) -> SourceOpener {
+        match self.clone() {
+            Self::Camera(choice) => {
+                Box::new(move || Ok(Box::new(CameraSource::open(choice)?) as Box<dyn FrameSource>))
+            }
+            Self::Folder { dir, playback } => Box::new(move || {
+                Ok(Box::new(FolderSource::open(&dir, playback)?) as Box<dyn FrameSource>)
+            }),
+            Self::Failing {
+                dir,
+                playback,
+                frames_before_failure,
+                refused_reconnects,
+            } => Box::new(move || {
+                let inner = FolderSource::open(&dir, playback)?;
+                Ok(Box::new(FailingSource::new(
+                    inner,
+                    frames_before_failure,
+                    refused_reconnects,
+                )) as Box<dyn FrameSource>)
+            }),
+        }
+    }
+}
+
+/// Is the source delivering?
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceStatus {
+    Opening,
+    Live {
+        source: String,
+    },
+    /// The source failed: the game goes on, and the UI offers a reconnect.
+    Lost {
+        source: String,
+        reason: String,
+        since: Instant,
+    },
+}
+
+/// What the painted UI asks the logic to do. The UI never changes state
+/// itself.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiCommand {
+    /// A click on a figure: the first makes it the actor, a click on
+    /// another then makes that the target; a click on the actor clears.
+    ClickFigure(u32),
+    ClearSelection,
+    Relock,
+    Reconnect,
+    ToggleLargeText,
+    /// Save the live view with its overlay as a PNG.
+    SaveScreenshot,
+    /// A click on a game figure in the roster (actor, then target).
+    ClickGameFigure(FigureId),
+    SetAction(Action),
+    /// Roll the chosen action with Spotter's dice.
+    Roll,
+    /// Resolve the chosen action with dice typed in from the table.
+    RollTyped(String),
+    Undo,
+    EndPhase,
+    /// Start a new game from a scenario file.
+    NewGame(PathBuf),
+    /// Resume a game from its log file.
+    LoadGame(PathBuf),
+    /// Save a copy of the game log.
+    SaveGame(PathBuf),
+    /// Bind a seen figure (by its track id) to a game figure.
+    Bind { track: u32, figure: FigureId },
+}
+
+/// The actor and target chosen by clicking figures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub actor: Option<u32>,
+    pub target: Option<u32>,
+}
+
+impl Selection {
+    /// The click rule of [`UiCommand::ClickFigure`].
+    pub fn click(&mut self, id: u32) {
+        match (self.actor, self.target) {
+            (Some(a), _) if a == id => *self = Self::default(),
+            (Some(_), Some(t)) if t == id => self.target = None,
+            (Some(_), _) => self.target = Some(id),
+            (None, _) => self.actor = Some(id),
+        }
+    }
+}
+
+/// Where screenshots go unless told otherwise.
+pub const SCREENSHOT_DIR: &str = "screenshots";
+
+/// The app's logic.
+pub struct AppLogic {
+    pub source_choice: SourceChoice,
+    pub status: SourceStatus,
+    /// The newest frame with what was seen on it.
+    pub latest: Option<Processed>,
+    pub stats: Stats,
+    pub selection: Selection,
+    pub large_text: bool,
+    /// A screenshot was asked for; the painter takes it and clears this.
+    pub screenshot_requested: bool,
+    pub screenshot_dir: PathBuf,
+    /// Short messages for the status line (newest last).
+    pub notices: Vec<String>,
+    /// The game; kept whatever happens to the source.
+    pub session: Option<GameSession>,
+    /// Seen figures (track ids) bound to game figures.
+    pub bindings: BTreeMap<u32, FigureId>,
+    /// Where new games are logged.
+    pub games_dir: PathBuf,
+    pipeline: Option<Pipeline>,
+    make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
+    wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+/// Notices kept for the status line.
+const NOTICES_KEPT: usize = 8;
+
+impl AppLogic {
+    /// Starts the pipeline on `source`. `wake` asks the UI to repaint.
+    pub fn new(
+        source: SourceChoice,
+        make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> Self {
+        let mut logic = Self {
+            source_choice: source.clone(),
+            status: SourceStatus::Opening,
+            latest: None,
+            stats: Stats::default(),
+            selection: Selection::default(),
+            large_text: false,
+            screenshot_requested: false,
+            screenshot_dir: PathBuf::from(SCREENSHOT_DIR),
+            notices: Vec::new(),
+            session: None,
+            bindings: BTreeMap::new(),
+            games_dir: PathBuf::from(super::session::GAMES_DIR),
+            pipeline: None,
+            make_perceiver,
+            wake,
+        };
+        logic.open(source);
+        logic
+    }
+
+    /// Switches to another source; the game is kept.
+    pub fn open(&mut self, source: SourceChoice) {
+        self.pipeline = None;
+        self.status = SourceStatus::Opening;
+        self.source_choice = source.clone();
+        match Pipeline::spawn(source.opener(), (self.make_perceiver)(), self.wake.clone()) {
+            Ok(p) => self.pipeline = Some(p),
+            Err(e) => {
+                self.status = SourceStatus::Lost {
+                    source: "(threads)".into(),
+                    reason: format!("cannot start the capture threads: {e}"),
+                    since: Instant::now(),
+                }
+            }
+        }
+    }
+
+    pub fn notice(&mut self, text: impl Into<String>) {
+        self.notices.push(text.into());
+        if self.notices.len() > NOTICES_KEPT {
+            self.notices.remove(0);
+        }
+    }
+
+    /// Takes every event the pipeline has ready. Returns true when a new
+    /// frame arrived.
+    pub fn pump(&mut self) -> bool {
+        let Some(pipeline) = &self.pipeline else {
+            return false;
+        };
+        let mut new_frame = false;
+        let events: Vec<PipelineEvent> = pipeline.events.try_iter().collect();
+        for ev in events {
+            match ev {
+                PipelineEvent::Opened { source } => {
+                    self.notice(format!("opened {source}"));
+                    self.status = SourceStatus::Live { source };
+                }
+                PipelineEvent::Reconnected { source } => {
+                    self.notice(format!("reconnected to {source}"));
+                    self.status = SourceStatus::Live { source };
+                }
+                PipelineEvent::Lost { source, reason } => {
+                    self.notice(format!("lost {source}: {reason}"));
+                    self.status = SourceStatus::Lost {
+                        source,
+                        reason,
+                        since: Instant::now(),
+                    };
+                }
+                PipelineEvent::Processed(p) => {
+                    self.stats.detection.tick(p.processed_at);
+                    self.stats.work_ms.push(p.perception.work_ms);
+                    if let SourceStatus::Opening = self.status {
+                        self.status = SourceStatus::Live {
+                            source: p.frame.label.clone(),
+                        };
+                    }
+                    self.latest = Some(*p);
+                    new_frame = true;
+                }
+            }
+        }
+        new_frame
+    }
+
+    /// Records that the UI painted a frame at `now`, showing `latest`.
+    pub fn painted(&mut self, paint_started: Instant, now: Instant) {
+        self.stats.ui.tick(now);
+        self.stats
+            .paint_ms
+            .push((now - paint_started).as_secs_f64() * 1e3);
+        if let Some(p) = &self.latest {
+            self.stats
+                .overlay_latency_ms
+                .push((now - p.frame.captured_at).as_secs_f64() * 1e3);
+        }
+    }
+
+    /// Plays `session` in the app.
+    pub fn set_session(&mut self, session: GameSession) {
+        self.notice(format!(
+            "game {} ({})",
+            session.scenario_name,
+            session.log_path.display()
+        ));
+        self.bindings.clear();
+        self.session = Some(session);
+    }
+
+    /// The game figure a seen figure is bound to.
+    pub fn bound(&self, track: u32) -> Option<FigureId> {
+        self.bindings.get(&track).copied()
+    }
+
+    /// The seen figure bound to a game figure.
+    pub fn track_of(&self, figure: FigureId) -> Option<u32> {
+        self.bindings
+            .iter()
+            .find(|(_, f)| **f == figure)
+            .map(|(t, _)| *t)
+    }
+
+    fn with_session(&mut self, what: &str, f: impl FnOnce(&mut GameSession) -> anyhow::Result<()>) {
+        let result = match self.session.as_mut() {
+            Some(s) => f(s),
+            None => Err(anyhow::anyhow!("no game: start or load one")),
+        };
+        if let Err(e) = result {
+            self.notice(format!("{what}: {e:#}"));
+        }
+    }
+
+    pub fn apply(&mut self, cmd: UiCommand) {
+        match cmd {
+            UiCommand::ClickFigure(id) => {
+                self.selection.click(id);
+                if let (Some(f), Some(s)) = (self.bound(id), self.session.as_mut()) {
+                    s.click(f);
+                }
+            }
+            UiCommand::ClickGameFigure(f) => {
+                if let Some(s) = self.session.as_mut() {
+                    s.click(f);
+                }
+            }
+            UiCommand::SetAction(a) => {
+                if let Some(s) = self.session.as_mut() {
+                    s.action = a;
+                }
+            }
+            UiCommand::Roll => self.with_session("roll", |s| s.roll().map(drop)),
+            UiCommand::RollTyped(faces) => {
+                self.with_session("typed dice", |s| s.roll_typed(&faces).map(drop));
+            }
+            UiCommand::Undo => self.with_session("undo", GameSession::undo),
+            UiCommand::EndPhase => self.with_session("end phase", |s| s.end_phase().map(drop)),
+            UiCommand::NewGame(scenario) => {
+                match GameSession::new_game(&scenario, &self.games_dir, rand::random()) {
+                    Ok(s) => self.set_session(s),
+                    Err(e) => self.notice(format!("new game: {e:#}")),
+                }
+            }
+            UiCommand::LoadGame(log) => match GameSession::resume(&log, rand::random()) {
+                Ok(s) => self.set_session(s),
+                Err(e) => self.notice(format!("load game: {e:#}")),
+            },
+            UiCommand::SaveGame(to) => {
+                let mut saved = None;
+                self.with_session("save game", |s| {
+                    s.save_copy(&to)?;
+                    saved = Some(to.clone());
+                    Ok(())
+                });
+                if let Some(to) = saved {
+                    self.notice(format!("saved the game to {}", to.display()));
+                }
+            }
+            UiCommand::Bind { track, figure } => {
+                self.bindings.retain(|_, f| *f != figure);
+                self.bindings.insert(track, figure);
+            }
+            UiCommand::ClearSelection => self.selection = Selection::default(),
+            UiCommand::Relock => {
+                if let Some(p) = &self.pipeline {
+                    p.relock();
+                    self.notice("table re-locked");
+                }
+            }
+            UiCommand::Reconnect => {
+                if let Some(p) = &self.pipeline {
+                    p.reconnect();
+                    self.notice("reconnecting...");
+                }
+            }
+            UiCommand::ToggleLargeText => self.large_text = !self.large_text,
+            UiCommand::SaveScreenshot => self.screenshot_requested = true,
+        }
+    }
+
+    /// The figures on the newest frame.
+    pub fn figures(&self) -> &[SeenFigure] {
+        self.latest.as_ref().map_or(&[], |p| &p.perception.figures)
+    }
+
+    pub fn figure(&self, id: u32) -> Option<&SeenFigure> {
+        self.figures().iter().find(|f| f.id == id)
+    }
+
+    /// How long the source has been lost, if it is.
+    pub fn lost_for(&self, now: Instant) -> Option<Duration> {
+        match &self.status {
+            SourceStatus::Lost { since, .. } => Some(now - *since),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clicks_choose_actor_then_target() {
+        let mut s = Selection::default();
+        s.click(3);
+        assert_eq!(s.actor, Some(3));
+        s.click(5);
+        assert_eq!(s.target, Some(5));
+        s.click(7);
+        assert_eq!(s.target, Some(7), "a click on another figure retargets");
+        s.click(7);
+        assert_eq!(s.target, None, "a click on the target clears it");
+        s.click(3);
+        assert_eq!(s, Selection::default(), "a click on the actor clears all");
+    }
+}

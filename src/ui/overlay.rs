@@ -1,0 +1,237 @@
+//! Painting the table overlay: figure rings with name and facing, and the
+//! selected figure's measurements. The same code paints over the live image
+//! (through the table mapping and the lens) and in the top-down view
+//! (a plain scale), because everything is drawn from table inches through a
+//! [`ScreenFromTable`] transform.
+//!
+//! # Conventions
+//! - Input positions are table inches (table frame of `TABLE_KIT.md`);
+//!   outlines are sampled in table inches and mapped point by point, so
+//!   circles stay correct under perspective and lens distortion.
+//! - Facing is degrees counter-clockwise from +x.
+
+use egui::{Align2, FontId, Painter, Pos2, Shape, Stroke};
+use nalgebra::{Point2, Vector2};
+
+use super::theme;
+use crate::vision::{BaseKind, Detection};
+
+/// Foot base diameter and mounted base size (`TABLE_KIT.md`), inches.
+pub const FOOT_BASE_DIAMETER_IN: f64 = 1.0;
+pub const MOUNTED_BASE_IN: [f64; 2] = [2.0, 1.0];
+/// Points sampled on a circle outline.
+const CIRCLE_SEGMENTS: usize = 48;
+/// Length of the facing tick beyond the base edge, inches.
+const FACING_TICK_IN: f64 = 0.8;
+/// Extra ring radius around the selected figure and the target, inches.
+const HIGHLIGHT_GAP_IN: f64 = 0.25;
+
+/// Maps a table point (inches) to a screen position (points).
+pub type ScreenFromTable<'a> = &'a dyn Fn(Point2<f64>) -> Pos2;
+
+/// The outline of a figure's base in table inches, closed (last point is not
+/// repeated), grown by `grow_in`.
+pub fn base_outline_in_table(det: &Detection, grow_in: f64) -> Vec<Point2<f64>> {
+    let c = det.center_in_table;
+    match det.base {
+        BaseKind::Foot => circle_in_table(c, FOOT_BASE_DIAMETER_IN / 2.0 + grow_in),
+        BaseKind::Mounted => {
+            let facing = det.facing_deg.unwrap_or(0.0).to_radians();
+            let along = Vector2::new(facing.cos(), facing.sin());
+            let across = Vector2::new(-along.y, along.x);
+            let (hl, hw) = (
+                MOUNTED_BASE_IN[0] / 2.0 + grow_in,
+                MOUNTED_BASE_IN[1] / 2.0 + grow_in,
+            );
+            vec![
+                c + along * hl + across * hw,
+                c - along * hl + across * hw,
+                c - along * hl - across * hw,
+                c + along * hl - across * hw,
+            ]
+        }
+    }
+}
+
+/// A circle of `radius_in` about `center`, sampled in table inches.
+pub fn circle_in_table(center: Point2<f64>, radius_in: f64) -> Vec<Point2<f64>> {
+    (0..CIRCLE_SEGMENTS)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / CIRCLE_SEGMENTS as f64;
+            center + Vector2::new(a.cos(), a.sin()) * radius_in
+        })
+        .collect()
+}
+
+/// A pie slice: the fire arc of `half_angle_deg` either side of `facing_deg`
+/// out to `radius_in`.
+pub fn arc_in_table(
+    center: Point2<f64>,
+    facing_deg: f64,
+    half_angle_deg: f64,
+    radius_in: f64,
+) -> Vec<Point2<f64>> {
+    let mut pts = vec![center];
+    let steps = CIRCLE_SEGMENTS / 2;
+    for i in 0..=steps {
+        let a = (facing_deg - half_angle_deg + 2.0 * half_angle_deg * i as f64 / steps as f64)
+            .to_radians();
+        pts.push(center + Vector2::new(a.cos(), a.sin()) * radius_in);
+    }
+    pts
+}
+
+/// Half the base's extent along its facing, inches: where the facing tick
+/// starts.
+fn front_offset_in(det: &Detection) -> f64 {
+    match det.base {
+        BaseKind::Foot => FOOT_BASE_DIAMETER_IN / 2.0,
+        BaseKind::Mounted => MOUNTED_BASE_IN[0] / 2.0,
+    }
+}
+
+/// Draws a closed outline.
+pub fn outline(painter: &Painter, to_screen: ScreenFromTable, pts: &[Point2<f64>], stroke: Stroke) {
+    let screen: Vec<Pos2> = pts.iter().map(|p| to_screen(*p)).collect();
+    painter.add(Shape::closed_line(screen, stroke));
+}
+
+/// A line between two table points, sampled so it bends with the lens.
+pub fn segment(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    a: Point2<f64>,
+    b: Point2<f64>,
+    stroke: Stroke,
+) {
+    const SAMPLES: usize = 8;
+    let pts: Vec<Pos2> = (0..=SAMPLES)
+        .map(|i| to_screen(a + (b - a) * (i as f64 / SAMPLES as f64)))
+        .collect();
+    painter.add(Shape::line(pts, stroke));
+}
+
+/// Text on a dark plate, for reading over a busy photo.
+pub fn label(painter: &Painter, pos: Pos2, text: &str, size: f32, colour: egui::Color32) {
+    let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(size), colour);
+    let rect = Align2::CENTER_TOP
+        .anchor_size(pos, galley.size())
+        .expand(2.0);
+    painter.rect_filled(rect, 3.0, theme::LABEL_PLATE);
+    painter.galley(rect.min + egui::vec2(2.0, 2.0), galley, colour);
+}
+
+/// One figure: its ring in the edge colour, a facing tick, and its name.
+pub fn figure(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    det: &Detection,
+    name: &str,
+    label_size: f32,
+) {
+    let colour = theme::edge_colour(det.edge);
+    outline(
+        painter,
+        to_screen,
+        &base_outline_in_table(det, 0.0),
+        theme::ring(colour),
+    );
+    let mut text = name.to_owned();
+    if let Some(f) = det.facing_deg {
+        let dir = Vector2::new(f.to_radians().cos(), f.to_radians().sin());
+        let start = det.center_in_table + dir * front_offset_in(det);
+        segment(
+            painter,
+            to_screen,
+            start,
+            start + dir * FACING_TICK_IN,
+            theme::ring(colour),
+        );
+        text = format!("{name} {f:.0}\u{b0}");
+    }
+    let below = det.center_in_table - Vector2::new(0.0, front_offset_in(det) + HIGHLIGHT_GAP_IN);
+    // Below the base in table terms; in the image that may be any side, so
+    // the label is anchored at the mapped point.
+    label(
+        painter,
+        to_screen(below),
+        &text,
+        label_size,
+        theme::LABEL_TEXT,
+    );
+}
+
+/// A highlight ring around the selected figure or the target.
+pub fn highlight(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    det: &Detection,
+    colour: egui::Color32,
+) {
+    outline(
+        painter,
+        to_screen,
+        &base_outline_in_table(det, HIGHLIGHT_GAP_IN),
+        theme::ring(colour),
+    );
+}
+
+/// The figure nearest to a screen position, within `max_px` points.
+pub fn pick(
+    to_screen: ScreenFromTable,
+    figures: &[(u32, Point2<f64>)],
+    at: Pos2,
+    max_px: f32,
+) -> Option<u32> {
+    figures
+        .iter()
+        .map(|(id, c)| (*id, to_screen(*c).distance(at)))
+        .filter(|(_, d)| *d <= max_px)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(id, _)| id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::EdgeColour;
+    use approx::assert_relative_eq;
+
+    fn det(base: BaseKind) -> Detection {
+        Detection {
+            center_in_table: Point2::new(10.0, 10.0),
+            facing_deg: Some(90.0),
+            edge: EdgeColour::Blue,
+            base,
+            confidence: 1.0,
+            position_sigma_in: 0.02,
+        }
+    }
+
+    #[test]
+    fn foot_outline_is_a_half_inch_circle() {
+        for p in base_outline_in_table(&det(BaseKind::Foot), 0.0) {
+            assert_relative_eq!((p - Point2::new(10.0, 10.0)).norm(), 0.5, epsilon = 1e-12);
+        }
+    }
+
+    #[test]
+    fn mounted_outline_runs_along_the_facing() {
+        let pts = base_outline_in_table(&det(BaseKind::Mounted), 0.0);
+        let ys: Vec<f64> = pts.iter().map(|p| p.y).collect();
+        let xs: Vec<f64> = pts.iter().map(|p| p.x).collect();
+        let span = |v: &[f64]| {
+            v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
+        };
+        assert_relative_eq!(span(&ys), 2.0, epsilon = 1e-12);
+        assert_relative_eq!(span(&xs), 1.0, epsilon = 1e-12);
+    }
+
+    #[test]
+    fn pick_takes_the_nearest_within_reach() {
+        let to_screen = |p: Point2<f64>| Pos2::new(p.x as f32 * 10.0, p.y as f32 * 10.0);
+        let figs = [(1, Point2::new(1.0, 1.0)), (2, Point2::new(2.0, 1.0))];
+        assert_eq!(pick(&to_screen, &figs, Pos2::new(17.0, 10.0), 8.0), Some(2));
+        assert_eq!(pick(&to_screen, &figs, Pos2::new(50.0, 50.0), 8.0), None);
+    }
+}

@@ -1,0 +1,392 @@
+//! The perceiver the app runs on every frame: table markers -> the live
+//! table lock -> figures -> identities. Each stage is a small trait so the
+//! app can run with what is available (no lens file, no detector) and tests
+//! can feed their own.
+//!
+//! # Conventions
+//! Marker corners are image pixels as seen (distorted); detections are table
+//! inches in the table frame of `TABLE_KIT.md`.
+
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+use image::{GrayImage, RgbImage};
+
+use crate::calibration::{
+    self, Lens, LockStatus, MarkerObservation, TableLayout, TableLock, TableMapping,
+};
+use crate::vision::Detection;
+use crate::vision::detect::Detector;
+use crate::vision::track::{FigureState, FrameObservation, Tracker};
+
+use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
+
+/// Finds the table markers on a grey frame.
+pub trait MarkerFinder: Send {
+    fn find(&mut self, gray: &GrayImage) -> Result<Vec<MarkerObservation>, String>;
+}
+
+/// Finds figures on a frame, given the table mapping.
+pub trait FigureDetector: Send {
+    fn detect(
+        &mut self,
+        image: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<Vec<Detection>, String>;
+}
+
+/// Gives each detection a stable identity across frames.
+pub trait FigureTracker: Send {
+    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure>;
+}
+
+/// The table's ArUco markers, found by the calibration module.
+pub struct ArucoMarkers {
+    pub layout: TableLayout,
+    pub lens: Option<Lens>,
+}
+
+impl MarkerFinder for ArucoMarkers {
+    fn find(&mut self, gray: &GrayImage) -> Result<Vec<MarkerObservation>, String> {
+        let lens = self
+            .lens
+            .as_ref()
+            .map(|l| l.scaled_to([gray.width(), gray.height()]));
+        calibration::detect_table_markers(gray, &self.layout, lens.as_ref())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The vision module's figure detector.
+pub struct VisionDetector(pub Detector);
+
+impl FigureDetector for VisionDetector {
+    fn detect(
+        &mut self,
+        image: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<Vec<Detection>, String> {
+        self.0
+            .detect(image, mapping)
+            .map(|f| f.detections)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Position uncertainty given to a tracked figure not seen on this frame
+/// (held, or missed by the detector), inches: its last position may be off
+/// by a nudge of the hand.
+pub const UNSEEN_SIGMA_IN: f64 = 0.1;
+
+/// The vision module's tracker: identities through moves and hands.
+pub struct VisionTracker {
+    tracker: Tracker,
+    started: Instant,
+}
+
+impl VisionTracker {
+    pub fn new(tracker: Tracker) -> Self {
+        Self {
+            tracker,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl FigureTracker for VisionTracker {
+    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure> {
+        let report = self.tracker.update(&FrameObservation {
+            time_s: self.started.elapsed().as_secs_f64(),
+            detections: detections.clone(),
+            occluded_regions_in_table: None,
+        });
+        report
+            .figures
+            .into_iter()
+            .filter(|f| f.state == FigureState::OnTable)
+            .map(|f| {
+                // The detection the track took this frame, for its
+                // confidence and uncertainty.
+                let seen = detections
+                    .iter()
+                    .filter(|d| f.seen && d.edge == f.edge)
+                    .min_by(|a, b| {
+                        (a.center_in_table - f.center_in_table)
+                            .norm()
+                            .total_cmp(&(b.center_in_table - f.center_in_table).norm())
+                    });
+                SeenFigure {
+                    id: f.id.0,
+                    detection: Detection {
+                        center_in_table: f.center_in_table,
+                        facing_deg: f.facing_deg,
+                        edge: f.edge,
+                        base: f.base,
+                        confidence: seen.map_or(0.0, |d| d.confidence),
+                        position_sigma_in: seen.map_or(UNSEEN_SIGMA_IN, |d| d.position_sigma_in),
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+/// Without a tracker, a figure is known by its place in the frame's list.
+pub struct NoTracker;
+
+impl FigureTracker for NoTracker {
+    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure> {
+        detections
+            .into_iter()
+            .zip(0_u32..)
+            .map(|(detection, id)| SeenFigure { id, detection })
+            .collect()
+    }
+}
+
+/// How often the table markers are looked for once the table is locked.
+/// The lock only has to notice a moved camera; figures are found on every
+/// frame against the locked mapping.
+pub const MARKER_CHECK_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Where the marker search runs.
+pub enum MarkerSearch {
+    /// On every frame, on the perception thread (tests, single images).
+    EveryFrame(Box<dyn MarkerFinder>),
+    /// On a thread of its own, every [`MARKER_CHECK_INTERVAL`] once locked
+    /// (as often as it can before), so it never holds up a frame.
+    Background(MarkerThread),
+}
+
+/// The marker search on its own thread.
+pub struct MarkerThread {
+    frames: Sender<GrayImage>,
+    results: Receiver<Result<Vec<MarkerObservation>, String>>,
+    busy: bool,
+    last_submit: Option<Instant>,
+}
+
+impl MarkerThread {
+    pub fn spawn(mut finder: Box<dyn MarkerFinder>) -> std::io::Result<Self> {
+        let (frames, frames_rx) = bounded::<GrayImage>(1);
+        let (results_tx, results) = bounded(1);
+        std::thread::Builder::new()
+            .name("markers".into())
+            .spawn(move || {
+                for gray in frames_rx {
+                    if results_tx.send(finder.find(&gray)).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Self {
+            frames,
+            results,
+            busy: false,
+            last_submit: None,
+        })
+    }
+
+    /// Hands the frame over when a search is due; returns a finished
+    /// search's result when there is one.
+    fn poll(
+        &mut self,
+        image: &RgbImage,
+        locked: bool,
+    ) -> Option<Result<Vec<MarkerObservation>, String>> {
+        let result = match self.results.try_recv() {
+            Ok(r) => {
+                self.busy = false;
+                Some(r)
+            }
+            Err(_) => None,
+        };
+        let due = self
+            .last_submit
+            .is_none_or(|t| !locked || t.elapsed() >= MARKER_CHECK_INTERVAL);
+        if !self.busy && due {
+            let gray = image::imageops::grayscale(image);
+            if self.frames.try_send(gray).is_ok() {
+                self.busy = true;
+                self.last_submit = Some(Instant::now());
+            }
+        }
+        result
+    }
+}
+
+/// Markers, lock, detector and tracker, in that order.
+pub struct TablePerceiver {
+    pub lock: TableLock,
+    markers: MarkerSearch,
+    detector: Option<Box<dyn FigureDetector>>,
+    tracker: Box<dyn FigureTracker>,
+    /// The newest marker search: what it found and what went wrong.
+    last_markers: Vec<MarkerObservation>,
+    markers_found: Vec<u32>,
+    lock_problem: Option<String>,
+}
+
+impl TablePerceiver {
+    pub fn new(
+        lock: TableLock,
+        markers: MarkerSearch,
+        detector: Option<Box<dyn FigureDetector>>,
+        tracker: Box<dyn FigureTracker>,
+    ) -> Self {
+        Self {
+            lock,
+            markers,
+            detector,
+            tracker,
+            last_markers: Vec::new(),
+            markers_found: Vec::new(),
+            lock_problem: Some("looking for the table markers".into()),
+        }
+    }
+
+    fn summary(&self) -> LockSummary {
+        let layout: &TableLayout = &self.lock.layout;
+        LockSummary {
+            markers_found: self.markers_found.clone(),
+            markers_expected: layout.markers.iter().map(|m| m.id).collect(),
+            table_in: [layout.width_in, layout.depth_in],
+            locked: self.lock.locked.clone(),
+            camera_moved: self.lock.camera_moved,
+            moved_px: self.lock.moved_px,
+            problem: self.lock_problem.clone(),
+        }
+    }
+
+    fn take_markers(&mut self, found: Result<Vec<MarkerObservation>, String>) {
+        match found {
+            Ok(markers) => {
+                let (ids, problem) = match self.lock.update(&markers) {
+                    LockStatus::Fitted { markers_found } => (markers_found, None),
+                    LockStatus::KeptLast {
+                        markers_found,
+                        reason,
+                    } => (
+                        markers_found,
+                        Some(format!("kept the last table lock: {reason}")),
+                    ),
+                    LockStatus::NoMapping { reason } => (Vec::new(), Some(reason)),
+                };
+                self.markers_found = ids;
+                self.lock_problem = problem;
+                self.last_markers = markers;
+            }
+            Err(e) => {
+                self.markers_found.clear();
+                self.last_markers.clear();
+                self.lock_problem = Some(format!("marker detection failed: {e}"));
+            }
+        }
+    }
+}
+
+impl Perceiver for TablePerceiver {
+    fn perceive(&mut self, image: &RgbImage) -> Perception {
+        let locked = self.lock.locked.is_some();
+        let found = match &mut self.markers {
+            MarkerSearch::EveryFrame(finder) => {
+                Some(finder.find(&image::imageops::grayscale(image)))
+            }
+            MarkerSearch::Background(thread) => thread.poll(image, locked),
+        };
+        if let Some(found) = found {
+            self.take_markers(found);
+        }
+        let (figures, detector_problem) = match (&mut self.detector, &self.lock.locked) {
+            (None, _) => (
+                Vec::new(),
+                Some("no figure detector in this build".to_string()),
+            ),
+            (Some(_), None) => (Vec::new(), None),
+            (Some(det), Some(mapping)) => match det.detect(image, mapping) {
+                Ok(d) => (self.tracker.track(d), None),
+                Err(e) => (Vec::new(), Some(format!("figure detection failed: {e}"))),
+            },
+        };
+        Perception {
+            lock: self.summary(),
+            markers: self.last_markers.clone(),
+            figures,
+            detector_problem,
+            work_ms: 0.0,
+        }
+    }
+
+    fn relock(&mut self) {
+        self.lock.relock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::homography;
+    use crate::vision::{BaseKind, EdgeColour};
+    use nalgebra::{Matrix3, Point2};
+
+    /// Reports the layout's markers as a fixed camera would see them.
+    struct Synthetic {
+        layout: TableLayout,
+        image_from_table: Matrix3<f64>,
+    }
+    impl MarkerFinder for Synthetic {
+        fn find(&mut self, _gray: &GrayImage) -> Result<Vec<MarkerObservation>, String> {
+            Ok(self
+                .layout
+                .markers
+                .iter()
+                .map(|m| MarkerObservation {
+                    id: m.id,
+                    corners_px: m
+                        .corners_in_table()
+                        .map(|c| homography::apply(&self.image_from_table, c)),
+                })
+                .collect())
+        }
+    }
+
+    struct OneFigure;
+    impl FigureDetector for OneFigure {
+        fn detect(
+            &mut self,
+            _image: &RgbImage,
+            mapping: &TableMapping,
+        ) -> Result<Vec<Detection>, String> {
+            Ok(vec![Detection {
+                center_in_table: mapping.table_from_pixel(Point2::new(100.0, 100.0)),
+                facing_deg: None,
+                edge: EdgeColour::Red,
+                base: BaseKind::Foot,
+                confidence: 1.0,
+                position_sigma_in: 0.02,
+            }])
+        }
+    }
+
+    #[test]
+    fn locks_the_table_then_detects_in_table_inches() {
+        let layout = TableLayout::standard(48.0, 48.0);
+        let camera = Matrix3::new(20.0, 0.0, 10.0, 0.0, -20.0, 1000.0, 0.0, 0.0, 1.0);
+        let mut p = TablePerceiver::new(
+            TableLock::new(layout.clone(), None),
+            MarkerSearch::EveryFrame(Box::new(Synthetic {
+                layout,
+                image_from_table: camera,
+            })),
+            Some(Box::new(OneFigure)),
+            Box::new(NoTracker),
+        );
+        let seen = p.perceive(&RgbImage::new(4, 4));
+        assert_eq!(seen.lock.markers_found, vec![0, 1, 2, 3]);
+        assert!(seen.lock.locked.is_some());
+        assert_eq!(seen.figures.len(), 1);
+        // Pixel (100, 100) is table (4.5, 45) under this camera.
+        let c = seen.figures[0].detection.center_in_table;
+        approx::assert_relative_eq!(c, Point2::new(4.5, 45.0), epsilon = 1e-6);
+    }
+}

@@ -1,0 +1,237 @@
+//! The perception thread: takes frames from the capture thread, finds the
+//! table and the figures on them, and hands each frame with what was seen on
+//! it to the UI. The UI thread only paints.
+//!
+//! # Conventions
+//! - Times are [`Instant`]s; `captured_at` comes from the capture thread, so
+//!   `processed_at - captured_at` is the detection latency and the UI adds
+//!   its own paint time to get the overlay latency.
+//! - Figure positions are in table inches (table frame of `TABLE_KIT.md`).
+
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, bounded, select};
+use image::RgbImage;
+
+use crate::calibration::{MarkerObservation, TableMapping};
+use crate::capture::{CaptureEvent, CaptureWorker, Frame, SourceOpener};
+use crate::vision::Detection;
+
+/// Processed frames waiting for the UI. Two: one being painted, one ready.
+pub const PROCESSED_QUEUE: usize = 2;
+/// Widest preview sent to the UI, pixels. The live view is rarely wider on
+/// screen, and a smaller texture keeps the upload off the UI's frame time.
+pub const PREVIEW_MAX_WIDTH_PX: u32 = 1280;
+
+/// One figure seen on one frame, with the identity the tracker gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeenFigure {
+    /// Stable across frames when a tracker runs; otherwise the index in the
+    /// frame's detections.
+    pub id: u32,
+    pub detection: Detection,
+}
+
+/// The state of the table lock after a frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LockSummary {
+    /// Table markers (by id) found on this frame.
+    pub markers_found: Vec<u32>,
+    /// Marker ids the layout expects.
+    pub markers_expected: Vec<u32>,
+    /// Table width and depth, inches (from the layout).
+    pub table_in: [f64; 2],
+    /// The mapping the game is measured against.
+    pub locked: Option<TableMapping>,
+    /// The newest mapping jumped away from the locked one.
+    pub camera_moved: bool,
+    /// How far it jumped, pixels at the table corners.
+    pub moved_px: f64,
+    /// Why there is no mapping on this frame, when there is none.
+    pub problem: Option<String>,
+}
+
+/// What was seen on one frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Perception {
+    pub lock: LockSummary,
+    /// Marker corners as seen, image pixels (for the calibration view).
+    pub markers: Vec<MarkerObservation>,
+    pub figures: Vec<SeenFigure>,
+    /// Why the detector gave nothing, when it failed.
+    pub detector_problem: Option<String>,
+    /// Time spent finding markers and figures, milliseconds.
+    pub work_ms: f64,
+}
+
+/// Finds the table and the figures on a frame. Implemented over the
+/// calibration and vision modules; tests use their own.
+pub trait Perceiver: Send {
+    fn perceive(&mut self, image: &RgbImage) -> Perception;
+    /// Accepts the current table mapping after the camera moved.
+    fn relock(&mut self);
+}
+
+/// A frame and what was seen on it.
+#[derive(Debug, Clone)]
+pub struct Processed {
+    pub frame: Frame,
+    /// The frame shrunk for display, ready to upload as a texture (built on
+    /// the perception thread, not the UI thread).
+    pub preview: Arc<egui::ColorImage>,
+    pub perception: Perception,
+    pub processed_at: Instant,
+}
+
+/// Shrinks a frame by a whole factor (box filter) so it is at most
+/// [`PREVIEW_MAX_WIDTH_PX`] wide, as an egui image.
+pub fn preview_of(image: &RgbImage) -> egui::ColorImage {
+    let (w, h) = image.dimensions();
+    let factor = w.div_ceil(PREVIEW_MAX_WIDTH_PX).max(1);
+    if factor == 1 {
+        return egui::ColorImage::from_rgb([w as usize, h as usize], image.as_raw());
+    }
+    let (pw, ph) = (w / factor, h / factor);
+    let n = factor * factor;
+    let raw = image.as_raw();
+    let stride = w as usize * 3;
+    let mut out = Vec::with_capacity((pw * ph * 3) as usize);
+    for py in 0..ph {
+        for px in 0..pw {
+            let mut sum = [0_u32; 3];
+            for dy in 0..factor {
+                let row = (py * factor + dy) as usize * stride;
+                for dx in 0..factor {
+                    let i = row + (px * factor + dx) as usize * 3;
+                    for (c, s) in sum.iter_mut().enumerate() {
+                        *s += u32::from(raw[i + c]);
+                    }
+                }
+            }
+            // The mean of u8 values fits in u8.
+            out.extend(sum.map(|s| u8::try_from(s / n).unwrap_or(u8::MAX)));
+        }
+    }
+    egui::ColorImage::from_rgb([pw as usize, ph as usize], &out)
+}
+
+/// What the perception thread reports to the UI.
+#[derive(Debug, Clone)]
+pub enum PipelineEvent {
+    Opened { source: String },
+    Processed(Box<Processed>),
+    Lost { source: String, reason: String },
+    Reconnected { source: String },
+}
+
+enum Control {
+    Relock,
+    Reconnect,
+    Stop,
+}
+
+/// Handle on the capture and perception threads.
+pub struct Pipeline {
+    pub events: Receiver<PipelineEvent>,
+    control: Sender<Control>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Pipeline {
+    /// Starts capture (opening the source on its thread) and perception.
+    /// `wake` is called whenever an event is ready (the UI's repaint).
+    pub fn spawn(
+        open: SourceOpener,
+        mut perceiver: Box<dyn Perceiver>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> std::io::Result<Self> {
+        // The capture thread wakes the perception thread through its
+        // channel; it needs no callback of its own.
+        let capture = CaptureWorker::spawn(open, Arc::new(|| {}))?;
+        let (tx, events) = bounded(PROCESSED_QUEUE);
+        let (control, control_rx) = bounded::<Control>(4);
+        let handle = thread::Builder::new().name("perception".into()).spawn(move || {
+            loop {
+                select! {
+                    recv(control_rx) -> msg => match msg {
+                        Ok(Control::Relock) => perceiver.relock(),
+                        Ok(Control::Reconnect) => capture.reconnect(),
+                        Ok(Control::Stop) | Err(_) => return,
+                    },
+                    recv(capture.events) -> ev => {
+                        let Ok(ev) = ev else { return };
+                        let out = match ev {
+                            CaptureEvent::Opened { source } => PipelineEvent::Opened { source },
+                            CaptureEvent::Lost { source, reason } => PipelineEvent::Lost { source, reason },
+                            CaptureEvent::Reconnected { source } => PipelineEvent::Reconnected { source },
+                            CaptureEvent::Frame(frame) => {
+                                let started = Instant::now();
+                                let mut perception = perceiver.perceive(&frame.image);
+                                perception.work_ms = started.elapsed().as_secs_f64() * 1e3;
+                                let preview = Arc::new(preview_of(&frame.image));
+                                PipelineEvent::Processed(Box::new(Processed {
+                                    frame,
+                                    preview,
+                                    perception,
+                                    processed_at: Instant::now(),
+                                }))
+                            }
+                        };
+                        if tx.send(out).is_err() {
+                            return;
+                        }
+                        wake();
+                    }
+                }
+            }
+        })?;
+        Ok(Self {
+            events,
+            control,
+            handle: Some(handle),
+        })
+    }
+
+    /// Accepts the current table mapping (one-click re-lock).
+    pub fn relock(&self) {
+        let _ = self.control.try_send(Control::Relock);
+    }
+
+    /// Asks the capture thread to reopen a lost source now.
+    pub fn reconnect(&self) {
+        let _ = self.control.try_send(Control::Reconnect);
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        let _ = self.control.send(Control::Stop);
+        if let Some(h) = self.handle.take() {
+            // The thread may be blocked sending to a full queue: drain it.
+            while !h.is_finished() {
+                while self.events.try_recv().is_ok() {}
+                thread::sleep(Duration::from_millis(1));
+            }
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_averages_whole_blocks() {
+        let w = PREVIEW_MAX_WIDTH_PX + 2;
+        let mut img = RgbImage::new(w, 4);
+        img.put_pixel(0, 0, image::Rgb([200, 0, 0]));
+        img.put_pixel(1, 1, image::Rgb([200, 0, 0]));
+        let p = preview_of(&img);
+        assert_eq!(p.size, [(w / 2) as usize, 2]);
+        assert_eq!(p.pixels[0], egui::Color32::from_rgb(100, 0, 0));
+        assert_eq!(p.pixels[1], egui::Color32::BLACK);
+    }
+}

@@ -1,0 +1,497 @@
+//! The game as the app plays it: a [`Game`] started from a scenario, its log
+//! on disk (written by the game after every event, so the game autosaves
+//! and a killed app resumes), the actor, action and target chosen in the
+//! UI, the odds and number needed before rolling, dice rolled by Spotter or
+//! typed in, and undo. No painting here.
+//!
+//! # Conventions
+//! - Figures are [`FigureId`]s of the game state; positions are table
+//!   inches in the table frame of `TABLE_KIT.md`.
+//! - Game logs are JSON Lines files `<games dir>/<scenario>-<unix ms>.jsonl`;
+//!   the newest one is the game to resume.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use crate::game::{AimUse, Command, Event, FigureId, FireMode, Game, GameState, Played, Scenario};
+use crate::rules::Registry;
+use crate::rules::dice::{RngDice, TypedDice};
+use crate::rules::odds::NamedOdds;
+
+/// Where game logs go unless told otherwise.
+pub const GAMES_DIR: &str = "games";
+/// The scenario a new game starts from unless told otherwise.
+pub const DEFAULT_SCENARIO: &str = "scenarios/dragoon.toml";
+/// Seed of the throwaway dice used to preview an action: the preview shows
+/// only what does not depend on the dice (measurements, number needed).
+const PREVIEW_SEED: u64 = 0;
+
+/// The actions the panel offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    AimedFire,
+    SnapFire,
+    Melee,
+}
+
+impl Action {
+    pub const ALL: [Self; 3] = [Self::AimedFire, Self::SnapFire, Self::Melee];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::AimedFire => "Aimed fire",
+            Self::SnapFire => "Snap fire",
+            Self::Melee => "Melee",
+        }
+    }
+}
+
+/// A measurement the rules will use, for the panel and the overlay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub what: String,
+    pub value_in: f64,
+    pub sigma_in: f64,
+    pub too_close_to_call: bool,
+}
+
+/// The range from the selected figure to one enemy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnemyRange {
+    pub target: FigureId,
+    /// In rule inches when the rules measured it, else table inches between
+    /// base centres.
+    pub range_in: f64,
+    /// The weapon's range band, when a shot could be resolved now.
+    pub band: Option<String>,
+    pub too_close_to_call: bool,
+}
+
+/// What the player sees before rolling.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Preview {
+    pub odds: Vec<NamedOdds>,
+    /// Number needed on the dice to hit, when the action is a shot.
+    pub needed: Option<u32>,
+    pub band: Option<String>,
+    pub measurements: Vec<Measurement>,
+    /// Why the action cannot be carried out now.
+    pub refused: Option<String>,
+}
+
+/// The game being played in the app.
+pub struct GameSession {
+    pub game: Game,
+    pub registry: Registry,
+    pub log_path: PathBuf,
+    pub scenario_name: String,
+    pub actor: Option<FigureId>,
+    pub target: Option<FigureId>,
+    pub action: Action,
+    rng: StdRng,
+}
+
+/// The newest game log in `dir`, if any.
+pub fn newest_log(dir: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
+}
+
+fn unix_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+impl GameSession {
+    /// A new game from a scenario file, logged in `games_dir`.
+    pub fn new_game(scenario: &Path, games_dir: &Path, seed: u64) -> anyhow::Result<Self> {
+        let registry = Registry::builtin().context("loading the built-in rule sets")?;
+        let sc = Scenario::load(scenario, &registry)?;
+        let rules = registry
+            .get(&sc.state.rule_set)
+            .with_context(|| format!("unknown rule set {}", sc.state.rule_set))?;
+        std::fs::create_dir_all(games_dir)
+            .with_context(|| format!("creating {}", games_dir.display()))?;
+        let stem = scenario
+            .file_stem()
+            .map_or_else(|| "game".into(), |s| s.to_string_lossy().into_owned());
+        let log_path = games_dir.join(format!("{stem}-{}.jsonl", unix_ms()));
+        let game = Game::new(sc.state, rules, Some(&log_path))?;
+        Ok(Self::around(game, registry, log_path, sc.name, seed))
+    }
+
+    /// Resumes the game whose log is at `log_path`.
+    pub fn resume(log_path: &Path, seed: u64) -> anyhow::Result<Self> {
+        let registry = Registry::builtin().context("loading the built-in rule sets")?;
+        let game = Game::resume(log_path, &registry)
+            .with_context(|| format!("resuming {}", log_path.display()))?;
+        let name = game.state().scenario.clone();
+        Ok(Self::around(game, registry, log_path.to_path_buf(), name, seed))
+    }
+
+    /// Resumes the newest game in `games_dir`, or starts `scenario`.
+    pub fn resume_or_new(scenario: &Path, games_dir: &Path, seed: u64) -> anyhow::Result<Self> {
+        match newest_log(games_dir) {
+            Some(log) => Self::resume(&log, seed),
+            None => Self::new_game(scenario, games_dir, seed),
+        }
+    }
+
+    fn around(game: Game, registry: Registry, log_path: PathBuf, scenario_name: String, seed: u64) -> Self {
+        Self {
+            game,
+            registry,
+            log_path,
+            scenario_name,
+            actor: None,
+            target: None,
+            action: Action::AimedFire,
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Saves a copy of the game log (the game itself keeps autosaving to
+    /// its own log).
+    pub fn save_copy(&self, to: &Path) -> anyhow::Result<()> {
+        std::fs::copy(&self.log_path, to)
+            .with_context(|| format!("copying {} to {}", self.log_path.display(), to.display()))?;
+        Ok(())
+    }
+
+    pub fn state(&self) -> &GameState {
+        self.game.state()
+    }
+
+    pub fn name(&self, id: FigureId) -> String {
+        self.state()
+            .figure(id)
+            .map_or_else(|| format!("figure {}", id.0), |f| f.name.clone())
+    }
+
+    /// The click rule: the first figure is the actor, the next the target;
+    /// a click on the actor clears both.
+    pub fn click(&mut self, id: FigureId) {
+        match (self.actor, self.target) {
+            (Some(a), _) if a == id => {
+                self.actor = None;
+                self.target = None;
+            }
+            (Some(_), Some(t)) if t == id => self.target = None,
+            (Some(_), _) => self.target = Some(id),
+            (None, _) => self.actor = Some(id),
+        }
+    }
+
+    /// The command the current choice makes, if complete.
+    pub fn command(&self) -> Option<Command> {
+        let (actor, target) = (self.actor?, self.target?);
+        Some(match self.action {
+            Action::AimedFire | Action::SnapFire => Command::Fire {
+                shooter: actor,
+                target,
+                mode: if self.action == Action::AimedFire {
+                    FireMode::Aimed
+                } else {
+                    FireMode::Snap
+                },
+                rapid: false,
+                aim_use: AimUse::Best,
+                at_mount: false,
+            },
+            Action::Melee => Command::Melee {
+                attackers: vec![actor],
+                defenders: vec![target],
+            },
+        })
+    }
+
+    /// Odds, number needed and measurements of the chosen action, before
+    /// rolling.
+    pub fn preview(&self) -> Option<Preview> {
+        let cmd = self.command()?;
+        if let Err(e) = self.game.check(&cmd) {
+            return Some(Preview {
+                refused: Some(e.to_string()),
+                ..Preview::default()
+            });
+        }
+        let odds = match self.game.odds(&cmd) {
+            Ok(o) => o,
+            Err(e) => {
+                return Some(Preview {
+                    refused: Some(e.to_string()),
+                    ..Preview::default()
+                });
+            }
+        };
+        let mut preview = Preview {
+            odds,
+            ..Preview::default()
+        };
+        // A dry resolve on throwaway dice: the state is not changed and
+        // nothing is logged; only dice-independent facts are read from it.
+        let mut dice = RngDice(StdRng::seed_from_u64(PREVIEW_SEED));
+        if let Ok(events) = self.game.rules().resolve(self.state(), &cmd, &mut dice) {
+            for e in events {
+                match e {
+                    Event::Measured {
+                        what,
+                        value_in,
+                        sigma_in,
+                        too_close_to_call,
+                    } => preview.measurements.push(Measurement {
+                        what,
+                        value_in,
+                        sigma_in,
+                        too_close_to_call,
+                    }),
+                    Event::FireResolved { needed, band, .. } => {
+                        preview.needed.get_or_insert(needed);
+                        preview.band.get_or_insert(band);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some(preview)
+    }
+
+    /// Range from `actor` to every active enemy: the rules' own fire
+    /// measurement and band where a shot could be resolved now, else the
+    /// distance between base centres with no band.
+    pub fn enemy_ranges(&self, actor: FigureId) -> Vec<EnemyRange> {
+        let state = self.state();
+        let Some(me) = state.figure(actor) else {
+            return Vec::new();
+        };
+        state
+            .figures
+            .iter()
+            .filter(|f| f.side != me.side && f.active())
+            .map(|f| {
+                let cmd = Command::Fire {
+                    shooter: actor,
+                    target: f.id,
+                    mode: FireMode::Aimed,
+                    rapid: false,
+                    aim_use: AimUse::Best,
+                    at_mount: false,
+                };
+                let mut dice = RngDice(StdRng::seed_from_u64(PREVIEW_SEED));
+                let events = self
+                    .game
+                    .rules()
+                    .resolve(state, &cmd, &mut dice)
+                    .unwrap_or_default();
+                let mut out = EnemyRange {
+                    target: f.id,
+                    range_in: (f.placement.center_in_table - me.placement.center_in_table).norm(),
+                    band: None,
+                    too_close_to_call: false,
+                };
+                for e in events {
+                    match e {
+                        Event::Measured {
+                            value_in,
+                            too_close_to_call,
+                            ..
+                        } if out.band.is_none() => {
+                            out.range_in = value_in;
+                            out.too_close_to_call = too_close_to_call;
+                        }
+                        Event::FireResolved { band, .. } => out.band = Some(band),
+                        _ => {}
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+
+    /// Rolls the chosen action with Spotter's dice.
+    pub fn roll(&mut self) -> anyhow::Result<Vec<Event>> {
+        let cmd = self.command().context("choose an actor and a target first")?;
+        let mut dice = RngDice(&mut self.rng);
+        Ok(self.game.execute(cmd, &mut dice)?)
+    }
+
+    /// Resolves the chosen action with dice typed in from the table, e.g.
+    /// "4 6 2" (in the order the rules roll them).
+    pub fn roll_typed(&mut self, faces: &str) -> anyhow::Result<Vec<Event>> {
+        let cmd = self.command().context("choose an actor and a target first")?;
+        let faces: Vec<u32> = faces
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<u32>().with_context(|| format!("{s:?} is not a die face")))
+            .collect::<anyhow::Result<_>>()?;
+        let mut dice = TypedDice::new(faces);
+        Ok(self.game.execute(cmd, &mut dice)?)
+    }
+
+    pub fn undo(&mut self) -> anyhow::Result<()> {
+        self.game.undo()?;
+        Ok(())
+    }
+
+    pub fn end_phase(&mut self) -> anyhow::Result<Vec<Event>> {
+        let mut dice = RngDice(&mut self.rng);
+        Ok(self.game.execute(Command::EndPhase, &mut dice)?)
+    }
+
+    /// Whose turn, and which phase: "Turn 2, British: fire".
+    pub fn turn_text(&self) -> String {
+        let s = self.state();
+        let phases = self.game.rules().phases();
+        let side = s.sides.get(s.active_side).map_or("-", |x| x.name.as_str());
+        let phase = phases.get(s.phase).map_or("-", String::as_str);
+        format!("Turn {}, {side}: {phase}", s.turn)
+    }
+
+    /// The newest command that was not undone.
+    pub fn last_played(&self) -> Option<&Played> {
+        self.game.history().iter().rev().find(|p| !p.undone)
+    }
+
+    /// One line per command for the log panel, newest last.
+    pub fn log_lines(&self) -> Vec<String> {
+        self.game
+            .history()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}. {}: {}{}",
+                    p.n,
+                    self.describe_command(&p.command),
+                    self.describe_result(&p.events),
+                    if p.undone { " (undone)" } else { "" }
+                )
+            })
+            .collect()
+    }
+
+    pub fn describe_command(&self, cmd: &Command) -> String {
+        match cmd {
+            Command::Fire {
+                shooter,
+                target,
+                mode,
+                ..
+            } => format!(
+                "{} fires ({}) at {}",
+                self.name(*shooter),
+                match mode {
+                    FireMode::Aimed => "aimed",
+                    FireMode::Snap => "snap",
+                },
+                self.name(*target)
+            ),
+            Command::Melee {
+                attackers,
+                defenders,
+            } => format!(
+                "{} in melee with {}",
+                self.names(attackers),
+                self.names(defenders)
+            ),
+            Command::EndPhase => "end of phase".into(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn names(&self, ids: &[FigureId]) -> String {
+        ids.iter().map(|i| self.name(*i)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The result of a command in a few words.
+    pub fn describe_result(&self, events: &[Event]) -> String {
+        let mut parts = Vec::new();
+        for e in events {
+            match e {
+                Event::Rolled { purpose, dice, .. } => {
+                    let faces: Vec<String> = dice.iter().map(|d| d.face.to_string()).collect();
+                    parts.push(format!("{purpose} {}", faces.join("+")));
+                }
+                Event::FireResolved {
+                    needed,
+                    on_target,
+                    saved,
+                    ..
+                } => parts.push(format!(
+                    "{needed}+ needed: {}",
+                    match (on_target, saved) {
+                        (false, _) => "off target",
+                        (true, true) => "on target, saved",
+                        (true, false) => "HIT",
+                    }
+                )),
+                Event::Note { text } => parts.push(text.clone()),
+                _ => {}
+            }
+        }
+        if parts.is_empty() {
+            "done".into()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_SCENARIO)
+    }
+
+    #[test]
+    fn preview_shows_the_dragoon_example_then_roll_logs_and_undo_takes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = GameSession::new_game(&scenario(), dir.path(), 7).unwrap();
+        let hobbs = s.state().figure_named("Trooper Hobbs").unwrap().id;
+        let warrior = s.state().figure_named("Hadendowa warrior").unwrap().id;
+        s.click(hobbs);
+        s.click(warrior);
+        let refused = s.preview().unwrap().refused;
+        assert!(refused.is_some(), "the turn starts with the non-combat phase");
+        s.end_phase().unwrap();
+        assert!(s.turn_text().contains("fire"), "{}", s.turn_text());
+        let p = s.preview().unwrap();
+        assert_eq!(p.refused, None);
+        // RULES.md: carbine at 18 in is medium range, 8+ to hit.
+        assert_eq!(p.needed, Some(8));
+        assert!(!p.odds.is_empty());
+        s.roll().unwrap();
+        assert_eq!(s.log_lines().len(), 2);
+        s.undo().unwrap();
+        assert!(s.log_lines()[1].ends_with("(undone)"));
+    }
+
+    #[test]
+    fn a_new_session_resumes_the_newest_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = {
+            let mut s = GameSession::new_game(&scenario(), dir.path(), 1).unwrap();
+            let hobbs = s.state().figure_named("Trooper Hobbs").unwrap().id;
+            let warrior = s.state().figure_named("Hadendowa warrior").unwrap().id;
+            s.click(hobbs);
+            s.click(warrior);
+            s.end_phase().unwrap();
+            s.roll_typed("6 5 3 1 2 2").unwrap();
+            s.state().clone()
+            // Dropped without saving: the log was written event by event.
+        };
+        let s = GameSession::resume_or_new(&scenario(), dir.path(), 2).unwrap();
+        assert_eq!(s.state(), &before);
+    }
+}

@@ -1,0 +1,708 @@
+//! Fitting bases to the band: candidates from ring and rectangle scores,
+//! centres from the band's outer edge, facings from the black front mark.
+//!
+//! # Conventions
+//! Everything here is in table inches on the plane of the base tops (the
+//! top view), angles in degrees counter-clockwise from +x. A point of that
+//! plane lies straight above the footprint point with the same x, y, so a
+//! fitted top centre is the footprint centre.
+//!
+//! The band's outer edge as seen is the top circle, except toward the
+//! camera's nadir where the painted side of the base shows beyond it: the
+//! base's bottom edge, seen on the top plane, lies `parallax` further out.
+
+use image::RgbImage;
+use nalgebra::{Matrix2, Matrix3, Point2, Vector2, Vector3};
+
+use super::params::DetectorParams;
+use super::rectify::{CameraPose, TopView, sample_rgb};
+use super::segment::{self, Component, NONE, Segmentation};
+
+/// Radial step when walking out to the band edge, inches (a fifth of a
+/// pixel at 20 px/in).
+const EDGE_STEP_IN: f64 = 0.01;
+/// How far past the nominal edge the edge is looked for, inches.
+const EDGE_SEARCH_OUT_IN: f64 = 0.2;
+/// Membership level of the band edge: half way between table and band.
+const EDGE_LEVEL: f64 = 0.5;
+/// Samples on the ring and inside it for the ring score.
+const RING_SAMPLES: usize = 48;
+const INNER_SAMPLES: usize = 12;
+/// Inner samples lie at this share of the inner band radius.
+const INNER_RADIUS_SHARE: f64 = 0.5;
+/// Angular step of the facing profile, degrees.
+const FACING_STEP_DEG: f64 = 2.0;
+/// Radii of the facing profile, as inches inside the outer edge (the outer
+/// part of the band: the model hides the inner part first).
+const FACING_INSETS_IN: [f64; 3] = [0.03, 0.06, 0.09];
+/// Two foot candidates closer than this share of the diameter are one.
+const NMS_SHARE: f64 = 0.75;
+/// Components larger than this many inches across are not a base (a hand, a
+/// roof): their ring search would be slow and pointless.
+const MAX_COMPONENT_IN: f64 = 6.0;
+/// The background colour is sampled this far outside the band, inches.
+const BACKGROUND_RING_IN: (f64, f64) = (0.12, 0.3);
+/// The ring outside a base that should be table, inches beyond the edge.
+const OUTER_RING_IN: f64 = 0.2;
+/// Fit converged when the centre moves less than this, inches.
+const CONVERGED_IN: f64 = 1e-4;
+/// A mounted candidate's extents may differ from the kit by this share.
+const MOUNTED_SIZE_TOLERANCE: f64 = 0.3;
+/// Positions sampled along each side of a rectangle for its edge fit.
+const RECT_EDGE_SAMPLES_PER_IN: f64 = 8.0;
+/// Rectangle edge samples keep this far from the corners, inches.
+const RECT_CORNER_KEEP_OUT_IN: f64 = 0.12;
+
+/// What the fitting works on: the white-balanced top view and its labels.
+pub struct Surface<'a> {
+    pub top: &'a RgbImage,
+    pub gains: [f32; 3],
+    pub seg: &'a Segmentation,
+    pub view: &'a TopView,
+    pub pose: &'a CameraPose,
+    pub params: &'a DetectorParams,
+}
+
+/// A foot (round) base fitted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FootFit {
+    pub center: Point2<f64>,
+    pub label: u8,
+    pub ring_score: f64,
+    pub edge_points: usize,
+    pub rms_in: f64,
+    pub facing_deg: Option<f64>,
+}
+
+/// A mounted (rectangular) base fitted; `axis_deg` runs along the long side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RectFit {
+    pub center: Point2<f64>,
+    pub axis_deg: f64,
+    pub label: u8,
+    pub rect_score: f64,
+    pub edge_points: usize,
+    pub rms_in: f64,
+    pub facing_deg: Option<f64>,
+}
+
+fn dir(deg: f64) -> Vector2<f64> {
+    let a = deg.to_radians();
+    Vector2::new(a.cos(), a.sin())
+}
+
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
+fn median_rgb(samples: &[[f32; 3]]) -> Option<[f64; 3]> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut out = [0.0; 3];
+    for (k, o) in out.iter_mut().enumerate() {
+        let mut v: Vec<f64> = samples.iter().map(|s| f64::from(s[k])).collect();
+        *o = median(&mut v).unwrap_or(0.0);
+    }
+    Some(out)
+}
+
+/// Solves a small least-squares system by its normal equations.
+fn solve3(a: &Matrix3<f64>, b: &Vector3<f64>) -> Option<Vector3<f64>> {
+    a.try_inverse().map(|inv| inv * b)
+}
+
+impl Surface<'_> {
+    fn radius_in(&self) -> f64 {
+        self.params.kit.foot_diameter_in / 2.0
+    }
+
+    /// White-balanced colour at a table point.
+    pub fn rgb(&self, t: Point2<f64>) -> Option<[f32; 3]> {
+        let s = sample_rgb(self.top, self.view.view_from_table(t))?;
+        if s[0] + s[1] + s[2] <= 0.0 {
+            // Outside the photo (remap border).
+            return None;
+        }
+        Some([
+            s[0] * self.gains[0],
+            s[1] * self.gains[1],
+            s[2] * self.gains[2],
+        ])
+    }
+
+    /// Label of the pixel nearest a table point.
+    pub fn label(&self, t: Point2<f64>) -> u8 {
+        let v = self.view.view_from_table(t);
+        let (i, j) = (v.x.round(), v.y.round());
+        if i < 0.0 || j < 0.0 || i >= self.seg.width as f64 || j >= self.seg.height as f64 {
+            return NONE;
+        }
+        // In range by the check above.
+        self.seg.labels[j as usize * self.seg.width + i as usize]
+    }
+
+    /// Share of ring samples in `label`, of inner samples and of samples
+    /// just outside the base.
+    fn ring_score(&self, c: Point2<f64>, label: u8) -> (f64, f64, f64) {
+        let k = &self.params.kit;
+        let r_mid = self.radius_in() - k.band_width_in / 2.0;
+        let r_in = (self.radius_in() - k.band_width_in) * INNER_RADIUS_SHARE;
+        let on = (0..RING_SAMPLES)
+            .filter(|&s| {
+                self.label(c + dir(360.0 * s as f64 / RING_SAMPLES as f64) * r_mid) == label
+            })
+            .count();
+        let inner = (0..INNER_SAMPLES)
+            .filter(|&s| {
+                self.label(c + dir(360.0 * s as f64 / INNER_SAMPLES as f64) * r_in) == label
+            })
+            .count();
+        let r_out = self.radius_in() + OUTER_RING_IN;
+        let outer = (0..RING_SAMPLES)
+            .filter(|&s| {
+                self.label(c + dir(360.0 * s as f64 / RING_SAMPLES as f64) * r_out) == label
+            })
+            .count();
+        (
+            on as f64 / RING_SAMPLES as f64,
+            inner as f64 / INNER_SAMPLES as f64,
+            outer as f64 / RING_SAMPLES as f64,
+        )
+    }
+
+    /// Foot candidates in a component: ring-score peaks, best first.
+    pub fn foot_candidates(&self, comp: &Component) -> Vec<(Point2<f64>, f64)> {
+        let s = self.view.px_per_in;
+        let span_in = ((comp.bbox[2] - comp.bbox[0]).max(comp.bbox[3] - comp.bbox[1])) as f64 / s;
+        if span_in > MAX_COMPONENT_IN {
+            return Vec::new();
+        }
+        let cp = &self.params.candidates;
+        // A ring's centre lies within its pixels' box, or just outside when
+        // part of the ring is hidden.
+        let pad = (self.params.kit.band_width_in * s).ceil() as i64;
+        let mut scored = Vec::new();
+        for j in comp.bbox[1] as i64 - pad..=comp.bbox[3] as i64 + pad {
+            for i in comp.bbox[0] as i64 - pad..=comp.bbox[2] as i64 + pad {
+                let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
+                let (ring, inner, outer) = self.ring_score(c, comp.label);
+                if ring >= cp.min_ring_score
+                    && inner <= cp.max_inner_score
+                    && outer <= cp.max_outer_score
+                {
+                    scored.push((c, ring - inner));
+                }
+            }
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let min_sep = NMS_SHARE * self.params.kit.foot_diameter_in;
+        let mut kept: Vec<(Point2<f64>, f64)> = Vec::new();
+        for (c, score) in scored {
+            if kept.iter().all(|(k, _)| (k - c).norm() >= min_sep) {
+                kept.push((c, score));
+            }
+        }
+        kept
+    }
+
+    /// Band and table colours around a base: medians of the band-labelled
+    /// samples on `band_points` and of unlabelled samples on `table_points`.
+    fn colours(
+        &self,
+        label: u8,
+        band_points: impl Iterator<Item = Point2<f64>>,
+        table_points: impl Iterator<Item = Point2<f64>>,
+    ) -> Option<([f64; 3], [f64; 3])> {
+        let band: Vec<[f32; 3]> = band_points
+            .filter(|p| self.label(*p) == label)
+            .filter_map(|p| self.rgb(p))
+            .collect();
+        let table: Vec<[f32; 3]> = table_points
+            .filter(|p| self.label(*p) == NONE)
+            .filter_map(|p| self.rgb(p))
+            .collect();
+        Some((median_rgb(&band)?, median_rgb(&table)?))
+    }
+
+    /// Where, walking from `from` along `d`, the colour leaves the band:
+    /// the membership (0 table .. 1 band) falls below the edge level.
+    /// Distance from `from`, inches.
+    fn edge_along(
+        &self,
+        from: Point2<f64>,
+        d: Vector2<f64>,
+        max_in: f64,
+        band: &[f64; 3],
+        table: &[f64; 3],
+    ) -> Option<f64> {
+        let axis = [band[0] - table[0], band[1] - table[1], band[2] - table[2]];
+        let axis2 = axis.iter().map(|a| a * a).sum::<f64>();
+        if axis2 <= f64::EPSILON {
+            return None;
+        }
+        let member = |p: Point2<f64>| -> Option<f64> {
+            let c = self.rgb(p)?;
+            let v: f64 = (0..3).map(|k| (f64::from(c[k]) - table[k]) * axis[k]).sum();
+            Some(v / axis2)
+        };
+        let mut prev = member(from)?;
+        if prev < EDGE_LEVEL {
+            return None;
+        }
+        let steps = (max_in / EDGE_STEP_IN).ceil() as usize;
+        for s in 1..=steps {
+            let r = s as f64 * EDGE_STEP_IN;
+            let m = member(from + d * r)?;
+            if m < EDGE_LEVEL {
+                let f = (prev - EDGE_LEVEL) / (prev - m);
+                return Some(r - EDGE_STEP_IN + f * EDGE_STEP_IN);
+            }
+            prev = m;
+        }
+        None
+    }
+
+    /// Shift of the base's bottom edge beyond the top edge on the top plane,
+    /// inches, and the unit direction toward the camera's nadir.
+    fn side_parallax(&self, c: Point2<f64>) -> (f64, Vector2<f64>) {
+        let cam = self.pose.center_in_table;
+        let to_nadir = Vector2::new(cam.x - c.x, cam.y - c.y);
+        let dist = to_nadir.norm();
+        let h = cam.z.abs();
+        if dist <= f64::EPSILON || h <= f64::EPSILON {
+            return (0.0, Vector2::zeros());
+        }
+        (dist * self.params.kit.base_height_in / h, to_nadir / dist)
+    }
+
+    /// Fits a round base near `c0`.
+    pub fn fit_foot(&self, c0: Point2<f64>, label: u8, ring_score: f64) -> Option<FootFit> {
+        let k = &self.params.kit;
+        let fp = &self.params.fit;
+        let radius = self.radius_in();
+        let r_mid = radius - k.band_width_in / 2.0;
+        let rays = fp.rays;
+        let ray_dirs: Vec<Vector2<f64>> = (0..rays)
+            .map(|s| dir(360.0 * s as f64 / rays as f64))
+            .collect();
+        let (band, table) = self.colours(
+            label,
+            ray_dirs.iter().map(|d| c0 + d * r_mid),
+            ray_dirs.iter().flat_map(|d| {
+                [BACKGROUND_RING_IN.0, BACKGROUND_RING_IN.1].map(|o| c0 + d * (radius + o))
+            }),
+        )?;
+        let mut c = c0;
+        let mut used = 0;
+        let mut rms = 0.0;
+        for iter in 0..fp.iterations {
+            let (delta, nadir) = self.side_parallax(c);
+            let mut rows: Vec<(Vector2<f64>, f64)> = Vec::new();
+            for d in &ray_dirs {
+                let start = c + d * r_mid;
+                let Some(e) = self.edge_along(
+                    start,
+                    *d,
+                    k.band_width_in / 2.0 + EDGE_SEARCH_OUT_IN,
+                    &band,
+                    &table,
+                ) else {
+                    continue;
+                };
+                let model = radius + delta * d.dot(&nadir).max(0.0);
+                rows.push((*d, r_mid + e - model));
+            }
+            let min_points = fp
+                .min_edge_points
+                .max((fp.min_edge_share * rays as f64).ceil() as usize);
+            if rows.len() < min_points {
+                return None;
+            }
+            // Robust: the first pass drops points far from the median, the
+            // later ones points far from the model.
+            let mut res: Vec<f64> = rows.iter().map(|r| r.1).collect();
+            let centre = if iter == 0 {
+                median(&mut res).unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            rows.retain(|r| {
+                (r.1 - centre).abs()
+                    <= fp.max_edge_residual_in.max(if iter == 0 {
+                        2.0 * fp.max_edge_residual_in
+                    } else {
+                        0.0
+                    })
+            });
+            if rows.len() < fp.min_edge_points {
+                return None;
+            }
+            let mut a = Matrix2::zeros();
+            let mut b = Vector2::zeros();
+            for (d, e) in &rows {
+                a += d * d.transpose();
+                b += d * *e;
+            }
+            let step = a.try_inverse()? * b;
+            c += step;
+            used = rows.len();
+            rms = (rows
+                .iter()
+                .map(|(d, e)| (e - d.dot(&step)).powi(2))
+                .sum::<f64>()
+                / used as f64)
+                .sqrt();
+            if step.norm() < CONVERGED_IN {
+                break;
+            }
+        }
+        if (c - c0).norm() > radius {
+            return None;
+        }
+        let facing_deg = self.foot_facing(c, label);
+        Some(FootFit {
+            center: c,
+            label,
+            ring_score,
+            edge_points: used,
+            rms_in: rms,
+            facing_deg,
+        })
+    }
+
+    /// Blackness of a point relative to the band level: 1 black, 0 band.
+    fn blackness(&self, p: Point2<f64>, band_level: f64) -> Option<f64> {
+        let c = self.rgb(p)?;
+        let v = f64::from(c[0].max(c[1]).max(c[2]));
+        Some((1.0 - v / band_level).clamp(0.0, 1.0))
+    }
+
+    fn band_level(&self, label: u8, points: impl Iterator<Item = Point2<f64>>) -> Option<f64> {
+        let mut v: Vec<f64> = points
+            .filter(|p| self.label(*p) == label)
+            .filter_map(|p| self.rgb(p))
+            .map(|c| f64::from(c[0].max(c[1]).max(c[2])))
+            .collect();
+        median(&mut v).filter(|l| *l > 0.0)
+    }
+
+    /// Facing of a round base from the black arc of its band.
+    fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<f64> {
+        let k = &self.params.kit;
+        let fp = &self.params.facing;
+        let radius = self.radius_in();
+        let bins = (360.0 / FACING_STEP_DEG).round() as usize;
+        let angle = |b: usize| b as f64 * FACING_STEP_DEG;
+        let level = self.band_level(
+            label,
+            (0..bins).flat_map(|b| FACING_INSETS_IN.map(|i| c + dir(angle(b)) * (radius - i))),
+        )?;
+        let mut profile = Vec::with_capacity(bins);
+        for b in 0..bins {
+            let mut sum = 0.0;
+            let mut n = 0.0;
+            for inset in FACING_INSETS_IN {
+                if let Some(v) = self.blackness(c + dir(angle(b)) * (radius - inset), level) {
+                    sum += v;
+                    n += 1.0;
+                }
+            }
+            if n == 0.0 {
+                return None;
+            }
+            profile.push(sum / n);
+        }
+        let window = ((k.front_arc_deg / FACING_STEP_DEG).round() as usize).max(1);
+        let mut best = (0usize, f64::MIN);
+        for start in 0..bins {
+            let s: f64 = (0..window).map(|o| profile[(start + o) % bins]).sum();
+            if s > best.1 {
+                best = (start, s);
+            }
+        }
+        let arc_mean = best.1 / window as f64;
+        let mut sorted = profile.clone();
+        let base = median(&mut sorted)?;
+        if arc_mean < fp.min_arc_blackness || arc_mean - base < fp.min_contrast {
+            return None;
+        }
+        let threshold = (arc_mean + base) / 2.0;
+        // Walk out from the window's middle to where the profile falls below
+        // the threshold on either side; interpolate the crossings.
+        let mid = best.0 + window / 2;
+        let at = |o: i64| profile[(mid as i64 + o).rem_euclid(bins as i64) as usize];
+        let max_walk = bins as i64 / 2;
+        let crossing = |sign: i64| -> Option<f64> {
+            let mut prev = at(0);
+            for o in 1..max_walk {
+                let v = at(sign * o);
+                if v < threshold {
+                    let f = if prev > v {
+                        (prev - threshold) / (prev - v)
+                    } else {
+                        0.5
+                    };
+                    return Some((o as f64 - 1.0 + f) * FACING_STEP_DEG);
+                }
+                prev = v;
+            }
+            None
+        };
+        let right = crossing(1)?;
+        let left = crossing(-1)?;
+        let width = left + right;
+        let (lo, hi) = fp.arc_width_share;
+        if width < lo * k.front_arc_deg || width > hi * k.front_arc_deg {
+            return None;
+        }
+        let centre = angle(mid % bins) + (right - left) / 2.0;
+        Some(centre.rem_euclid(360.0))
+    }
+
+    /// The four sides of a rectangle: (outward normal, side middle offset,
+    /// half length along the side).
+    fn rect_sides(&self, axis_deg: f64) -> [(Vector2<f64>, f64, f64); 4] {
+        let k = &self.params.kit;
+        let (hl, hw) = (k.mounted_length_in / 2.0, k.mounted_width_in / 2.0);
+        let u = dir(axis_deg);
+        let v = Vector2::new(-u.y, u.x);
+        [(u, hl, hw), (-u, hl, hw), (v, hw, hl), (-v, hw, hl)]
+    }
+
+    /// Share of the band's middle line in `label`, and of the inside.
+    fn rect_score(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> (f64, f64) {
+        let band = self.params.kit.band_width_in;
+        let mut on = 0usize;
+        let mut total = 0usize;
+        let mut inner_on = 0usize;
+        let mut inner_total = 0usize;
+        for (n, off, half) in self.rect_sides(axis_deg) {
+            let t = Vector2::new(-n.y, n.x);
+            let steps = (2.0 * half * RECT_EDGE_SAMPLES_PER_IN).ceil() as usize;
+            for s in 0..=steps {
+                let along = -half + 2.0 * half * s as f64 / steps as f64;
+                let p = c + n * (off - band / 2.0) + t * along;
+                total += 1;
+                on += usize::from(self.label(p) == label);
+                let q =
+                    c + n * ((off - band) * INNER_RADIUS_SHARE) + t * (along * INNER_RADIUS_SHARE);
+                inner_total += 1;
+                inner_on += usize::from(self.label(q) == label);
+            }
+        }
+        (
+            on as f64 / total.max(1) as f64,
+            inner_on as f64 / inner_total.max(1) as f64,
+        )
+    }
+
+    /// A mounted candidate from a component's shape, if it has the size of
+    /// a mounted base: centre, axis and rectangle score.
+    pub fn rect_candidate(&self, comp: &Component) -> Option<(Point2<f64>, f64, f64)> {
+        let k = &self.params.kit;
+        let s = self.view.px_per_in;
+        let (cii, cij, cjj) = comp.cov;
+        // Major axis of the pixel cloud, in view pixels (rows run down).
+        let theta_view = 0.5 * (2.0 * cij).atan2(cii - cjj);
+        let (ui, uj) = (theta_view.cos(), theta_view.sin());
+        let mut along = (f64::MAX, f64::MIN);
+        let mut across = (f64::MAX, f64::MIN);
+        for j in comp.bbox[1]..=comp.bbox[3] {
+            for i in comp.bbox[0]..=comp.bbox[2] {
+                if self.seg.labels[j * self.seg.width + i] != comp.label {
+                    continue;
+                }
+                let (di, dj) = (i as f64 - comp.mean.0, j as f64 - comp.mean.1);
+                let a = di * ui + dj * uj;
+                let b = -di * uj + dj * ui;
+                along = (along.0.min(a), along.1.max(a));
+                across = (across.0.min(b), across.1.max(b));
+            }
+        }
+        let len_in = (along.1 - along.0 + 1.0) / s;
+        let wid_in = (across.1 - across.0 + 1.0) / s;
+        let tol = MOUNTED_SIZE_TOLERANCE;
+        if (len_in - k.mounted_length_in).abs() > tol * k.mounted_length_in
+            || (wid_in - k.mounted_width_in).abs() > tol * k.mounted_width_in
+        {
+            return None;
+        }
+        // Middle of the extents (the mean leans toward the unhidden side).
+        let mid_a = (along.0 + along.1) / 2.0;
+        let mid_b = (across.0 + across.1) / 2.0;
+        let ci = comp.mean.0 + mid_a * ui - mid_b * uj;
+        let cj = comp.mean.1 + mid_a * uj + mid_b * ui;
+        let c = self.view.table_from_view(Point2::new(ci, cj));
+        // Rows run down, so the table angle is the negated view angle.
+        let axis_deg = (-theta_view.to_degrees()).rem_euclid(180.0);
+        let (score, inner) = self.rect_score(c, axis_deg, comp.label);
+        if score < self.params.candidates.min_rect_score
+            || inner > self.params.candidates.max_inner_score
+        {
+            return None;
+        }
+        Some((c, axis_deg, score))
+    }
+
+    /// Fits a mounted base: centre and axis from the outer band edges.
+    pub fn fit_rect(
+        &self,
+        c0: Point2<f64>,
+        axis0_deg: f64,
+        label: u8,
+        rect_score: f64,
+    ) -> Option<RectFit> {
+        let k = &self.params.kit;
+        let fp = &self.params.fit;
+        let band_w = k.band_width_in;
+        let sides0 = self.rect_sides(axis0_deg);
+        let mid_points = sides0.iter().flat_map(|(n, off, half)| {
+            let t = Vector2::new(-n.y, n.x);
+            (0..8).map(move |s| {
+                c0 + n * (off - band_w / 2.0) + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
+            })
+        });
+        let out_points = sides0.iter().flat_map(|(n, off, half)| {
+            let t = Vector2::new(-n.y, n.x);
+            (0..8).map(move |s| {
+                c0 + n * (off + BACKGROUND_RING_IN.0 + 0.1)
+                    + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
+            })
+        });
+        let (band, table) = self.colours(label, mid_points, out_points)?;
+        let mut c = c0;
+        let mut axis = axis0_deg;
+        let mut used = 0;
+        let mut rms = 0.0;
+        for iter in 0..fp.iterations {
+            let (delta, nadir) = self.side_parallax(c);
+            let mut rows: Vec<(Vector3<f64>, f64)> = Vec::new();
+            for (n, off, half) in self.rect_sides(axis) {
+                let t = Vector2::new(-n.y, n.x);
+                let usable = half - RECT_CORNER_KEEP_OUT_IN;
+                if usable <= 0.0 {
+                    continue;
+                }
+                let steps = (2.0 * usable * RECT_EDGE_SAMPLES_PER_IN).ceil() as usize;
+                for s in 0..=steps {
+                    let along = -usable + 2.0 * usable * s as f64 / steps as f64;
+                    let start = c + n * (off - band_w / 2.0) + t * along;
+                    let Some(e) =
+                        self.edge_along(start, n, band_w / 2.0 + EDGE_SEARCH_OUT_IN, &band, &table)
+                    else {
+                        continue;
+                    };
+                    let model = off + delta * n.dot(&nadir).max(0.0);
+                    let resid = off - band_w / 2.0 + e - model;
+                    // Moving the centre by dc moves the edge by n.dc; turning
+                    // by da (radians) moves a point at `along` on this side by
+                    // -along * da along the normal (the side turns with it).
+                    rows.push((Vector3::new(n.x, n.y, -along), resid));
+                }
+            }
+            if rows.len() < fp.min_edge_points {
+                return None;
+            }
+            let mut res: Vec<f64> = rows.iter().map(|r| r.1).collect();
+            let centre = if iter == 0 {
+                median(&mut res).unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            let limit = if iter == 0 {
+                2.0 * fp.max_edge_residual_in
+            } else {
+                fp.max_edge_residual_in
+            };
+            rows.retain(|r| (r.1 - centre).abs() <= limit);
+            if rows.len() < fp.min_edge_points {
+                return None;
+            }
+            let mut a = Matrix3::zeros();
+            let mut b = Vector3::zeros();
+            for (j, e) in &rows {
+                a += j * j.transpose();
+                b += j * *e;
+            }
+            let step = solve3(&a, &b)?;
+            c += Vector2::new(step.x, step.y);
+            axis += step.z.to_degrees();
+            used = rows.len();
+            rms = (rows
+                .iter()
+                .map(|(j, e)| (e - j.dot(&step)).powi(2))
+                .sum::<f64>()
+                / used as f64)
+                .sqrt();
+            if step.x.hypot(step.y) < CONVERGED_IN {
+                break;
+            }
+        }
+        if (c - c0).norm() > k.mounted_width_in / 2.0 {
+            return None;
+        }
+        let facing_deg = self.rect_facing(c, axis, label);
+        Some(RectFit {
+            center: c,
+            axis_deg: axis.rem_euclid(360.0),
+            label,
+            rect_score,
+            edge_points: used,
+            rms_in: rms,
+            facing_deg,
+        })
+    }
+
+    /// Facing of a mounted base: toward the blacker short edge.
+    fn rect_facing(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> Option<f64> {
+        let k = &self.params.kit;
+        let sides = self.rect_sides(axis_deg);
+        let line = |side: usize| -> Vec<Point2<f64>> {
+            let (n, off, half) = sides[side];
+            let t = Vector2::new(-n.y, n.x);
+            let usable = half - RECT_CORNER_KEEP_OUT_IN;
+            (0..=8)
+                .flat_map(|s| {
+                    let along = -usable + 2.0 * usable * f64::from(s) / 8.0;
+                    FACING_INSETS_IN.map(|i| c + n * (off - i) + t * along)
+                })
+                .collect()
+        };
+        let level = self.band_level(label, (0..4).flat_map(line))?;
+        let mean_black = |side: usize| -> Option<f64> {
+            let v: Vec<f64> = line(side)
+                .into_iter()
+                .filter_map(|p| self.blackness(p, level))
+                .collect();
+            if v.is_empty() {
+                None
+            } else {
+                Some(v.iter().sum::<f64>() / v.len() as f64)
+            }
+        };
+        let front = mean_black(0)?;
+        let back = mean_black(1)?;
+        if (front - back).abs() < self.params.facing.min_mounted_contrast
+            || front.max(back) < self.params.facing.min_arc_blackness
+        {
+            return None;
+        }
+        let _ = k;
+        Some(
+            if front > back {
+                axis_deg
+            } else {
+                axis_deg + 180.0
+            }
+            .rem_euclid(360.0),
+        )
+    }
+}
+
+/// Label helpers re-exported for the detector.
+pub use segment::colour_of;

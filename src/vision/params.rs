@@ -1,0 +1,428 @@
+//! Detector parameters (`calibration/vision.toml`): loaded as a raw spec,
+//! then checked, with every problem reported with file, line and field.
+//!
+//! # Conventions
+//! Sizes in table inches, angles in degrees, colour levels 0..255 after
+//! white balance, hues in degrees on the HSV wheel (red 0, green 120,
+//! blue 240).
+
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::spec::{SourceFile, SpecError, SpecProblem};
+
+/// The defaults shipped with the program.
+pub const DEFAULT_TOML: &str = include_str!("../../calibration/vision.toml");
+
+/// Physical kit sizes (`TABLE_KIT.md`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KitParams {
+    pub foot_diameter_in: f64,
+    pub mounted_width_in: f64,
+    pub mounted_length_in: f64,
+    pub band_width_in: f64,
+    pub base_height_in: f64,
+    pub front_arc_deg: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RectifyParams {
+    pub px_per_in: f64,
+    pub map_grid_px: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhiteParams {
+    pub margin_inner_in: f64,
+    pub margin_outer_in: f64,
+    pub marker_keep_out_in: f64,
+    pub paper_level: f64,
+}
+
+/// A hue interval on the wheel, degrees; wraps when `from > to`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HueRange {
+    pub from_deg: f64,
+    pub to_deg: f64,
+}
+
+impl HueRange {
+    pub fn contains(&self, hue_deg: f64) -> bool {
+        if self.from_deg <= self.to_deg {
+            (self.from_deg..=self.to_deg).contains(&hue_deg)
+        } else {
+            hue_deg >= self.from_deg || hue_deg <= self.to_deg
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColourParams {
+    pub min_saturation: f64,
+    pub green_min_saturation: f64,
+    pub red_hue: HueRange,
+    pub green_hue: HueRange,
+    pub blue_hue: HueRange,
+    pub white_max_saturation: f64,
+    /// Share of the paper level.
+    pub white_min_level: f64,
+    pub white_min_over_table: f64,
+    pub table_cell_in: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateParams {
+    pub min_ring_score: f64,
+    pub min_rect_score: f64,
+    pub max_inner_score: f64,
+    pub max_outer_score: f64,
+    pub min_component_share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitParams {
+    pub rays: usize,
+    pub iterations: usize,
+    pub max_edge_residual_in: f64,
+    pub min_edge_points: usize,
+    pub min_edge_share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FacingParams {
+    pub min_arc_blackness: f64,
+    pub min_contrast: f64,
+    pub arc_width_share: (f64, f64),
+    pub min_mounted_contrast: f64,
+}
+
+/// All detector parameters, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectorParams {
+    pub kit: KitParams,
+    pub rectify: RectifyParams,
+    pub white: WhiteParams,
+    pub colour: ColourParams,
+    pub candidates: CandidateParams,
+    pub fit: FitParams,
+    pub facing: FacingParams,
+}
+
+type F = Spanned<f64>;
+type U = Spanned<i64>;
+type Pair = Spanned<[f64; 2]>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKit {
+    foot_diameter_in: F,
+    mounted_width_in: F,
+    mounted_length_in: F,
+    band_width_in: F,
+    base_height_in: F,
+    front_arc_deg: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRectify {
+    px_per_in: F,
+    map_grid_px: U,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWhite {
+    margin_inner_in: F,
+    margin_outer_in: F,
+    marker_keep_out_in: F,
+    paper_level: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawColour {
+    min_saturation: F,
+    green_min_saturation: F,
+    red_hue_deg: Pair,
+    green_hue_deg: Pair,
+    blue_hue_deg: Pair,
+    white_max_saturation: F,
+    white_min_level: F,
+    white_min_over_table: F,
+    table_cell_in: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCandidates {
+    min_ring_score: F,
+    min_rect_score: F,
+    max_inner_score: F,
+    max_outer_score: F,
+    min_component_share: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFit {
+    rays: U,
+    iterations: U,
+    max_edge_residual_in: F,
+    min_edge_points: U,
+    min_edge_share: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFacing {
+    min_arc_blackness: F,
+    min_contrast: F,
+    arc_width_share: Pair,
+    min_mounted_contrast: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawParams {
+    kit: RawKit,
+    rectify: RawRectify,
+    white: RawWhite,
+    colour: RawColour,
+    candidates: RawCandidates,
+    fit: RawFit,
+    facing: RawFacing,
+}
+
+/// Collects every problem of one file.
+struct Checker<'a> {
+    src: &'a SourceFile,
+    problems: Vec<SpecProblem>,
+}
+
+impl Checker<'_> {
+    fn num(&mut self, field: &str, v: &F, min: f64, max: f64) -> f64 {
+        let x = *v.get_ref();
+        if !(x.is_finite() && x >= min && x <= max) {
+            self.problems.push(self.src.problem(
+                Some(v.span()),
+                field,
+                format!("is {x}, must be between {min} and {max}"),
+            ));
+        }
+        x
+    }
+
+    fn count(&mut self, field: &str, v: &U, min: i64, max: i64) -> usize {
+        let x = *v.get_ref();
+        if !(min..=max).contains(&x) {
+            self.problems.push(self.src.problem(
+                Some(v.span()),
+                field,
+                format!("is {x}, must be a whole number from {min} to {max}"),
+            ));
+        }
+        usize::try_from(x.clamp(min.max(0), max)).unwrap_or(0)
+    }
+
+    fn pair(&mut self, field: &str, v: &Pair, min: f64, max: f64, ordered: bool) -> (f64, f64) {
+        let [a, b] = *v.get_ref();
+        let in_range = |x: f64| x.is_finite() && x >= min && x <= max;
+        if !(in_range(a) && in_range(b)) || (ordered && a > b) {
+            let order = if ordered {
+                ", the first not above the second"
+            } else {
+                ""
+            };
+            self.problems.push(self.src.problem(
+                Some(v.span()),
+                field,
+                format!("is [{a}, {b}], both must be between {min} and {max}{order}"),
+            ));
+        }
+        (a, b)
+    }
+
+    fn hue(&mut self, field: &str, v: &Pair) -> HueRange {
+        let (from_deg, to_deg) = self.pair(field, v, 0.0, 360.0, false);
+        HueRange { from_deg, to_deg }
+    }
+}
+
+impl DetectorParams {
+    /// The shipped defaults.
+    pub fn defaults() -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::from_text(
+            "calibration/vision.toml (built in)",
+            DEFAULT_TOML,
+        ))
+    }
+
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::read(path)?)
+    }
+
+    pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
+        let raw: RawParams = src.parse_toml()?;
+        let mut c = Checker {
+            src,
+            problems: Vec::new(),
+        };
+        let k = &raw.kit;
+        let kit = KitParams {
+            foot_diameter_in: c.num("kit.foot_diameter_in", &k.foot_diameter_in, 0.2, 4.0),
+            mounted_width_in: c.num("kit.mounted_width_in", &k.mounted_width_in, 0.2, 4.0),
+            mounted_length_in: c.num("kit.mounted_length_in", &k.mounted_length_in, 0.4, 6.0),
+            band_width_in: c.num("kit.band_width_in", &k.band_width_in, 0.02, 1.0),
+            base_height_in: c.num("kit.base_height_in", &k.base_height_in, 0.0, 1.0),
+            front_arc_deg: c.num("kit.front_arc_deg", &k.front_arc_deg, 5.0, 180.0),
+        };
+        if kit.band_width_in * 2.0 >= kit.foot_diameter_in.min(kit.mounted_width_in) {
+            c.problems.push(src.problem(
+                Some(k.band_width_in.span()),
+                "kit.band_width_in",
+                "the band must be narrower than half the smallest base",
+            ));
+        }
+        let r = &raw.rectify;
+        let rectify = RectifyParams {
+            px_per_in: c.num("rectify.px_per_in", &r.px_per_in, 4.0, 100.0),
+            map_grid_px: u32::try_from(c.count("rectify.map_grid_px", &r.map_grid_px, 1, 64))
+                .unwrap_or(1),
+        };
+        let w = &raw.white;
+        let white = WhiteParams {
+            margin_inner_in: c.num("white.margin_inner_in", &w.margin_inner_in, 0.0, 2.0),
+            margin_outer_in: c.num("white.margin_outer_in", &w.margin_outer_in, 0.05, 3.0),
+            marker_keep_out_in: c.num("white.marker_keep_out_in", &w.marker_keep_out_in, 0.0, 3.0),
+            paper_level: c.num("white.paper_level", &w.paper_level, 50.0, 255.0),
+        };
+        if white.margin_outer_in <= white.margin_inner_in {
+            c.problems.push(src.problem(
+                Some(w.margin_outer_in.span()),
+                "white.margin_outer_in",
+                "must be larger than white.margin_inner_in",
+            ));
+        }
+        let co = &raw.colour;
+        let colour = ColourParams {
+            min_saturation: c.num("colour.min_saturation", &co.min_saturation, 0.0, 1.0),
+            green_min_saturation: c.num(
+                "colour.green_min_saturation",
+                &co.green_min_saturation,
+                0.0,
+                1.0,
+            ),
+            red_hue: c.hue("colour.red_hue_deg", &co.red_hue_deg),
+            green_hue: c.hue("colour.green_hue_deg", &co.green_hue_deg),
+            blue_hue: c.hue("colour.blue_hue_deg", &co.blue_hue_deg),
+            white_max_saturation: c.num(
+                "colour.white_max_saturation",
+                &co.white_max_saturation,
+                0.0,
+                1.0,
+            ),
+            white_min_level: c.num("colour.white_min_level", &co.white_min_level, 0.0, 2.0),
+            white_min_over_table: c.num(
+                "colour.white_min_over_table",
+                &co.white_min_over_table,
+                0.0,
+                10.0,
+            ),
+            table_cell_in: c.num("colour.table_cell_in", &co.table_cell_in, 0.2, 12.0),
+        };
+        let ca = &raw.candidates;
+        let candidates = CandidateParams {
+            min_ring_score: c.num("candidates.min_ring_score", &ca.min_ring_score, 0.0, 1.0),
+            min_rect_score: c.num("candidates.min_rect_score", &ca.min_rect_score, 0.0, 1.0),
+            max_inner_score: c.num("candidates.max_inner_score", &ca.max_inner_score, 0.0, 1.0),
+            max_outer_score: c.num("candidates.max_outer_score", &ca.max_outer_score, 0.0, 1.0),
+            min_component_share: c.num(
+                "candidates.min_component_share",
+                &ca.min_component_share,
+                0.0,
+                1.0,
+            ),
+        };
+        let f = &raw.fit;
+        let fit = FitParams {
+            rays: c.count("fit.rays", &f.rays, 8, 720),
+            iterations: c.count("fit.iterations", &f.iterations, 1, 50),
+            max_edge_residual_in: c.num(
+                "fit.max_edge_residual_in",
+                &f.max_edge_residual_in,
+                0.005,
+                1.0,
+            ),
+            min_edge_points: c.count("fit.min_edge_points", &f.min_edge_points, 3, 720),
+            min_edge_share: c.num("fit.min_edge_share", &f.min_edge_share, 0.0, 1.0),
+        };
+        let fa = &raw.facing;
+        let facing = FacingParams {
+            min_arc_blackness: c.num("facing.min_arc_blackness", &fa.min_arc_blackness, 0.0, 1.0),
+            min_contrast: c.num("facing.min_contrast", &fa.min_contrast, 0.0, 1.0),
+            arc_width_share: c.pair(
+                "facing.arc_width_share",
+                &fa.arc_width_share,
+                0.0,
+                10.0,
+                true,
+            ),
+            min_mounted_contrast: c.num(
+                "facing.min_mounted_contrast",
+                &fa.min_mounted_contrast,
+                0.0,
+                1.0,
+            ),
+        };
+        if !c.problems.is_empty() {
+            return Err(src.error(c.problems));
+        }
+        Ok(Self {
+            kit,
+            rectify,
+            white,
+            colour,
+            candidates,
+            fit,
+            facing,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_load() {
+        let p = DetectorParams::defaults().unwrap();
+        assert!(p.kit.foot_diameter_in > 0.0);
+        assert!(p.colour.red_hue.contains(5.0));
+        assert!(p.colour.red_hue.contains(350.0));
+        assert!(!p.colour.red_hue.contains(60.0));
+    }
+
+    #[test]
+    fn every_bad_field_is_reported_with_its_line() {
+        let text = DEFAULT_TOML
+            .replace("px_per_in = 20.0", "px_per_in = -1.0")
+            .replace("rays = 72", "rays = 2");
+        let err = DetectorParams::from_source(&SourceFile::from_text("v.toml", text)).unwrap_err();
+        assert_eq!(err.problems.len(), 2, "{err}");
+        assert!(
+            err.problems
+                .iter()
+                .any(|p| p.field == "rectify.px_per_in" && p.line.is_some())
+        );
+        assert!(err.problems.iter().any(|p| p.field == "fit.rays"));
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        let text = DEFAULT_TOML.replace("[kit]", "[kit]\nfoot_size = 3");
+        assert!(DetectorParams::from_source(&SourceFile::from_text("v.toml", text)).is_err());
+    }
+}

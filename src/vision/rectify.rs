@@ -1,0 +1,436 @@
+//! The top-down view: the table resampled at a fixed scale on the plane of
+//! the base tops, the camera pose behind it, and the white reference.
+//!
+//! # Conventions
+//! - Table frame of `TABLE_KIT.md`: inches, x right, y up seen from above,
+//!   z up.
+//! - Top view pixels: column `i` and row `j`, origin at the centre of the
+//!   top-left pixel; row 0 is the far edge of the table (y = depth), so the
+//!   view is a map: x right, y up. Pixel (i, j) shows the table point
+//!   x = (i + 0.5) / s, y = depth - (j + 0.5) / s at height z = `plane_z_in`,
+//!   where s is `px_per_in`.
+//! - Image pixels as in `calibration` (origin at the centre of the top-left
+//!   pixel, distorted as seen unless called ideal).
+
+use image::RgbImage;
+use nalgebra::{Matrix3, Point2, Point3, Vector3};
+
+use super::VisionError;
+use super::cv;
+use crate::calibration::{Lens, TableLayout, TableMapping};
+
+/// Focal length assumed when no lens is given and the homography cannot
+/// tell, as a fraction of the image width (about a 53 degree webcam).
+const FALLBACK_FOCAL_PER_WIDTH: f64 = 1.0;
+/// A focal estimate outside this range (fractions of the image width) is
+/// not trusted.
+const FOCAL_PER_WIDTH_RANGE: (f64, f64) = (0.3, 5.0);
+
+/// The camera's pose relative to the table, from the table homography and K.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CameraPose {
+    /// Camera matrix used (the lens's, or estimated).
+    pub k: Matrix3<f64>,
+    /// Rotation camera_from_table.
+    pub camera_from_table_r: Matrix3<f64>,
+    /// Translation camera_from_table, inches.
+    pub camera_from_table_t: Vector3<f64>,
+    /// Camera centre in the table frame, inches.
+    pub center_in_table: Point3<f64>,
+}
+
+impl CameraPose {
+    /// Decomposes `ideal_from_table` with K: H ~ K [r1 r2 t].
+    pub fn from_mapping(mapping: &TableMapping, image_size: [u32; 2]) -> Result<Self, VisionError> {
+        let k = match &mapping.lens {
+            Some(lens) => lens.k,
+            None => estimate_k(&mapping.ideal_from_table, image_size),
+        };
+        let k_inv = k
+            .try_inverse()
+            .ok_or_else(|| VisionError::Pose("camera matrix is singular".into()))?;
+        let m = k_inv * mapping.ideal_from_table;
+        let (m1, m2, m3) = (m.column(0), m.column(1), m.column(2));
+        let norm = (m1.norm() + m2.norm()) / 2.0;
+        if !(norm.is_finite() && norm > 0.0) {
+            return Err(VisionError::Pose("degenerate homography".into()));
+        }
+        let mut scale = 1.0 / norm;
+        if m3[2] * scale < 0.0 {
+            // The table lies in front of the camera.
+            scale = -scale;
+        }
+        let r1: Vector3<f64> = m1 * scale;
+        let r2: Vector3<f64> = m2 * scale;
+        let t: Vector3<f64> = m3 * scale;
+        let r3 = r1.cross(&r2);
+        // Nearest rotation (the homography is noisy).
+        let raw = Matrix3::from_columns(&[r1, r2, r3]);
+        let svd = raw.svd(true, true);
+        let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
+            return Err(VisionError::Pose(
+                "cannot orthogonalise the rotation".into(),
+            ));
+        };
+        let r = u * v_t;
+        let center = -(r.transpose() * t);
+        Ok(Self {
+            k,
+            camera_from_table_r: r,
+            camera_from_table_t: t,
+            center_in_table: Point3::from(center),
+        })
+    }
+
+    /// Ideal pixels from table points on the plane z = `z_in`.
+    pub fn ideal_from_plane(&self, z_in: f64) -> Matrix3<f64> {
+        let r = &self.camera_from_table_r;
+        // The table's up is toward the camera; a layout seen mirrored would
+        // put the camera below the table, so lift toward the camera instead.
+        let up = if self.center_in_table.z >= 0.0 {
+            1.0
+        } else {
+            -1.0
+        };
+        let t = self.camera_from_table_t + r.column(2) * (z_in * up);
+        self.k * Matrix3::from_columns(&[r.column(0).into_owned(), r.column(1).into_owned(), t])
+    }
+
+    /// Where the camera shows a table point at height `z_in` (distorted
+    /// pixels when a lens is given).
+    pub fn pixel_from_table_at(
+        &self,
+        p: Point2<f64>,
+        z_in: f64,
+        lens: Option<&Lens>,
+    ) -> Point2<f64> {
+        let ideal = crate::calibration::homography::apply(&self.ideal_from_plane(z_in), p);
+        lens.map_or(ideal, |l| l.pixel_from_ideal(ideal))
+    }
+
+    /// Where the camera's view ray through a point at height `z_in` above
+    /// table point `p` meets the table plane, minus `p`: the parallax shift
+    /// of a raised point, inches (zero straight below the camera).
+    pub fn parallax_in(&self, p: Point2<f64>, z_in: f64) -> nalgebra::Vector2<f64> {
+        let c = self.center_in_table;
+        let h = c.z.abs();
+        if h <= z_in {
+            return nalgebra::Vector2::zeros();
+        }
+        let away = nalgebra::Vector2::new(p.x - c.x, p.y - c.y);
+        away * (z_in / (h - z_in))
+    }
+}
+
+/// K with the principal point at the image centre and the focal length from
+/// the orthogonality of the homography's first two columns.
+fn estimate_k(ideal_from_table: &Matrix3<f64>, image_size: [u32; 2]) -> Matrix3<f64> {
+    let w = f64::from(image_size[0]);
+    let (cx, cy) = ((w - 1.0) / 2.0, (f64::from(image_size[1]) - 1.0) / 2.0);
+    let shift = Matrix3::new(1.0, 0.0, -cx, 0.0, 1.0, -cy, 0.0, 0.0, 1.0);
+    let h = shift * ideal_from_table;
+    let num = -(h[(0, 0)] * h[(0, 1)] + h[(1, 0)] * h[(1, 1)]);
+    let den = h[(2, 0)] * h[(2, 1)];
+    let f2 = num / den;
+    let f = if f2.is_finite() && f2 > 0.0 {
+        let f = f2.sqrt();
+        if (FOCAL_PER_WIDTH_RANGE.0 * w..FOCAL_PER_WIDTH_RANGE.1 * w).contains(&f) {
+            f
+        } else {
+            FALLBACK_FOCAL_PER_WIDTH * w
+        }
+    } else {
+        FALLBACK_FOCAL_PER_WIDTH * w
+    };
+    Matrix3::new(f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0)
+}
+
+/// The top view's geometry: which table point each pixel shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopView {
+    pub px_per_in: f64,
+    pub width_px: u32,
+    pub height_px: u32,
+    pub depth_in: f64,
+    /// Height of the plane shown, inches above the table.
+    pub plane_z_in: f64,
+}
+
+impl TopView {
+    pub fn new(layout: &TableLayout, px_per_in: f64, plane_z_in: f64) -> Self {
+        // Sizes are small positive numbers (a table is a few feet).
+        let width_px = (layout.width_in * px_per_in).ceil().max(1.0) as u32;
+        let height_px = (layout.depth_in * px_per_in).ceil().max(1.0) as u32;
+        Self {
+            px_per_in,
+            width_px,
+            height_px,
+            depth_in: layout.depth_in,
+            plane_z_in,
+        }
+    }
+
+    /// Table point (x, y) shown at top-view pixel position (i, j).
+    pub fn table_from_view(&self, view: Point2<f64>) -> Point2<f64> {
+        Point2::new(
+            (view.x + 0.5) / self.px_per_in,
+            self.depth_in - (view.y + 0.5) / self.px_per_in,
+        )
+    }
+
+    /// Top-view pixel position showing table point (x, y).
+    pub fn view_from_table(&self, table: Point2<f64>) -> Point2<f64> {
+        Point2::new(
+            table.x * self.px_per_in - 0.5,
+            (self.depth_in - table.y) * self.px_per_in - 0.5,
+        )
+    }
+
+    /// Source-pixel maps for the whole view, computed exactly on a grid of
+    /// `grid_px` and bilinearly in between (the map is smooth).
+    pub fn maps(
+        &self,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+    ) -> (Vec<f32>, Vec<f32>) {
+        let g = grid_px.max(1) as usize;
+        let (w, h) = (self.width_px as usize, self.height_px as usize);
+        let gw = (w - 1) / g + 2;
+        let gh = (h - 1) / g + 2;
+        let ideal_from_plane = pose.ideal_from_plane(self.plane_z_in);
+        let mut nodes = vec![(0.0f64, 0.0f64); gw * gh];
+        for gj in 0..gh {
+            for gi in 0..gw {
+                let view = Point2::new((gi * g) as f64, (gj * g) as f64);
+                let table = self.table_from_view(view);
+                let ideal = crate::calibration::homography::apply(&ideal_from_plane, table);
+                let px = lens.map_or(ideal, |l| l.pixel_from_ideal(ideal));
+                nodes[gj * gw + gi] = (px.x, px.y);
+            }
+        }
+        let mut map_x = vec![0f32; w * h];
+        let mut map_y = vec![0f32; w * h];
+        let inv = 1.0 / g as f64;
+        for j in 0..h {
+            let gj = j / g;
+            let fy = (j % g) as f64 * inv;
+            for i in 0..w {
+                let gi = i / g;
+                let fx = (i % g) as f64 * inv;
+                let a = nodes[gj * gw + gi];
+                let b = nodes[gj * gw + gi + 1];
+                let c = nodes[(gj + 1) * gw + gi];
+                let d = nodes[(gj + 1) * gw + gi + 1];
+                let top = (a.0 + (b.0 - a.0) * fx, a.1 + (b.1 - a.1) * fx);
+                let bot = (c.0 + (d.0 - c.0) * fx, c.1 + (d.1 - c.1) * fx);
+                map_x[j * w + i] = (top.0 + (bot.0 - top.0) * fy) as f32;
+                map_y[j * w + i] = (top.1 + (bot.1 - top.1) * fy) as f32;
+            }
+        }
+        (map_x, map_y)
+    }
+
+    /// Resamples a frame into the top view.
+    pub fn render(
+        &self,
+        frame: &RgbImage,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+    ) -> Result<RgbImage, VisionError> {
+        let (mx, my) = self.maps(pose, lens, grid_px);
+        cv::remap_rgb(frame, &mx, &my, self.width_px, self.height_px)
+    }
+}
+
+/// Bilinear sample of an RGB image at a pixel position; `None` outside.
+pub fn sample_rgb(img: &RgbImage, p: Point2<f64>) -> Option<[f32; 3]> {
+    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
+    if !(p.x >= 0.0 && p.y >= 0.0 && p.x <= w - 1.0 && p.y <= h - 1.0) {
+        return None;
+    }
+    let (x0, y0) = (p.x.floor(), p.y.floor());
+    let (fx, fy) = ((p.x - x0) as f32, (p.y - y0) as f32);
+    // In range by the check above.
+    let (x0, y0) = (x0 as u32, y0 as u32);
+    let x1 = (x0 + 1).min(img.width() - 1);
+    let y1 = (y0 + 1).min(img.height() - 1);
+    let a = img.get_pixel(x0, y0).0;
+    let b = img.get_pixel(x1, y0).0;
+    let c = img.get_pixel(x0, y1).0;
+    let d = img.get_pixel(x1, y1).0;
+    let mut out = [0f32; 3];
+    for k in 0..3 {
+        let top = f32::from(a[k]) * (1.0 - fx) + f32::from(b[k]) * fx;
+        let bot = f32::from(c[k]) * (1.0 - fx) + f32::from(d[k]) * fx;
+        out[k] = top * (1.0 - fy) + bot * fy;
+    }
+    Some(out)
+}
+
+/// The white reference: the colour of the markers' white paper margin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WhiteReference {
+    /// Paper colour as seen, 0..255 per channel.
+    pub paper_rgb: [f32; 3],
+    /// Samples the estimate rests on.
+    pub samples: usize,
+}
+
+impl WhiteReference {
+    /// Samples the paper between `inner_in` and `outer_in` outside the edge
+    /// of each found marker's printed square; keeps the brighter half of
+    /// the samples (a shadow or a finger on the margin is darker) and takes
+    /// their per-channel median.
+    pub fn from_markers(
+        frame: &RgbImage,
+        mapping: &TableMapping,
+        layout: &TableLayout,
+        inner_in: f64,
+        outer_in: f64,
+    ) -> Option<Self> {
+        const STEPS_ALONG: usize = 24;
+        const STEPS_ACROSS: usize = 3;
+        let mut samples: Vec<[f32; 3]> = Vec::new();
+        for id in &mapping.markers_found {
+            let Some(marker) = layout.marker(*id) else {
+                continue;
+            };
+            let c = Point2::new(marker.center_in[0], marker.center_in[1]);
+            let rot = nalgebra::Rotation2::new(marker.rotation_deg.to_radians());
+            let half = marker.size_in / 2.0;
+            for a in 0..STEPS_ACROSS {
+                let d = half
+                    + inner_in
+                    + (outer_in - inner_in) * (a as f64 + 0.5) / STEPS_ACROSS as f64;
+                for side in 0..4 {
+                    for s in 0..STEPS_ALONG {
+                        let u = -d + 2.0 * d * (s as f64 + 0.5) / STEPS_ALONG as f64;
+                        let local = match side {
+                            0 => nalgebra::Vector2::new(u, d),
+                            1 => nalgebra::Vector2::new(d, u),
+                            2 => nalgebra::Vector2::new(u, -d),
+                            _ => nalgebra::Vector2::new(-d, u),
+                        };
+                        let px = mapping.pixel_from_table(c + rot * local);
+                        if let Some(rgb) = sample_rgb(frame, px) {
+                            samples.push(rgb);
+                        }
+                    }
+                }
+            }
+        }
+        if samples.len() < 8 {
+            return None;
+        }
+        samples.sort_by(|a, b| (b[0] + b[1] + b[2]).total_cmp(&(a[0] + a[1] + a[2])));
+        let bright = &samples[..samples.len() / 2];
+        let mut paper = [0f32; 3];
+        for (k, p) in paper.iter_mut().enumerate() {
+            let mut v: Vec<f32> = bright.iter().map(|s| s[k]).collect();
+            v.sort_by(f32::total_cmp);
+            *p = v[v.len() / 2].max(1.0);
+        }
+        Some(Self {
+            paper_rgb: paper,
+            samples: samples.len(),
+        })
+    }
+
+    /// Per-channel gains that bring the paper to `level`.
+    pub fn gains(&self, level: f32) -> [f32; 3] {
+        self.paper_rgb.map(|c| level / c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::{MarkerObservation, homography};
+    use approx::assert_relative_eq;
+
+    /// A pinhole camera over a 48 in table, looking down with some tilt.
+    fn synthetic_mapping() -> (TableMapping, TableLayout, Matrix3<f64>, Point3<f64>) {
+        let layout = TableLayout::standard(48.0, 48.0);
+        let k = Matrix3::new(1300.0, 0.0, 960.0, 0.0, 1300.0, 540.0, 0.0, 0.0, 1.0);
+        let center = Point3::new(24.0, 20.0, 70.0);
+        // Look straight down, image x along table +x, image y along table -y,
+        // then tilt a little about x.
+        let down = Matrix3::new(1.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, -1.0);
+        // Tilt about an oblique axis: a tilt about an image axis alone leaves
+        // the focal length unobservable from one homography.
+        let axis = nalgebra::Unit::new_normalize(Vector3::new(1.0, 0.7, 0.0));
+        let tilt = nalgebra::Rotation3::from_axis_angle(&axis, 0.25).into_inner();
+        let r = tilt * down;
+        let t = -(r * center.coords);
+        let ideal_from_table =
+            k * Matrix3::from_columns(&[r.column(0).into_owned(), r.column(1).into_owned(), t]);
+        let obs: Vec<MarkerObservation> = layout
+            .markers
+            .iter()
+            .map(|m| MarkerObservation {
+                id: m.id,
+                corners_px: m
+                    .corners_in_table()
+                    .map(|c| homography::apply(&ideal_from_table, c)),
+            })
+            .collect();
+        let lens = Lens {
+            k,
+            dist: [0.0; 5],
+            image_size: [1920, 1080],
+            rms_px: 0.0,
+        };
+        let mapping = TableMapping::fit(&obs, &layout, Some(&lens)).unwrap();
+        (mapping, layout, r, center)
+    }
+
+    #[test]
+    fn pose_from_homography_finds_the_camera() {
+        let (mapping, _, r, center) = synthetic_mapping();
+        let pose = CameraPose::from_mapping(&mapping, [1920, 1080]).unwrap();
+        assert_relative_eq!(pose.center_in_table, center, epsilon = 1e-4);
+        assert_relative_eq!(pose.camera_from_table_r, r, epsilon = 1e-6);
+    }
+
+    #[test]
+    fn estimated_focal_matches_without_a_lens() {
+        let (mut mapping, _, _, center) = synthetic_mapping();
+        mapping.lens = None;
+        let pose = CameraPose::from_mapping(&mapping, [1920, 1080]).unwrap();
+        // Principal point assumed at the image centre, which it is here.
+        assert_relative_eq!(pose.k[(0, 0)], 1300.0, epsilon = 2.0);
+        assert_relative_eq!(pose.center_in_table, center, epsilon = 0.2);
+    }
+
+    #[test]
+    fn raised_plane_moves_away_from_the_camera_nadir_in_the_image() {
+        let (mapping, _, _, _) = synthetic_mapping();
+        let pose = CameraPose::from_mapping(&mapping, [1920, 1080]).unwrap();
+        let p = Point2::new(40.0, 10.0);
+        let z0 = homography::apply(&pose.ideal_from_plane(0.0), p);
+        let z1 = homography::apply(&pose.ideal_from_plane(1.0), p);
+        // The raised point is seen where the ground ray meets the table
+        // further out.
+        let ground = mapping.table_from_pixel(z1);
+        let expected = p + pose.parallax_in(p, 1.0);
+        assert_relative_eq!(ground, expected, epsilon = 1e-6);
+        assert!((z1 - z0).norm() > 1.0);
+    }
+
+    #[test]
+    fn view_and_table_round_trip() {
+        let layout = TableLayout::standard(36.0, 24.0);
+        let view = TopView::new(&layout, 20.0, 0.1);
+        assert_eq!((view.width_px, view.height_px), (720, 480));
+        let p = Point2::new(3.3, 20.1);
+        assert_relative_eq!(
+            view.table_from_view(view.view_from_table(p)),
+            p,
+            epsilon = 1e-9
+        );
+        // Row 0 is the far edge.
+        assert!(view.table_from_view(Point2::new(0.0, 0.0)).y > 23.9);
+    }
+}

@@ -1,0 +1,273 @@
+//! Segmentation of the top view into band colours, and connected components
+//! of each colour.
+//!
+//! # Conventions
+//! Top-view pixels (see [`super::rectify`]): column `i` right, row `j` down.
+//! Colours are white-balanced: each channel times its gain, so the markers'
+//! paper is at `white.paper_level`. Hues in degrees on the HSV wheel.
+
+use image::RgbImage;
+
+use super::EdgeColour;
+use super::params::ColourParams;
+
+/// Label of a pixel that is no band colour.
+pub const NONE: u8 = 0;
+
+/// The label of a band colour (1..=4).
+pub fn label_of(colour: EdgeColour) -> u8 {
+    match colour {
+        EdgeColour::Green => 1,
+        EdgeColour::White => 2,
+        EdgeColour::Blue => 3,
+        EdgeColour::Red => 4,
+    }
+}
+
+pub fn colour_of(label: u8) -> Option<EdgeColour> {
+    match label {
+        1 => Some(EdgeColour::Green),
+        2 => Some(EdgeColour::White),
+        3 => Some(EdgeColour::Blue),
+        4 => Some(EdgeColour::Red),
+        _ => None,
+    }
+}
+
+/// Hue (degrees), saturation (0..1) and value (max channel) of an RGB colour.
+pub fn hsv(c: [f32; 3]) -> (f32, f32, f32) {
+    let mx = c[0].max(c[1]).max(c[2]);
+    let mn = c[0].min(c[1]).min(c[2]);
+    let d = mx - mn;
+    let h = if d <= 0.0 {
+        0.0
+    } else if mx == c[0] {
+        60.0 * ((c[1] - c[2]) / d).rem_euclid(6.0)
+    } else if mx == c[1] {
+        60.0 * ((c[2] - c[0]) / d + 2.0)
+    } else {
+        60.0 * ((c[0] - c[1]) / d + 4.0)
+    };
+    (h, if mx > 0.0 { d / mx } else { 0.0 }, mx)
+}
+
+/// Band-colour labels of every top-view pixel.
+#[derive(Debug, Clone)]
+pub struct Segmentation {
+    pub width: usize,
+    pub height: usize,
+    pub labels: Vec<u8>,
+}
+
+/// Classifies every pixel. `gains` white-balance the view; `paper_level` is
+/// where the paper lands; `cell_px` is the side of the table-brightness
+/// cells that white must stand out from.
+pub fn segment(
+    top: &RgbImage,
+    gains: [f32; 3],
+    paper_level: f32,
+    cell_px: usize,
+    p: &ColourParams,
+) -> Segmentation {
+    let (w, h) = (top.width() as usize, top.height() as usize);
+    let raw = top.as_raw();
+    let cell = cell_px.max(1);
+    let (cw, ch) = (w.div_ceil(cell), h.div_ceil(cell));
+    // Mean level per cell, counting only pixels that were seen (remap leaves
+    // black outside the photo).
+    let mut sum = vec![0f32; cw * ch];
+    let mut n = vec![0u32; cw * ch];
+    for j in 0..h {
+        let row = &raw[j * w * 3..(j + 1) * w * 3];
+        let cj = j / cell;
+        for (i, px) in row.chunks_exact(3).enumerate() {
+            let v = (f32::from(px[0]) * gains[0])
+                .max(f32::from(px[1]) * gains[1])
+                .max(f32::from(px[2]) * gains[2]);
+            if v > 0.0 {
+                let k = cj * cw + i / cell;
+                sum[k] += v;
+                n[k] += 1;
+            }
+        }
+    }
+    let cell_level: Vec<f32> = sum
+        .iter()
+        .zip(&n)
+        .map(|(s, c)| if *c > 0 { s / *c as f32 } else { 0.0 })
+        .collect();
+    let min_sat = p.min_saturation as f32;
+    let green_sat = p.green_min_saturation as f32;
+    let white_sat = p.white_max_saturation as f32;
+    let white_level = p.white_min_level as f32 * paper_level;
+    let white_over = p.white_min_over_table as f32;
+    let mut labels = vec![NONE; w * h];
+    for j in 0..h {
+        let row = &raw[j * w * 3..(j + 1) * w * 3];
+        let cj = j / cell;
+        for (i, px) in row.chunks_exact(3).enumerate() {
+            let c = [
+                f32::from(px[0]) * gains[0],
+                f32::from(px[1]) * gains[1],
+                f32::from(px[2]) * gains[2],
+            ];
+            let (hue, sat, val) = hsv(c);
+            let label = if sat >= min_sat {
+                let hue = f64::from(hue);
+                if p.red_hue.contains(hue) {
+                    label_of(EdgeColour::Red)
+                } else if p.green_hue.contains(hue) && sat >= green_sat {
+                    label_of(EdgeColour::Green)
+                } else if p.blue_hue.contains(hue) {
+                    label_of(EdgeColour::Blue)
+                } else {
+                    NONE
+                }
+            } else if sat <= white_sat
+                && val >= white_level
+                && val >= white_over * cell_level[cj * cw + i / cell]
+            {
+                label_of(EdgeColour::White)
+            } else {
+                NONE
+            };
+            labels[j * w + i] = label;
+        }
+    }
+    Segmentation {
+        width: w,
+        height: h,
+        labels,
+    }
+}
+
+/// Clears the labels of every pixel for which `inside` holds (markers and
+/// their paper: white and printed, never a base).
+pub fn clear_where(
+    seg: &mut Segmentation,
+    bbox: [usize; 4],
+    inside: impl Fn(usize, usize) -> bool,
+) {
+    for j in bbox[1]..=bbox[3].min(seg.height.saturating_sub(1)) {
+        for i in bbox[0]..=bbox[2].min(seg.width.saturating_sub(1)) {
+            if inside(i, j) {
+                seg.labels[j * seg.width + i] = NONE;
+            }
+        }
+    }
+}
+
+/// A connected set of pixels of one label (8-connected).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Component {
+    pub label: u8,
+    pub count: usize,
+    /// Inclusive bounding box: min column, min row, max column, max row.
+    pub bbox: [usize; 4],
+    /// Mean column and row.
+    pub mean: (f64, f64),
+    /// Second central moments: (ii, ij, jj).
+    pub cov: (f64, f64, f64),
+}
+
+/// All components with at least `min_count` pixels.
+pub fn components(seg: &Segmentation, min_count: usize) -> Vec<Component> {
+    let (w, h) = (seg.width, seg.height);
+    let mut seen = vec![false; w * h];
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut pixels: Vec<usize> = Vec::new();
+    for start in 0..w * h {
+        let label = seg.labels[start];
+        if label == NONE || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        pixels.clear();
+        while let Some(k) = stack.pop() {
+            pixels.push(k);
+            let (i, j) = (k % w, k / w);
+            for dj in -1i64..=1 {
+                for di in -1i64..=1 {
+                    let (ni, nj) = (i as i64 + di, j as i64 + dj);
+                    if ni < 0 || nj < 0 || ni >= w as i64 || nj >= h as i64 {
+                        continue;
+                    }
+                    // In range by the check above.
+                    let nk = nj as usize * w + ni as usize;
+                    if !seen[nk] && seg.labels[nk] == label {
+                        seen[nk] = true;
+                        stack.push(nk);
+                    }
+                }
+            }
+        }
+        if pixels.len() < min_count {
+            continue;
+        }
+        let mut bbox = [usize::MAX, usize::MAX, 0, 0];
+        let (mut si, mut sj) = (0.0, 0.0);
+        for &k in &pixels {
+            let (i, j) = (k % w, k / w);
+            bbox[0] = bbox[0].min(i);
+            bbox[1] = bbox[1].min(j);
+            bbox[2] = bbox[2].max(i);
+            bbox[3] = bbox[3].max(j);
+            si += i as f64;
+            sj += j as f64;
+        }
+        let n = pixels.len() as f64;
+        let mean = (si / n, sj / n);
+        let (mut cii, mut cij, mut cjj) = (0.0, 0.0, 0.0);
+        for &k in &pixels {
+            let (di, dj) = ((k % w) as f64 - mean.0, (k / w) as f64 - mean.1);
+            cii += di * di;
+            cij += di * dj;
+            cjj += dj * dj;
+        }
+        out.push(Component {
+            label,
+            count: pixels.len(),
+            bbox,
+            mean,
+            cov: (cii / n, cij / n, cjj / n),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::params::DetectorParams;
+
+    #[test]
+    fn hues_of_the_kit_colours() {
+        let (h, s, _) = hsv([30.0, 150.0, 60.0]);
+        assert!((h - 135.0).abs() < 1.0 && s > 0.7);
+        let (h, _, _) = hsv([35.0, 75.0, 190.0]);
+        assert!((h - 224.5).abs() < 1.0);
+        let (h, _, _) = hsv([190.0, 35.0, 35.0]);
+        assert!(h.abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_painted_ring_is_one_component_of_its_colour() {
+        let params = DetectorParams::defaults().unwrap();
+        let mut img = RgbImage::from_pixel(60, 60, image::Rgb([80, 95, 55]));
+        for j in 0..60u32 {
+            for i in 0..60u32 {
+                let r = ((f64::from(i) - 30.0).powi(2) + (f64::from(j) - 30.0).powi(2)).sqrt();
+                if (7.0..10.0).contains(&r) {
+                    img.put_pixel(i, j, image::Rgb([190, 35, 35]));
+                }
+            }
+        }
+        let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
+        let comps = components(&seg, 10);
+        assert_eq!(comps.len(), 1);
+        assert_eq!(comps[0].label, label_of(EdgeColour::Red));
+        assert!((comps[0].mean.0 - 30.0).abs() < 0.5);
+    }
+}

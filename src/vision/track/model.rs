@@ -1,0 +1,356 @@
+//! The tracker's parameters and its model of how figures move between two
+//! frames, as negative log-likelihoods (nats) for the assignment.
+//!
+//! # Conventions
+//! Distances in table inches, angles in degrees. A cost is `-ln(p / p_best)`:
+//! zero for the most likely change (none at all) and growing as a change
+//! becomes less likely, so costs of different pairs add up and compare.
+//!
+//! Between two frames a figure either stays (its detections differ only by
+//! detector noise, Gaussian with the combined 1-sigma) or is moved by a
+//! player: the distance of a deliberate move is taken as uniform up to the
+//! longest move, so the density per square inch falls as 1/d. Facing is
+//! modelled the same way: kept (noise only) or turned (any angle equally).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::{SourceFile, SpecError, SpecProblem};
+
+/// How far outside `max_move_in` a detection may still match, in sigmas of
+/// the position noise: a 12 in move measured with noise reads a little long.
+const GATE_SIGMAS: f64 = 3.0;
+
+/// Everything the tracker can be tuned by. The defaults suit both a live
+/// camera (a few frames a second or more) and a series of still photos taken
+/// after each move: every "settled time" is counted in frames AND seconds,
+/// and both must pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrackerParams {
+    /// Longest move between two frames that is followed, inches (the rules'
+    /// longest move is 12 in).
+    pub max_move_in: f64,
+    /// Prior probability that a figure is not moved between two frames.
+    pub stay_probability: f64,
+    /// Prior probability that a figure's facing is not changed.
+    pub keep_facing_probability: f64,
+    /// 1-sigma noise of the detector's facing, degrees.
+    pub facing_sigma_deg: f64,
+    /// Floor for a detection's position sigma, inches (a detector that
+    /// reports 0 is not believed to be perfect).
+    pub min_position_sigma_in: f64,
+    /// A figure is under a hand when its centre is this close to the covered
+    /// area, inches: half the long side of a mounted base, plus slack.
+    pub cover_margin_in: f64,
+    /// While covered, a figure counts as still seen when a detection of its
+    /// kind lies this close to where it was, inches.
+    pub covered_confirm_radius_in: f64,
+    /// A figure missing (and not under a hand) for at least this many frames...
+    pub removal_after_frames: u32,
+    /// ...and at least this many seconds is reported removed.
+    pub removal_after_s: f64,
+    /// A figure that appears after the first frame is reported once seen in
+    /// this many frames (a single false detection must not become a figure).
+    pub confirm_frames: u32,
+    /// When the second-best explanation of a move is within this many nats of
+    /// the best (a likelihood ratio of e^margin), both figures are flagged
+    /// ambiguous for the player to confirm.
+    pub ambiguity_margin_nats: f64,
+    /// When the detector does not report hands: this many figures vanishing
+    /// together, all within `inferred_hand_span_in` of each other, are taken
+    /// as covered by a hand.
+    pub inferred_hand_min_figures: usize,
+    pub inferred_hand_span_in: f64,
+    /// An inferred hand is assumed over the table for this many frames and
+    /// seconds (both) after it was inferred.
+    pub inferred_hand_frames: u32,
+    pub inferred_hand_s: f64,
+    /// Velocity is only estimated from two sightings at most this far apart,
+    /// seconds: a figure slid along the table, not one carried between photos.
+    pub motion_max_gap_s: f64,
+    /// A figure that stays put has its position averaged over up to this many
+    /// frames.
+    pub average_window: u32,
+}
+
+impl Default for TrackerParams {
+    fn default() -> Self {
+        Self {
+            max_move_in: 12.0,
+            stay_probability: 0.9,
+            keep_facing_probability: 0.6,
+            facing_sigma_deg: 6.0,
+            min_position_sigma_in: 0.02,
+            cover_margin_in: 1.0,
+            covered_confirm_radius_in: 0.75,
+            removal_after_frames: 2,
+            removal_after_s: 3.0,
+            confirm_frames: 2,
+            ambiguity_margin_nats: 2.0,
+            inferred_hand_min_figures: 2,
+            inferred_hand_span_in: 6.0,
+            inferred_hand_frames: 2,
+            inferred_hand_s: 3.0,
+            motion_max_gap_s: 0.5,
+            average_window: 8,
+        }
+    }
+}
+
+impl TrackerParams {
+    /// Loads a parameter file (TOML, any subset of the fields; the rest keep
+    /// their defaults) and checks it.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::read(path)?)
+    }
+
+    pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
+        let params: Self = src.parse_toml()?;
+        let problems: Vec<SpecProblem> = params
+            .problems()
+            .into_iter()
+            .map(|(field, message)| {
+                // The value's line: the first line that sets this field.
+                let line = src
+                    .text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(field))
+                    .map(|i| i + 1);
+                SpecProblem {
+                    line,
+                    field: field.to_owned(),
+                    message,
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(params)
+        } else {
+            Err(src.error(problems))
+        }
+    }
+
+    /// Every value that makes no sense, by field name.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let mut positive = |name: &'static str, v: f64| {
+            if !(v.is_finite() && v > 0.0) {
+                out.push((name, format!("{v} must be a positive number")));
+            }
+        };
+        positive("max_move_in", self.max_move_in);
+        positive("facing_sigma_deg", self.facing_sigma_deg);
+        positive("min_position_sigma_in", self.min_position_sigma_in);
+        positive("ambiguity_margin_nats", self.ambiguity_margin_nats);
+        positive("inferred_hand_span_in", self.inferred_hand_span_in);
+        for (name, v) in [
+            ("cover_margin_in", self.cover_margin_in),
+            ("covered_confirm_radius_in", self.covered_confirm_radius_in),
+            ("removal_after_s", self.removal_after_s),
+            ("inferred_hand_s", self.inferred_hand_s),
+            ("motion_max_gap_s", self.motion_max_gap_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                out.push((name, format!("{v} must be zero or more")));
+            }
+        }
+        for (name, p) in [
+            ("stay_probability", self.stay_probability),
+            ("keep_facing_probability", self.keep_facing_probability),
+        ] {
+            if !(p > 0.0 && p < 1.0) {
+                out.push((name, format!("{p} must lie strictly between 0 and 1")));
+            }
+        }
+        for (name, n) in [
+            ("removal_after_frames", self.removal_after_frames),
+            ("confirm_frames", self.confirm_frames),
+            ("average_window", self.average_window),
+        ] {
+            if n == 0 {
+                out.push((name, "must be at least 1".to_owned()));
+            }
+        }
+        if self.inferred_hand_min_figures < 2 {
+            out.push((
+                "inferred_hand_min_figures",
+                "must be at least 2: one figure vanishing alone says nothing about a hand"
+                    .to_owned(),
+            ));
+        }
+        out
+    }
+
+    /// Largest distance a detection may be from a figure's prediction and
+    /// still be that figure, inches.
+    pub fn gate_in(&self, sigma_in: f64) -> f64 {
+        self.max_move_in + GATE_SIGMAS * sigma_in
+    }
+
+    /// The two densities of a displacement `d_in` (per square inch): (stayed
+    /// and seen with noise `sigma_in`, moved by a player).
+    fn position_densities(&self, d_in: f64, sigma_in: f64) -> (f64, f64) {
+        let tau = std::f64::consts::TAU;
+        let var = sigma_in * sigma_in;
+        let stay = self.stay_probability * (-d_in * d_in / (2.0 * var)).exp() / (tau * var);
+        // Uniform distance up to the longest move; below the noise level the
+        // 1/d density is capped so that it stays finite.
+        let moved = (1.0 - self.stay_probability) / (tau * d_in.max(sigma_in) * self.max_move_in);
+        (stay, moved)
+    }
+
+    /// Cost of seeing a figure `d_in` from where it was expected, nats.
+    ///
+    /// Not normalised per figure: figures whose positions are known to
+    /// different precision must compare on one scale. The offset is the
+    /// density of a perfectly still figure at the smallest sigma believed.
+    pub fn position_cost(&self, d_in: f64, sigma_in: f64) -> f64 {
+        let sigma_in = sigma_in.max(self.min_position_sigma_in);
+        let (s0, m0) = self.position_densities(0.0, self.min_position_sigma_in);
+        let (s, m) = self.position_densities(d_in, sigma_in);
+        ((s0 + m0) / (s + m)).ln()
+    }
+
+    /// Whether a displacement is better explained by a player's move than by
+    /// noise.
+    pub fn is_move(&self, d_in: f64, sigma_in: f64) -> bool {
+        let (stay, moved) = self.position_densities(d_in, sigma_in);
+        moved > stay
+    }
+
+    /// The two densities of a facing change (per degree): (kept, turned).
+    fn facing_densities(&self, turn_deg: f64) -> (f64, f64) {
+        let s = self.facing_sigma_deg;
+        let kept = self.keep_facing_probability * (-turn_deg * turn_deg / (2.0 * s * s)).exp()
+            / (s * std::f64::consts::TAU.sqrt());
+        let turned = (1.0 - self.keep_facing_probability) / 360.0;
+        (kept, turned)
+    }
+
+    /// Cost of a facing change, nats; `None` (the front mark not seen on
+    /// either side) carries no information and costs nothing.
+    pub fn facing_cost(&self, turn_deg: Option<f64>) -> f64 {
+        match turn_deg {
+            None => 0.0,
+            Some(t) => {
+                let (k0, u0) = self.facing_densities(0.0);
+                let (k, u) = self.facing_densities(t);
+                ((k0 + u0) / (k + u)).ln()
+            }
+        }
+    }
+
+    /// Whether a facing change is better explained by a player's turn than
+    /// by noise.
+    pub fn is_turn(&self, turn_deg: f64) -> bool {
+        let (kept, turned) = self.facing_densities(turn_deg);
+        turned > kept
+    }
+}
+
+/// Signed smallest turn from `from_deg` to `to_deg`, in (-180, 180].
+pub fn turn_deg(from_deg: f64, to_deg: f64) -> f64 {
+    let t = (to_deg - from_deg).rem_euclid(360.0);
+    if t > 180.0 { t - 360.0 } else { t }
+}
+
+/// An angle brought into [0, 360).
+pub fn wrap_deg(a_deg: f64) -> f64 {
+    let a = a_deg.rem_euclid(360.0);
+    // rem_euclid can return exactly 360.0 for tiny negative inputs.
+    if a >= 360.0 { 0.0 } else { a }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn defaults_are_sane() {
+        assert!(TrackerParams::default().problems().is_empty());
+        let bad = TrackerParams {
+            stay_probability: 1.0,
+            removal_after_frames: 0,
+            ..TrackerParams::default()
+        };
+        let names: Vec<_> = bad.problems().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["stay_probability", "removal_after_frames"]);
+    }
+
+    #[test]
+    fn a_parameter_file_sets_some_fields_and_names_bad_ones() {
+        let src = SourceFile::from_text("t.toml", "max_move_in = 6.0\nremoval_after_s = 10.0\n");
+        let p = TrackerParams::from_source(&src).unwrap();
+        assert_relative_eq!(p.max_move_in, 6.0);
+        assert_eq!(
+            p.removal_after_frames,
+            TrackerParams::default().removal_after_frames
+        );
+        let src = SourceFile::from_text("t.toml", "# tuned\nstay_probability = 2.0\n");
+        let err = TrackerParams::from_source(&src).unwrap_err();
+        assert_eq!(err.problems[0].field, "stay_probability");
+        assert_eq!(err.problems[0].line, Some(2));
+        let src = SourceFile::from_text("t.toml", "max_move = 6.0\n");
+        let err = TrackerParams::from_source(&src).unwrap_err();
+        assert_eq!(err.problems[0].line, Some(1), "{err}");
+    }
+
+    #[test]
+    fn costs_start_at_zero_and_grow() {
+        let p = TrackerParams::default();
+        assert_relative_eq!(p.position_cost(0.0, p.min_position_sigma_in), 0.0);
+        // A figure known to less precision is not favoured for it.
+        assert!(p.position_cost(0.0, 0.05) > 0.0);
+        assert!(p.position_cost(8.0, 0.02) < p.position_cost(8.5, 0.05));
+        assert_relative_eq!(p.facing_cost(Some(0.0)), 0.0);
+        assert_relative_eq!(p.facing_cost(None), 0.0);
+        let mut last = p.position_cost(0.0, 0.05);
+        for d in [0.05, 0.2, 1.0, 4.0, 11.0] {
+            let c = p.position_cost(d, 0.05);
+            assert!(c > last, "cost {c} at {d} in");
+            last = c;
+        }
+        assert!(p.facing_cost(Some(90.0)) > p.facing_cost(Some(10.0)));
+        assert_relative_eq!(p.facing_cost(Some(-30.0)), p.facing_cost(Some(30.0)));
+    }
+
+    #[test]
+    fn noise_is_not_a_move_but_a_quarter_inch_is() {
+        let p = TrackerParams::default();
+        assert!(!p.is_move(0.1, 0.05));
+        assert!(p.is_move(0.3, 0.05));
+        assert!(!p.is_turn(5.0));
+        assert!(p.is_turn(25.0));
+    }
+
+    #[test]
+    fn two_long_moves_beat_a_swap_that_needs_two_about_turns() {
+        // Two figures each moved about 10 in and barely turned, against the
+        // crossed explanation (shorter moves but turns of about 90 degrees).
+        let p = TrackerParams::default();
+        let s = 0.05;
+        let straight = p.position_cost(9.92, s)
+            + p.position_cost(10.49, s)
+            + p.facing_cost(Some(10.9))
+            + p.facing_cost(Some(3.7));
+        let crossed = p.position_cost(10.04, s)
+            + p.position_cost(4.9, s)
+            + p.facing_cost(Some(104.0))
+            + p.facing_cost(Some(89.0));
+        assert!(
+            crossed - straight > p.ambiguity_margin_nats,
+            "{straight} {crossed}"
+        );
+    }
+
+    #[test]
+    fn angles_wrap() {
+        assert_relative_eq!(turn_deg(350.0, 10.0), 20.0);
+        assert_relative_eq!(turn_deg(10.0, 350.0), -20.0);
+        assert_relative_eq!(wrap_deg(-90.0), 270.0);
+        assert_relative_eq!(wrap_deg(720.5), 0.5);
+    }
+}
