@@ -1144,3 +1144,166 @@ fn close_miss_pins_a_covered_target_unless_veteran() {
         );
     }
 }
+
+// ---- Aiming takes a turn, target priority, preservation ----
+
+#[test]
+fn aiming_takes_a_turn_and_the_bonus_comes_with_the_next_shot() {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig("Tommy", "British", "lever-action-rifle", 3, 10.0, 10.0, ""),
+        fig("T", "Natives", "thrown-spear", 3, 30.0, 10.0, "")
+    ));
+    at_phase(&mut s, "fire", "Tommy");
+    let (me, t) = (id(&s, "Tommy"), id(&s, "T"));
+    let mut g = Game::new(s, rules_arc(), None).unwrap();
+    g.execute(
+        Command::Aim {
+            figure: me,
+            target: t,
+        },
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    let fire = Command::Fire {
+        shooter: me,
+        target: t,
+        mode: FireMode::Aimed,
+        rapid: false,
+        aim_use: AimUse::Best,
+        at_mount: false,
+    };
+    assert!(g.check(&fire).is_err(), "aiming without firing this turn");
+    while !(g.state().turn == 2 && g.state().active_side == 0 && g.state().phase == 1) {
+        g.execute(Command::EndPhase, &mut TypedDice::default())
+            .unwrap();
+    }
+    // 3+4 = 7 against 8+ at medium range: the aiming bonus makes it on target.
+    let ev = g
+        .execute(fire.clone(), &mut TypedDice::new([3, 4, 6]))
+        .unwrap();
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::FireResolved {
+            on_target: true,
+            aim_bonus: Some(AimUse::Hit),
+            ..
+        }
+    )));
+    assert!(
+        !g.state().figure(me).unwrap().aim_ready,
+        "the bonus is lost once a shot is fired"
+    );
+}
+
+#[test]
+fn target_priority_nearest_danger_first() {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig(
+            "Tommy",
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            10.0,
+            "loaded = true"
+        ),
+        fig("Near", "Natives", "thrown-knife", 3, 20.0, 10.0, ""),
+        fig(
+            "Charger",
+            "Natives",
+            "thrown-spear",
+            3,
+            10.0,
+            25.0,
+            "pace = \"charge\""
+        )
+    ));
+    at_phase(&mut s, "fire", "Tommy");
+    let r = rules();
+    assert_eq!(
+        r.target_priority(&s, id(&s, "Tommy")),
+        vec![id(&s, "Charger")]
+    );
+    let ev = run(
+        &s,
+        Command::Fire {
+            shooter: id(&s, "Tommy"),
+            target: id(&s, "Near"),
+            mode: FireMode::Aimed,
+            rapid: false,
+            aim_use: AimUse::Best,
+            at_mount: false,
+        },
+        &[1, 1, 6],
+    )
+    .unwrap();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains("target priority")))
+    );
+}
+
+#[test]
+fn preservation_points_break_morale_and_shed_1d6() {
+    let mut s = state_with_header(
+        "",
+        &format!(
+            "{}{}",
+            fig("Tommy", "British", "lever-action-rifle", 3, 10.0, 10.0, ""),
+            fig("T", "Natives", "thrown-spear", 3, 20.0, 10.0, "")
+        ),
+    );
+    s.sides[1].preservation_limit = Some(2);
+    at_phase(&mut s, "fire", "Tommy");
+    let (me, t) = (id(&s, "Tommy"), id(&s, "T"));
+    let ev = run(
+        &s,
+        Command::Fire {
+            shooter: me,
+            target: t,
+            mode: FireMode::Aimed,
+            rapid: false,
+            aim_use: AimUse::Best,
+            at_mount: false,
+        },
+        &[5, 5, 6],
+    )
+    .unwrap();
+    let killed = rules().data.preservation.killed;
+    assert!(ev.contains(&Event::Preservation {
+        side: 1,
+        points: killed,
+        broken: killed > 2
+    }));
+    let mut g = Game::new(s, rules_arc(), None).unwrap();
+    g.execute(
+        Command::Fire {
+            shooter: me,
+            target: t,
+            mode: FireMode::Aimed,
+            rapid: false,
+            aim_use: AimUse::Best,
+            at_mount: false,
+        },
+        &mut TypedDice::new([5, 5, 6]),
+    )
+    .unwrap();
+    assert!(g.state().sides[1].broken);
+    let ev = g
+        .execute(Command::Shed { side: 1 }, &mut TypedDice::new([2]))
+        .unwrap();
+    assert!(ev.contains(&Event::Preservation {
+        side: 1,
+        points: killed - 2,
+        broken: killed - 2 > 2
+    }));
+    // Zareba: half the Dervishes may fall; 3 men x 1.5 gives a limit of 4.
+    let z =
+        spotter::game::Scenario::load(std::path::Path::new("scenarios/zareba.toml"), &registry())
+            .unwrap()
+            .state;
+    let dervishes = z.sides.iter().find(|s| s.name == "Dervishes").unwrap();
+    assert_eq!(dervishes.preservation_limit, Some(4));
+}

@@ -49,6 +49,10 @@ struct RawSide {
     kind: SideKind,
     #[serde(default)]
     preservation_limit: Option<u32>,
+    /// Instead of a limit: the share of casualties the referee accepts; the
+    /// rule set turns it into a limit for the side's men.
+    #[serde(default)]
+    accepted_casualties_percent: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -290,6 +294,18 @@ impl Scenario {
         }
         if !problems.is_empty() {
             return Err(src.error(problems).into());
+        }
+        let mut sides = sides;
+        for (i, side) in sides.iter_mut().enumerate() {
+            let Some(raw_side) = raw.side.iter().find(|r| r.name.get_ref() == &side.name) else {
+                continue;
+            };
+            if let Some(pct) = &raw_side.accepted_casualties_percent {
+                let men = figures.iter().filter(|f| f.side == i).count();
+                side.preservation_limit = rules
+                    .as_ref()
+                    .and_then(|r| r.preservation_limit(*pct.get_ref(), men));
+            }
         }
         let n_sides = sides.len();
         Ok(Self {

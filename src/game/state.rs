@@ -231,8 +231,10 @@ impl GameState {
             }
             Event::AimTaken { figure, target } => {
                 if let Some(f) = self.fig_mut(*figure) {
+                    // The bonus is ready at the start of his next turn: a
+                    // turn spent aiming without firing.
                     f.aiming_at = Some(*target);
-                    f.aim_ready = true;
+                    f.aim_ready = false;
                 }
             }
             Event::ShotFired { figure, .. } => {
@@ -390,6 +392,7 @@ impl GameState {
         for f in self.figures.iter_mut().filter(|f| f.side == side) {
             f.shots_this_turn = 0;
             f.pace = Pace::Stationary;
+            f.aim_ready = f.aiming_at.is_some();
             f.charged_through_rough = false;
             if f.idle_until_turn.is_some_and(|t| t < turn) {
                 f.idle_until_turn = None;

@@ -49,6 +49,13 @@ impl Measured {
     }
 }
 
+/// 1-sigma position uncertainty of a figure seen by the camera, inches: the
+/// calibration's residual (table mapping, in inches on the table) and the
+/// detector's own sigma, independent, added in quadrature.
+pub fn position_sigma_in(calibration_residual_in: f64, detection_sigma_in: f64) -> f64 {
+    calibration_residual_in.hypot(detection_sigma_in)
+}
+
 /// A decision together with whether the measurement's uncertainty could
 /// change it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +158,11 @@ mod tests {
             band_of(Measured::exact(60.0), &edges).value,
             Band::OutOfRange
         );
+    }
+
+    #[test]
+    fn position_sigma_adds_in_quadrature() {
+        assert_eq!(position_sigma_in(0.03, 0.04), 0.05);
     }
 
     #[test]

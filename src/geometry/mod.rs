@@ -22,7 +22,7 @@ mod terrain;
 
 pub use arc::{angle_off_facing_deg, in_cone, normalize_deg};
 pub use base::{BaseShape, Placement, RangeMethod, range_in, within_radius};
-pub use measure::{Band, CALL_MARGIN_SIGMAS, Call, Measured, Scale, band_of};
+pub use measure::{Band, CALL_MARGIN_SIGMAS, Call, Measured, Scale, band_of, position_sigma_in};
 pub use terrain::{
     Cover, Sight, TerrainArea, TerrainKind, length_inside_in, line_of_sight, point_in_polygon,
     segment_crosses,

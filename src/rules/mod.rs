@@ -61,6 +61,12 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// A side's preservation limit when the referee accepts `accepted_percent`
+    /// casualties among `men` figures, if the rule set has one.
+    fn preservation_limit(&self, _accepted_percent: u32, _men: usize) -> Option<u32> {
+        None
+    }
+
     /// Can the command be carried out in this state? No dice are rolled.
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError>;
 

@@ -122,6 +122,11 @@ pub struct FireData {
     pub aiming_bonus: u32,
     pub note1_doubles_light: bool,
     pub note2_hits_melee_partner: bool,
+    /// Enemies this close to the nearest one count as one group for target
+    /// priority (one of them is chosen at random), rule inches.
+    pub target_group_in: f64,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -190,6 +190,69 @@ impl StandToRules {
         line_of_sight(a, b, &state.terrain, reach)
     }
 
+    /// The targets a figure must choose from, by the rules' priority: (1) the
+    /// enemy he is aiming at; (2) the nearest enemy group that is a danger
+    /// (charging, in melee with a friend, or with the firer in its weapon's
+    /// range); (3) the nearest enemy group. Only enemies he can see count.
+    /// One of the returned group is chosen at random.
+    pub fn target_priority(&self, state: &GameState, shooter: FigureId) -> Vec<FigureId> {
+        let Some(s) = state.figure(shooter) else {
+            return Vec::new();
+        };
+        let visible: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|t| t.side != s.side && t.alive() && !t.concealed)
+            .filter(|t| self.sight(state, &s.placement, &t.placement).clear.value)
+            .collect();
+        if let Some(aimed) = s.aiming_at
+            && visible.iter().any(|t| t.id == aimed)
+        {
+            return vec![aimed];
+        }
+        let range = |t: &Figure| {
+            self.rule_range(state, s, t, self.data.measure.fire)
+                .value_in
+        };
+        let danger = |t: &Figure| {
+            t.pace == Pace::Charge
+                || self
+                    .engaged_with(state, t)
+                    .iter()
+                    .any(|id| state.figure(*id).is_some_and(|f| f.side == s.side))
+                || self
+                    .data
+                    .weapon(&t.weapon)
+                    .is_some_and(|w| range(t) <= w.range_in[2])
+        };
+        let group = |cands: Vec<&Figure>| -> Vec<FigureId> {
+            let Some(nearest) = cands.iter().min_by(|a, b| range(a).total_cmp(&range(b))) else {
+                return Vec::new();
+            };
+            cands
+                .iter()
+                .filter(|t| {
+                    state
+                        .scale
+                        .rule_from_table(geometry::range_in(
+                            &nearest.placement,
+                            &t.placement,
+                            RangeMethod::CentreToCentre,
+                        ))
+                        .value_in
+                        <= self.data.fire.target_group_in
+                })
+                .map(|t| t.id)
+                .collect()
+        };
+        let dangerous = group(visible.iter().copied().filter(|t| danger(t)).collect());
+        if dangerous.is_empty() {
+            group(visible)
+        } else {
+            dangerous
+        }
+    }
+
     /// Living enemies within the melee engagement distance of a figure.
     pub fn engaged_with(&self, state: &GameState, f: &Figure) -> Vec<FigureId> {
         state
@@ -381,6 +444,12 @@ impl StandToRules {
         let t = figure(state, target)?;
         Self::require_own_turn(state, s)?;
         Self::require_able(state, s)?;
+        if s.aiming_at.is_some() && !s.aim_ready {
+            return Err(not_allowed(format!(
+                "{} spends this turn aiming without firing",
+                s.name
+            )));
+        }
         if !t.alive() || t.side == s.side {
             return Err(not_allowed(format!("{} is not an enemy target", t.name)));
         }
@@ -500,6 +569,17 @@ impl StandToRules {
         }
         if plan.sight.clear.too_close_to_call || plan.sight.cover.too_close_to_call {
             sc.note("line of sight or cover is too close to call: check by eye");
+        }
+        let priority = self.target_priority(state, shooter);
+        if !priority.is_empty() && !priority.contains(&target) {
+            let names: Vec<String> = priority
+                .iter()
+                .filter_map(|id| state.figure(*id).map(|f| f.name.clone()))
+                .collect();
+            sc.note(format!(
+                "target priority: {} come first (unless he was ordered to shoot this target)",
+                names.join(", ")
+            ));
         }
         let o = fire_odds(&self.data, &plan.situation);
         sc.push(Event::Odds {
@@ -887,6 +967,7 @@ impl StandToRules {
                 }
                 return Ok(MovePlan {
                     cost,
+                    limit_in: OBSTACLE_CROSS_MAX_IN,
                     rough: rough_rule > 0.0,
                     end: *points.last().unwrap_or(&f.placement.center_in_table),
                     stage: Some(ObstacleStage::Crossed { turn: state.turn }),
@@ -973,6 +1054,7 @@ impl StandToRules {
         }
         Ok(MovePlan {
             cost,
+            limit_in: max_in,
             rough: rough_rule > 0.0,
             end,
             stage: obstacle_at.map(|_| ObstacleStage::Reached { turn: state.turn }),
@@ -1079,6 +1161,9 @@ impl StandToRules {
                 Self::require_own_turn(state, f)?;
                 Self::require_able(state, f)?;
                 let t = figure(state, *target)?;
+                if f.shots_this_turn > 0 {
+                    return Err(not_allowed(format!("{} has fired this turn", f.name)));
+                }
                 if !self.sight(state, &f.placement, &t.placement).clear.value {
                     return Err(not_allowed(format!("{} cannot see {}", f.name, t.name)));
                 }
@@ -1115,11 +1200,7 @@ impl StandToRules {
             } => {
                 let plan = self.check_move(state, *id, path_in, *pace, *mount_level)?;
                 let f = figure(state, *id)?;
-                sc.measured(
-                    "move cost",
-                    plan.cost,
-                    plan.cost.sigma_in > 0.0 && plan.cost.near(plan.cost.value_in.ceil()),
-                );
+                sc.measured("move cost", plan.cost, plan.cost.near(plan.limit_in));
                 if let Some(level) = plan.level
                     && Some(level) != f.mount_level
                 {
@@ -1635,6 +1716,18 @@ impl StandToRules {
                 .iter()
                 .find(|f| f.side == w.side && f.leader && f.active() && f.id != n.id)
         {
+            let p_rescue = self
+                .data
+                .reactions
+                .rescue
+                .iter()
+                .filter(|row| row.result == "rescue")
+                .map(|row| probability(&[D6, D6], |f| row.rolls.contains(&(f[0] + f[1]))))
+                .sum::<f64>();
+            sc.push(Event::Odds {
+                purpose: "rescue (leader)".into(),
+                odds: named(&[("p_leader_orders_rescue", p_rescue)]),
+            });
             let r = sc.roll(dice, "rescue reaction (leader)", Some(l.id), 2)?;
             if row_of(total(&r)).as_deref() == Some("rescue") {
                 sc.note(format!(
@@ -1651,6 +1744,8 @@ impl StandToRules {
 #[derive(Debug, Clone)]
 struct MovePlan {
     cost: Measured,
+    /// The most the move may cost, rule inches.
+    limit_in: f64,
     rough: bool,
     end: Point2<f64>,
     stage: Option<ObstacleStage>,
@@ -1770,6 +1865,17 @@ impl RuleSet for StandToRules {
 
     fn first_side_kind(&self) -> Option<SideKind> {
         Some(self.data.turn.first_side)
+    }
+
+    fn preservation_limit(&self, accepted_percent: u32, men: usize) -> Option<u32> {
+        let rows = &self.data.preservation.limit;
+        let row = rows
+            .iter()
+            .filter(|r| r.accepted_percent <= accepted_percent)
+            .max_by_key(|r| r.accepted_percent)
+            .or_else(|| rows.iter().min_by_key(|r| r.accepted_percent))?;
+        // Whole points: a fraction of a point is not yet over the limit.
+        Some((row.multiplier * men as f64).floor() as u32)
     }
 
     fn mount_level(&self, name: &str) -> Option<u8> {
