@@ -19,7 +19,11 @@ use nalgebra::Point2;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::{images, load_camera, load_layout};
+use crate::calibration::{self, Lens, TableLayout};
 use crate::game::roster::{Bindings, Roster};
+use crate::vision::detect::Detector;
+use crate::vision::params::DetectorParams;
 use crate::vision::track::{
     FrameObservation, FrameReport, OccludedRegion, TrackEvent, TrackEventKind, TrackId,
     TrackedFigure, Tracker, TrackerParams,
@@ -296,27 +300,70 @@ fn bind_all(
     Ok(())
 }
 
+/// What photos need: the table layout, the lens and the detector.
+struct PhotoDetector {
+    detector: Detector,
+    layout: TableLayout,
+    lens: Option<Lens>,
+}
+
+impl PhotoDetector {
+    fn new(args: &Args) -> anyhow::Result<Self> {
+        let layout = load_layout(args.layout.as_deref())?;
+        let lens = load_camera(args.camera.as_deref())?;
+        let params = DetectorParams::defaults().context("the built-in detector parameters")?;
+        Ok(Self {
+            detector: Detector::new(params, layout.clone()),
+            layout,
+            lens,
+        })
+    }
+
+    /// Maps the table and detects the figures of one photo. A photo whose
+    /// table markers are not found is an unusable frame, not an error.
+    fn frame(&self, path: &Path) -> anyhow::Result<InputFrame> {
+        let rgb = images::open_rgb(path)?;
+        let gray = image::imageops::grayscale(&rgb);
+        let lens = self
+            .lens
+            .as_ref()
+            .map(|l| l.scaled_to([rgb.width(), rgb.height()]));
+        let observation = match calibration::detect_table(&gray, &self.layout, lens.as_ref()) {
+            Ok(mapping) => {
+                let found = self
+                    .detector
+                    .detect(&rgb, &mapping)
+                    .with_context(|| format!("detecting the figures of {}", path.display()))?;
+                // The detector does not report hands: the tracker infers them.
+                Ok((found.detections, None))
+            }
+            Err(err) => Err(err.to_string()),
+        };
+        Ok(InputFrame {
+            name: images::file_name(path),
+            time_s: None,
+            observation,
+        })
+    }
+}
+
 fn load_frames(args: &Args) -> anyhow::Result<Vec<InputFrame>> {
     let mut frames = Vec::new();
+    let mut photos: Option<PhotoDetector> = None;
     for input in &args.inputs {
         if is_record(input) {
             frames.extend(read_records(input)?);
-        } else {
-            for path in super::images::expand(std::slice::from_ref(input))? {
-                frames.push(detect_photo(&path, args)?);
-            }
+            continue;
+        }
+        for path in images::expand(std::slice::from_ref(input))? {
+            let detector = match &mut photos {
+                Some(d) => d,
+                None => photos.insert(PhotoDetector::new(args)?),
+            };
+            frames.push(detector.frame(&path)?);
         }
     }
     Ok(frames)
-}
-
-/// Detects the figures of one photo.
-fn detect_photo(path: &Path, args: &Args) -> anyhow::Result<InputFrame> {
-    let _ = (&args.camera, &args.layout);
-    bail!(
-        "{}: tracking photos needs the figure detector, which this build does not have yet; give detection records (spotter.detections/1) instead",
-        path.display()
-    )
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

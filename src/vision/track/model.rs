@@ -229,13 +229,15 @@ impl TrackerParams {
         (kept, turned)
     }
 
-    /// Cost of a facing change, nats; `None` (the front mark not seen on
-    /// either side) carries no information and costs nothing.
+    /// Cost of a facing change, nats. `None` (the front mark not seen
+    /// before or after) costs what any facing would, uniform over the
+    /// circle: a figure whose facing is unknown must not look a better match
+    /// than one seen to keep its facing.
     pub fn facing_cost(&self, turn_deg: Option<f64>) -> f64 {
+        let (k0, u0) = self.facing_densities(0.0);
         match turn_deg {
-            None => 0.0,
+            None => ((k0 + u0) * 360.0).ln(),
             Some(t) => {
-                let (k0, u0) = self.facing_densities(0.0);
                 let (k, u) = self.facing_densities(t);
                 ((k0 + u0) / (k + u)).ln()
             }
@@ -306,7 +308,9 @@ mod tests {
         assert!(p.position_cost(0.0, 0.05) > 0.0);
         assert!(p.position_cost(8.0, 0.02) < p.position_cost(8.5, 0.05));
         assert_relative_eq!(p.facing_cost(Some(0.0)), 0.0);
-        assert_relative_eq!(p.facing_cost(None), 0.0);
+        // Unknown facing: dearer than a kept one, cheaper than a sure turn.
+        assert!(p.facing_cost(None) > p.facing_cost(Some(5.0)));
+        assert!(p.facing_cost(None) < p.facing_cost(Some(90.0)));
         let mut last = p.position_cost(0.0, 0.05);
         for d in [0.05, 0.2, 1.0, 4.0, 11.0] {
             let c = p.position_cost(d, 0.05);
