@@ -11,20 +11,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use crate::calibration::{Lens, TableLayout, TableLock};
 use crate::capture::camera::{self, CameraChoice, Mode};
 use crate::capture::folder::Playback;
-use crate::ui::perceive::{
-    ArucoMarkers, FigureTracker, MarkerSearch, MarkerThread, NoTracker, TablePerceiver,
-    VisionDetector, VisionTracker,
-};
-use crate::vision::detect::Detector;
-use crate::vision::params::DetectorParams;
-use crate::vision::track::{Tracker, TrackerParams};
-use crate::ui::pipeline::Perceiver;
 use crate::ui::session::GameSession;
 use crate::ui::stats::Summary;
 use crate::ui::{AppLogic, SourceChoice, SpotterApp};
+use crate::vision::params::DetectorParams;
+use crate::vision::track::TrackerParams;
 
 /// The bundled demo recording, relative to the working directory or to the
 /// crate.
@@ -149,47 +142,8 @@ fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
     }
 }
 
-/// The marker search on its own thread; on the perception thread when no
-/// thread can be started.
-fn markers(layout: &TableLayout, lens: Option<&Lens>) -> MarkerSearch {
-    let finder = || {
-        Box::new(ArucoMarkers {
-            layout: layout.clone(),
-            lens: lens.cloned(),
-        })
-    };
-    match MarkerThread::spawn(finder()) {
-        Ok(t) => MarkerSearch::Background(t),
-        Err(_) => MarkerSearch::EveryFrame(finder()),
-    }
-}
-
 /// The detector parameters file, when there is one here.
 pub const VISION_PARAMS_PATH: &str = "calibration/vision.toml";
-
-fn perceiver_factory(
-    layout: TableLayout,
-    lens: Option<Lens>,
-    params: DetectorParams,
-    tracker_params: TrackerParams,
-) -> Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync> {
-    Arc::new(move || {
-        let detector = Box::new(VisionDetector(Detector::new(params.clone(), layout.clone())));
-        let tracker: Box<dyn FigureTracker> = match Tracker::new(tracker_params.clone()) {
-            Ok(t) => Box::new(VisionTracker::new(t)),
-            Err(e) => {
-                tracing::warn!("tracker unavailable ({e}); figures are numbered per frame");
-                Box::new(NoTracker)
-            }
-        };
-        Box::new(TablePerceiver::new(
-            TableLock::new(layout.clone(), lens.clone()),
-            markers(&layout, lens.as_ref()),
-            Some(detector),
-            tracker,
-        ))
-    })
-}
 
 fn load_params() -> anyhow::Result<DetectorParams> {
     let path = Path::new(VISION_PARAMS_PATH);
@@ -296,7 +250,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let lens = super::load_camera(camera_file.as_deref())?;
-    let factory = perceiver_factory(layout, lens, load_params()?, TrackerParams::default());
+    let factory = crate::ui::perceive::standard_factory(
+        layout,
+        lens,
+        load_params()?,
+        TrackerParams::default(),
+    );
     let session = if args.new_game {
         GameSession::new_game(&args.scenario, &args.games_dir, rand::random())
     } else {
@@ -330,8 +289,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
-            let mut logic =
-                AppLogic::new(source, factory, Arc::new(move || ctx.request_repaint()));
+            let mut logic = AppLogic::new(source, factory, Arc::new(move || ctx.request_repaint()));
             setup(&mut logic);
             Ok(Box::new(TimedApp {
                 app: SpotterApp::new(logic),

@@ -16,11 +16,11 @@ use egui::{Color32, Key, Pos2, Rect, RichText, Sense, TextureHandle, TextureOpti
 use nalgebra::Point2;
 
 use super::logic::{AppLogic, SourceStatus, UiCommand};
-use super::session::Action;
-use crate::game::FigureId;
 use super::overlay::{self, ScreenFromTable};
 use super::pipeline::{LockSummary, SeenFigure};
+use super::session::Action;
 use super::theme;
+use crate::game::FigureId;
 
 /// The UI repaints at most this often while a source is live; the camera
 /// itself runs at 30 fps.
@@ -130,10 +130,18 @@ impl SpotterApp {
             return;
         }
         let pressed: Vec<Key> = ui.input(|i| {
-            [Key::Escape, Key::L, Key::R, Key::C, Key::P, Key::E, Key::Enter]
-                .into_iter()
-                .filter(|k| i.key_pressed(*k))
-                .collect()
+            [
+                Key::Escape,
+                Key::L,
+                Key::R,
+                Key::C,
+                Key::P,
+                Key::E,
+                Key::Enter,
+            ]
+            .into_iter()
+            .filter(|k| i.key_pressed(*k))
+            .collect()
         });
         for key in pressed {
             match key {
@@ -372,7 +380,7 @@ impl SpotterApp {
         ui.heading("Roster");
         let Some(s) = &self.logic.session else { return };
         let state = s.state();
-        let rows: Vec<(FigureId, String, bool)> = state
+        let rows: Vec<(FigureId, String, String, bool)> = state
             .figures
             .iter()
             .map(|f| {
@@ -384,6 +392,7 @@ impl SpotterApp {
                     .map_or(String::new(), |t| format!(" = {}", figure_name(t)));
                 (
                     f.id,
+                    f.name.clone(),
                     format!(
                         "{} ({side}, {}, exp {}{wound}){seen}",
                         f.name, f.weapon, f.experience
@@ -393,20 +402,19 @@ impl SpotterApp {
             })
             .collect();
         let seen_actor = self.logic.selection.actor;
-        for (id, text, chosen) in rows {
-            ui.horizontal(|ui| {
-                if ui.selectable_label(chosen, text).clicked() {
-                    self.emit(UiCommand::ClickGameFigure(id));
-                }
-                if let Some(track) = seen_actor
-                    && self.logic.bound(track) != Some(id)
-                    && ui
-                        .small_button(format!("bind {}", figure_name(track)))
-                        .clicked()
-                {
-                    self.emit(UiCommand::Bind { track, figure: id });
-                }
-            });
+        for (id, name, text, chosen) in rows {
+            if ui.selectable_label(chosen, text).clicked() {
+                self.emit(UiCommand::ClickGameFigure(id));
+            }
+            // Binding is offered while a seen figure is selected.
+            if let Some(track) = seen_actor
+                && self.logic.bound(track) != Some(id)
+                && ui
+                    .small_button(format!("bind {} to {name}", figure_name(track)))
+                    .clicked()
+            {
+                self.emit(UiCommand::Bind { track, figure: id });
+            }
         }
     }
 
@@ -436,7 +444,10 @@ impl SpotterApp {
         for m in &p.measurements {
             let text = format!("{} {:.2} in \u{b1} {:.2}", m.what, m.value_in, m.sigma_in);
             if m.too_close_to_call {
-                ui.colored_label(theme::TOO_CLOSE_TO_CALL, format!("{text}  TOO CLOSE TO CALL"));
+                ui.colored_label(
+                    theme::TOO_CLOSE_TO_CALL,
+                    format!("{text}  TOO CLOSE TO CALL"),
+                );
             } else {
                 ui.label(text);
             }
@@ -641,7 +652,9 @@ impl SpotterApp {
                 let colour = if r.too_close_to_call {
                     theme::TOO_CLOSE_TO_CALL
                 } else {
-                    r.band.as_deref().map_or(theme::band_colour(3), |b| theme::band_colour(band_index(b)))
+                    r.band
+                        .as_deref()
+                        .map_or(theme::band_colour(3), |b| theme::band_colour(band_index(b)))
                 };
                 overlay::segment(painter, to_screen, from, to, theme::line(colour));
                 let mid = Point2::from((from.coords + to.coords) / 2.0);
@@ -777,7 +790,10 @@ fn last_action_place(cmd: &crate::game::Command) -> Option<FigureId> {
 
 /// The edge colour a figure's experience is painted in (`TABLE_KIT.md`:
 /// 1 novice green, 2-4 trained white, 5 veteran blue, 6 red).
-fn experience_edge(experience: u8, _side: Option<crate::game::SideKind>) -> crate::vision::EdgeColour {
+fn experience_edge(
+    experience: u8,
+    _side: Option<crate::game::SideKind>,
+) -> crate::vision::EdgeColour {
     use crate::vision::EdgeColour;
     match experience {
         0 | 1 => EdgeColour::Green,

@@ -110,7 +110,10 @@ pub enum UiCommand {
     /// Save a copy of the game log.
     SaveGame(PathBuf),
     /// Bind a seen figure (by its track id) to a game figure.
-    Bind { track: u32, figure: FigureId },
+    Bind {
+        track: u32,
+        figure: FigureId,
+    },
 }
 
 /// The actor and target chosen by clicking figures.

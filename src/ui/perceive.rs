@@ -7,6 +7,7 @@
 //! Marker corners are image pixels as seen (distorted); detections are table
 //! inches in the table frame of `TABLE_KIT.md`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -17,7 +18,8 @@ use crate::calibration::{
 };
 use crate::vision::Detection;
 use crate::vision::detect::Detector;
-use crate::vision::track::{FigureState, FrameObservation, Tracker};
+use crate::vision::params::DetectorParams;
+use crate::vision::track::{FigureState, FrameObservation, Tracker, TrackerParams};
 
 use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
 
@@ -320,6 +322,50 @@ impl Perceiver for TablePerceiver {
     fn relock(&mut self) {
         self.lock.relock();
     }
+}
+
+/// The marker search on its own thread; on the perception thread when no
+/// thread can be started.
+fn markers(layout: &TableLayout, lens: Option<&Lens>) -> MarkerSearch {
+    let finder = || {
+        Box::new(ArucoMarkers {
+            layout: layout.clone(),
+            lens: lens.cloned(),
+        })
+    };
+    match MarkerThread::spawn(finder()) {
+        Ok(t) => MarkerSearch::Background(t),
+        Err(_) => MarkerSearch::EveryFrame(finder()),
+    }
+}
+
+/// The perceiver the app runs: ArUco markers on their own thread, the
+/// table lock, the vision detector and the tracker.
+pub fn standard_factory(
+    layout: TableLayout,
+    lens: Option<Lens>,
+    params: DetectorParams,
+    tracker_params: TrackerParams,
+) -> Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync> {
+    Arc::new(move || {
+        let detector = Box::new(VisionDetector(Detector::new(
+            params.clone(),
+            layout.clone(),
+        )));
+        let tracker: Box<dyn FigureTracker> = match Tracker::new(tracker_params.clone()) {
+            Ok(t) => Box::new(VisionTracker::new(t)),
+            Err(e) => {
+                tracing::warn!("tracker unavailable ({e}); figures are numbered per frame");
+                Box::new(NoTracker)
+            }
+        };
+        Box::new(TablePerceiver::new(
+            TableLock::new(layout.clone(), lens.clone()),
+            markers(&layout, lens.as_ref()),
+            Some(detector),
+            tracker,
+        ))
+    })
 }
 
 #[cfg(test)]

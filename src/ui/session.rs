@@ -136,7 +136,13 @@ impl GameSession {
         let game = Game::resume(log_path, &registry)
             .with_context(|| format!("resuming {}", log_path.display()))?;
         let name = game.state().scenario.clone();
-        Ok(Self::around(game, registry, log_path.to_path_buf(), name, seed))
+        Ok(Self::around(
+            game,
+            registry,
+            log_path.to_path_buf(),
+            name,
+            seed,
+        ))
     }
 
     /// Resumes the newest game in `games_dir`, or starts `scenario`.
@@ -147,7 +153,13 @@ impl GameSession {
         }
     }
 
-    fn around(game: Game, registry: Registry, log_path: PathBuf, scenario_name: String, seed: u64) -> Self {
+    fn around(
+        game: Game,
+        registry: Registry,
+        log_path: PathBuf,
+        scenario_name: String,
+        seed: u64,
+    ) -> Self {
         Self {
             game,
             registry,
@@ -320,7 +332,9 @@ impl GameSession {
 
     /// Rolls the chosen action with Spotter's dice.
     pub fn roll(&mut self) -> anyhow::Result<Vec<Event>> {
-        let cmd = self.command().context("choose an actor and a target first")?;
+        let cmd = self
+            .command()
+            .context("choose an actor and a target first")?;
         let mut dice = RngDice(&mut self.rng);
         Ok(self.game.execute(cmd, &mut dice)?)
     }
@@ -328,11 +342,16 @@ impl GameSession {
     /// Resolves the chosen action with dice typed in from the table, e.g.
     /// "4 6 2" (in the order the rules roll them).
     pub fn roll_typed(&mut self, faces: &str) -> anyhow::Result<Vec<Event>> {
-        let cmd = self.command().context("choose an actor and a target first")?;
+        let cmd = self
+            .command()
+            .context("choose an actor and a target first")?;
         let faces: Vec<u32> = faces
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<u32>().with_context(|| format!("{s:?} is not a die face")))
+            .map(|s| {
+                s.parse::<u32>()
+                    .with_context(|| format!("{s:?} is not a die face"))
+            })
             .collect::<anyhow::Result<_>>()?;
         let mut dice = TypedDice::new(faces);
         Ok(self.game.execute(cmd, &mut dice)?)
@@ -409,7 +428,10 @@ impl GameSession {
     }
 
     fn names(&self, ids: &[FigureId]) -> String {
-        ids.iter().map(|i| self.name(*i)).collect::<Vec<_>>().join(", ")
+        ids.iter()
+            .map(|i| self.name(*i))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The result of a command in a few words.
@@ -463,7 +485,10 @@ mod tests {
         s.click(hobbs);
         s.click(warrior);
         let refused = s.preview().unwrap().refused;
-        assert!(refused.is_some(), "the turn starts with the non-combat phase");
+        assert!(
+            refused.is_some(),
+            "the turn starts with the non-combat phase"
+        );
         s.end_phase().unwrap();
         assert!(s.turn_text().contains("fire"), "{}", s.turn_text());
         let p = s.preview().unwrap();

@@ -1,0 +1,120 @@
+//! The app's game flow through AccessKit labels, on the demo recording:
+//! the table locks, a seen figure is bound to a roster figure, an actor and
+//! a target are picked, the odds and the number needed show before the roll,
+//! the roll lands in the log, and undo takes it back. Then a new app on the
+//! same games folder (the process killed and started again) resumes it.
+
+mod app_support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use spotter::calibration::{Lens, TableLayout};
+use spotter::capture::folder::Playback;
+use spotter::ui::perceive::standard_factory;
+use spotter::ui::session::GameSession;
+use spotter::ui::{AppLogic, SourceChoice, SpotterApp};
+use spotter::vision::params::DetectorParams;
+use spotter::vision::track::TrackerParams;
+
+fn demo_app(games_dir: &std::path::Path, resume: bool) -> SpotterApp {
+    let demo = app_support::demo_dir();
+    let lens = Lens::load(&demo.join("camera.toml")).expect("demo camera file");
+    let factory = standard_factory(
+        TableLayout::standard(48.0, 48.0),
+        Some(lens),
+        DetectorParams::defaults().expect("detector defaults"),
+        TrackerParams::default(),
+    );
+    let source = SourceChoice::Folder {
+        dir: demo,
+        playback: Playback {
+            fps: 10.0,
+            hold: Duration::from_secs(60),
+            looped: true,
+        },
+    };
+    let mut logic = AppLogic::new(source, factory, std::sync::Arc::new(|| {}));
+    let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/dragoon.toml");
+    let session = if resume {
+        GameSession::resume_or_new(&scenario, games_dir, 11)
+    } else {
+        GameSession::new_game(&scenario, games_dir, 11)
+    };
+    logic.set_session(session.expect("game"));
+    SpotterApp::new(logic)
+}
+
+#[test]
+fn demo_select_target_odds_roll_log_undo_then_resume() {
+    let games = tempfile::tempdir().unwrap();
+    let mut h = app_support::harness(demo_app(games.path(), false));
+
+    // The demo loads and the table locks on its four markers.
+    app_support::step_until_label(&mut h, "marker 3: found");
+    assert!(h.query_by_label_contains("residual").is_some());
+
+    // A figure seen on the table, bound to the roster's Trooper Hobbs.
+    app_support::step_until_label(&mut h, "#1 ");
+    h.get_by_label_contains("#1 ").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().logic.selection.actor, Some(1));
+    h.get_by_label("bind #1 to Trooper Hobbs").click();
+    h.step();
+    h.step();
+    assert!(
+        h.query_by_label_contains("Trooper Hobbs (British")
+            .is_some()
+    );
+    assert!(
+        h.query_by_label_contains("= #1").is_some(),
+        "bound to the seen figure: {:?} {:?}",
+        h.state().logic.bindings,
+        h.state().logic.notices
+    );
+
+    // Actor and target from the roster.
+    h.get_by_label_contains("Trooper Hobbs (").click();
+    h.step();
+    h.get_by_label_contains("Hadendowa warrior (").click();
+    h.step();
+    h.step();
+    assert!(h.query_by_label("Actor: Trooper Hobbs").is_some());
+    assert!(h.query_by_label("Target: Hadendowa warrior").is_some());
+    // The turn starts with the non-combat phase: no shot yet.
+    app_support::step_until_label(&mut h, "Not now");
+    h.get_by_label("End phase (E)").click();
+    app_support::step_until_label(&mut h, "8+ needed");
+    assert!(
+        h.query_by_label_contains("p_on_target").is_some(),
+        "odds before the roll"
+    );
+
+    h.get_by_label("Roll (Enter)").click();
+    app_support::step_until_label(&mut h, "Trooper Hobbs fires (aimed) at Hadendowa warrior");
+    let played = h
+        .state()
+        .logic
+        .session
+        .as_ref()
+        .unwrap()
+        .game
+        .history()
+        .len();
+    assert_eq!(played, 2, "end of phase and the shot");
+
+    h.get_by_label("Undo (Ctrl+Z)").click();
+    app_support::step_until_label(&mut h, "(undone)");
+    let state_before = h.state().logic.session.as_ref().unwrap().state().clone();
+    drop(h);
+
+    // Started again on the same games folder: the game resumes.
+    let mut h = app_support::harness(demo_app(games.path(), true));
+    h.step();
+    let resumed = h.state().logic.session.as_ref().unwrap();
+    assert_eq!(resumed.state(), &state_before);
+    assert_eq!(resumed.game.history().len(), 2);
+    app_support::step_until_label(&mut h, "(undone)");
+}
