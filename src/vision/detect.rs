@@ -230,24 +230,29 @@ impl Detector {
             .into_iter()
             .filter_map(|(c, score)| surface.fit_foot(c, comp.label, score))
             .collect();
-        let rect = surface
-            .rect_candidate(comp)
-            .and_then(|(c, axis, score)| surface.fit_rect(c, axis, comp.label, score));
-        let best_foot = feet.iter().map(|f| f.ring_score).fold(0.0, f64::max);
-        match rect {
-            Some(r) if r.rect_score > best_foot => {
-                let k = &self.params.kit;
-                let reach = k.mounted_length_in / 2.0;
-                let mut out: Vec<Fitted> = feet
-                    .into_iter()
-                    .filter(|f| (f.center - r.center).norm() > reach)
-                    .map(Fitted::Foot)
-                    .collect();
-                out.push(Fitted::Mounted(r));
-                out
-            }
-            _ => feet.into_iter().map(Fitted::Foot).collect(),
-        }
+        let rects: Vec<RectFit> = surface
+            .rect_candidates(comp)
+            .into_iter()
+            .filter_map(|(c, axis, score)| surface.fit_rect(c, axis, comp.label, score))
+            .collect();
+        let reach = self.params.kit.mounted_length_in / 2.0;
+        // A rectangle stands when it explains the band better than every
+        // ring inside it; those rings then go.
+        let rects: Vec<RectFit> = rects
+            .into_iter()
+            .filter(|r| {
+                feet.iter()
+                    .filter(|f| (f.center - r.center).norm() <= reach)
+                    .all(|f| r.rect_score > f.ring_score)
+            })
+            .collect();
+        let mut out: Vec<Fitted> = feet
+            .into_iter()
+            .filter(|f| rects.iter().all(|r| (f.center - r.center).norm() > reach))
+            .map(Fitted::Foot)
+            .collect();
+        out.extend(rects.into_iter().map(Fitted::Mounted));
+        out
     }
 
     /// Drops duplicates (two hypotheses closer than a base) and turns fits

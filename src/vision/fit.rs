@@ -50,6 +50,11 @@ const CONVERGED_IN: f64 = 1e-4;
 const MOUNTED_SIZE_TOLERANCE: f64 = 0.3;
 /// Positions sampled along each side of a rectangle for its edge fit.
 const RECT_EDGE_SAMPLES_PER_IN: f64 = 8.0;
+/// Coarse rectangle search: centre step in top-view pixels and axis step.
+const RECT_COARSE_STEP_PX: usize = 2;
+const RECT_COARSE_STEP_DEG: f64 = 10.0;
+/// Fine axis step around a coarse peak.
+const RECT_FINE_STEP_DEG: f64 = 2.0;
 /// Rectangle edge samples keep this far from the corners, inches.
 const RECT_CORNER_KEEP_OUT_IN: f64 = 0.12;
 
@@ -474,13 +479,15 @@ impl Surface<'_> {
         [(u, hl, hw), (-u, hl, hw), (v, hw, hl), (-v, hw, hl)]
     }
 
-    /// Share of the band's middle line in `label`, and of the inside.
-    fn rect_score(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> (f64, f64) {
+    /// Share of the band's middle line in `label`, of the inside, and of a
+    /// line just outside the base.
+    fn rect_score(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> (f64, f64, f64) {
         let band = self.params.kit.band_width_in;
         let mut on = 0usize;
         let mut total = 0usize;
         let mut inner_on = 0usize;
         let mut inner_total = 0usize;
+        let mut outer_on = 0usize;
         for (n, off, half) in self.rect_sides(axis_deg) {
             let t = Vector2::new(-n.y, n.x);
             let steps = (2.0 * half * RECT_EDGE_SAMPLES_PER_IN).ceil() as usize;
@@ -493,60 +500,82 @@ impl Surface<'_> {
                     c + n * ((off - band) * INNER_RADIUS_SHARE) + t * (along * INNER_RADIUS_SHARE);
                 inner_total += 1;
                 inner_on += usize::from(self.label(q) == label);
+                let o = c + n * (off + OUTER_RING_IN) + t * along;
+                outer_on += usize::from(self.label(o) == label);
             }
         }
         (
             on as f64 / total.max(1) as f64,
             inner_on as f64 / inner_total.max(1) as f64,
+            outer_on as f64 / total.max(1) as f64,
         )
     }
 
-    /// A mounted candidate from a component's shape, if it has the size of
-    /// a mounted base: centre, axis and rectangle score.
-    pub fn rect_candidate(&self, comp: &Component) -> Option<(Point2<f64>, f64, f64)> {
+    /// Share of the band's middle line in `label`, minus the inside's, for
+    /// a rectangle that passes the inside and outside checks; `None` else.
+    fn rect_hypothesis(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> Option<f64> {
+        let cp = &self.params.candidates;
+        let (on, inner, outer) = self.rect_score(c, axis_deg, label);
+        (on >= cp.min_rect_score && inner <= cp.max_inner_score && outer <= cp.max_outer_score)
+            .then_some(on)
+    }
+
+    /// Mounted candidates in a component: rectangle-score peaks over
+    /// centres and axes, best first (centre, axis, score).
+    pub fn rect_candidates(&self, comp: &Component) -> Vec<(Point2<f64>, f64, f64)> {
         let k = &self.params.kit;
         let s = self.view.px_per_in;
-        let (cii, cij, cjj) = comp.cov;
-        // Major axis of the pixel cloud, in view pixels (rows run down).
-        let theta_view = 0.5 * (2.0 * cij).atan2(cii - cjj);
-        let (ui, uj) = (theta_view.cos(), theta_view.sin());
-        let mut along = (f64::MAX, f64::MIN);
-        let mut across = (f64::MAX, f64::MIN);
-        for j in comp.bbox[1]..=comp.bbox[3] {
-            for i in comp.bbox[0]..=comp.bbox[2] {
-                if self.seg.labels[j * self.seg.width + i] != comp.label {
-                    continue;
+        let span_in =
+            ((comp.bbox[2] - comp.bbox[0]).max(comp.bbox[3] - comp.bbox[1]) + 1) as f64 / s;
+        if span_in < (1.0 - MOUNTED_SIZE_TOLERANCE) * k.mounted_length_in
+            || span_in > MAX_COMPONENT_IN
+        {
+            return Vec::new();
+        }
+        let mut scored = Vec::new();
+        for j in (comp.bbox[1]..=comp.bbox[3]).step_by(RECT_COARSE_STEP_PX) {
+            for i in (comp.bbox[0]..=comp.bbox[2]).step_by(RECT_COARSE_STEP_PX) {
+                let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
+                let mut a = 0.0;
+                while a < 180.0 {
+                    if let Some(score) = self.rect_hypothesis(c, a, comp.label) {
+                        scored.push((c, a, score));
+                    }
+                    a += RECT_COARSE_STEP_DEG;
                 }
-                let (di, dj) = (i as f64 - comp.mean.0, j as f64 - comp.mean.1);
-                let a = di * ui + dj * uj;
-                let b = -di * uj + dj * ui;
-                along = (along.0.min(a), along.1.max(a));
-                across = (across.0.min(b), across.1.max(b));
             }
         }
-        let len_in = (along.1 - along.0 + 1.0) / s;
-        let wid_in = (across.1 - across.0 + 1.0) / s;
-        let tol = MOUNTED_SIZE_TOLERANCE;
-        if (len_in - k.mounted_length_in).abs() > tol * k.mounted_length_in
-            || (wid_in - k.mounted_width_in).abs() > tol * k.mounted_width_in
-        {
-            return None;
+        scored.sort_by(|a, b| b.2.total_cmp(&a.2));
+        let min_sep = NMS_SHARE * k.mounted_width_in;
+        let mut kept: Vec<(Point2<f64>, f64, f64)> = Vec::new();
+        for (c, a, score) in scored {
+            if kept.iter().all(|(kc, _, _)| (kc - c).norm() >= min_sep) {
+                kept.push((c, a, score));
+            }
         }
-        // Middle of the extents (the mean leans toward the unhidden side).
-        let mid_a = (along.0 + along.1) / 2.0;
-        let mid_b = (across.0 + across.1) / 2.0;
-        let ci = comp.mean.0 + mid_a * ui - mid_b * uj;
-        let cj = comp.mean.1 + mid_a * uj + mid_b * ui;
-        let c = self.view.table_from_view(Point2::new(ci, cj));
-        // Rows run down, so the table angle is the negated view angle.
-        let axis_deg = (-theta_view.to_degrees()).rem_euclid(180.0);
-        let (score, inner) = self.rect_score(c, axis_deg, comp.label);
-        if score < self.params.candidates.min_rect_score
-            || inner > self.params.candidates.max_inner_score
-        {
-            return None;
-        }
-        Some((c, axis_deg, score))
+        // Refine each peak on a finer grid around it.
+        let step_in = 1.0 / s;
+        kept.into_iter()
+            .map(|(c0, a0, s0)| {
+                let mut best = (c0, a0, s0);
+                let r = RECT_COARSE_STEP_PX as i64;
+                for dj in -r..=r {
+                    for di in -r..=r {
+                        let c = c0 + Vector2::new(di as f64, dj as f64) * step_in;
+                        let mut a = a0 - RECT_COARSE_STEP_DEG;
+                        while a <= a0 + RECT_COARSE_STEP_DEG {
+                            if let Some(score) = self.rect_hypothesis(c, a, comp.label)
+                                && score > best.2
+                            {
+                                best = (c, a, score);
+                            }
+                            a += RECT_FINE_STEP_DEG;
+                        }
+                    }
+                }
+                best
+            })
+            .collect()
     }
 
     /// Fits a mounted base: centre and axis from the outer band edges.
