@@ -56,6 +56,17 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// The lowest and highest experience number a figure may have.
+    fn experience_range(&self) -> (u8, u8) {
+        (1, 6)
+    }
+
+    /// Book-keeping before the first turn that follows from the figures
+    /// (an order deck built from the officers, morale chits ...).
+    fn prepare(&self, _state: &mut GameState) -> Result<(), RuleError> {
+        Ok(())
+    }
+
     /// The level of a named mount speed, if the rule set has mounts.
     fn mount_level(&self, _name: &str) -> Option<u8> {
         None
