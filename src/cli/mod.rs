@@ -14,6 +14,8 @@ mod calibrate_lens;
 pub mod images;
 mod markers;
 mod odds;
+mod odds_more;
+mod play;
 mod resolve;
 mod table;
 mod track;
@@ -46,6 +48,8 @@ pub enum Command {
     Resolve(resolve::Args),
     /// Follow every figure through photos in order: moves, lifts, removals.
     Track(track::Args),
+    /// Play a scripted game (scenario, seed, commands) and check its log replays.
+    Play(play::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -68,6 +72,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::CalibrateLens(args) => calibrate_lens::run(args),
         Command::Table(args) => table::run(args),
         Command::Track(args) => track::run(args),
+        Command::Play(args) => play::run(args),
     }
 }
 

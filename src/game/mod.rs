@@ -14,6 +14,7 @@ mod event;
 pub mod log;
 pub mod roster;
 pub mod scenario;
+pub mod script;
 mod state;
 
 use std::path::Path;

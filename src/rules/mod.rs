@@ -11,9 +11,13 @@
 //!
 //! Rule sets are found by name in a [`Registry`]; Stand To! is the first.
 
+pub mod action;
 pub mod dice;
+pub mod little_colonial;
 pub mod odds;
+pub mod soldiers_in_time;
 pub mod stand_to;
+pub mod volley_fire;
 
 use std::sync::Arc;
 
@@ -98,6 +102,9 @@ impl Registry {
     pub fn builtin() -> Result<Self, crate::spec::SpecError> {
         let mut r = Self::default();
         r.add(Arc::new(stand_to::StandToRules::builtin()?));
+        r.add(Arc::new(volley_fire::VolleyFireRules::builtin()?));
+        r.add(Arc::new(soldiers_in_time::SoldiersInTimeRules::builtin()?));
+        r.add(Arc::new(little_colonial::LittleColonialRules::builtin()?));
         Ok(r)
     }
 
