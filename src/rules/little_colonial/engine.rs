@@ -43,6 +43,11 @@ struct DrawParams {
     /// Reinforcements' cards join the deck at this reshuffle.
     #[serde(default)]
     reinforcements: Vec<String>,
+    /// What the activated men do at once: `fire` (every soldier of the
+    /// card's officer within his command radius fires at the nearest
+    /// enemy, in formation).
+    #[serde(default)]
+    then: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -55,6 +60,8 @@ struct PlayParams {
 #[serde(deny_unknown_fields)]
 struct FireParams {
     firers: Vec<String>,
+    /// A figure of the side fired at; the nearest of them in the arc is
+    /// the target.
     target: String,
     /// In formation: the 90 degree arc applies.
     #[serde(default)]
@@ -196,12 +203,41 @@ impl LittleColonialRules {
                 deck: ORDER_DECK.into(),
                 card,
             });
-        } else {
-            ev.push(Event::Status {
-                of: StatusOf::Game,
-                key: "card".into(),
-                value: Some(card),
-            });
+            return Ok(ev);
+        }
+        ev.push(Event::Status {
+            of: StatusOf::Game,
+            key: "card".into(),
+            value: Some(card.clone()),
+        });
+        match p.then.as_deref() {
+            None => {}
+            Some("fire") => {
+                let officer = card_owner(state, &card)
+                    .ok_or_else(|| not_allowed(format!("nobody holds `{card}`")))?;
+                let radius = self.radius_in(officer);
+                let firers: Vec<&Figure> = state
+                    .figures
+                    .iter()
+                    .filter(|f| {
+                        f.side == officer.side
+                            && f.active()
+                            && matches!(f.rank, Rank::Private | Rank::Warrior)
+                            && self.data.weapons.get(&f.weapon).is_some_and(|w| w.dice > 0)
+                            && (f.placement.center_in_table - officer.placement.center_in_table).norm() <= radius
+                    })
+                    .collect();
+                let enemy = state.figures.iter().find(|f| f.side != officer.side && f.active());
+                match (firers.is_empty(), enemy) {
+                    (false, Some(enemy)) => {
+                        ev.extend(self.fire_core(state, officer, &firers, enemy.side, true, dice)?);
+                    }
+                    _ => ev.push(Event::Note {
+                        text: format!("{} has nobody to fire, or no enemy left", officer.name),
+                    }),
+                }
+            }
+            Some(other) => return Err(not_allowed(format!("unknown activated action `{other}`"))),
         }
         Ok(ev)
     }
@@ -240,6 +276,21 @@ impl LittleColonialRules {
             return Err(not_allowed(format!("no firer is within {}'s command radius", officer.name)));
         }
         let aim = figure(state, &p.target)?;
+        self.fire_core(state, officer, &firers, aim.side, p.formation, dice)
+    }
+
+    /// Area fire by `firers` at the nearest figure of `target_side` (in the
+    /// 90 degree arc when in formation).
+    fn fire_core(
+        &self,
+        state: &GameState,
+        officer: &Figure,
+        firers: &[&Figure],
+        target_side: usize,
+        formation: bool,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let _ = officer;
         let n = firers.len() as f64;
         let at = Point2::from(
             firers
@@ -249,7 +300,7 @@ impl LittleColonialRules {
         );
         // The nearest enemy of the target's side in the arc.
         let eligible = |t: &Figure| {
-            !p.formation
+            !formation
                 || firers.iter().any(|f| {
                     angle_off_facing_deg(f.placement.center_in_table, f.placement.facing_deg, t.placement.center_in_table)
                         <= self.data.fire.arc_deg / 2.0
@@ -258,7 +309,7 @@ impl LittleColonialRules {
         let target = state
             .figures
             .iter()
-            .filter(|t| t.side == aim.side && t.active() && eligible(t))
+            .filter(|t| t.side == target_side && t.active() && eligible(t))
             .min_by(|a, b| {
                 let da = (a.placement.center_in_table - at).norm();
                 let db = (b.placement.center_in_table - at).norm();
@@ -272,7 +323,7 @@ impl LittleColonialRules {
             .ok_or_else(|| not_allowed(format!("{} is out of range ({range_cm:.0} cm)", target.name)))?;
         let mut dice_n = 0;
         let mut add = 0;
-        for f in &firers {
+        for f in firers {
             let w = self.data.weapons.get(&f.weapon).ok_or(RuleError::Unknown {
                 what: "weapon",
                 name: f.weapon.clone(),

@@ -1,5 +1,6 @@
 //! The Soldiers in Time engine: `activate` (an order's activation card),
-//! `fire` (reload d10, to-hit d10, damage, save card), `melee` and
+//! `fire` (reload d10, to-hit d10, damage, save card), `volley` (each man
+//! of a list fires at the nearest enemy), `melee` and
 //! `end-phase`, as [`Command::RuleAction`]s.
 //!
 //! # Conventions
@@ -40,9 +41,18 @@ struct ActivateParams {
 #[serde(deny_unknown_fields)]
 struct FireParams {
     shooter: String,
-    target: String,
+    /// None: the nearest enemy in the fight.
+    #[serde(default)]
+    target: Option<String>,
     #[serde(default)]
     snap: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VolleyParams {
+    /// The men who shoot, in order; each at the nearest enemy.
+    men: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,17 +207,33 @@ impl SoldiersInTimeRules {
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
         let s = figure(state, &p.shooter)?;
-        let t = figure(state, &p.target)?;
+        let t = match &p.target {
+            Some(name) => figure(state, name)?,
+            None => state
+                .figures
+                .iter()
+                .filter(|t| t.side != s.side && t.active())
+                .min_by(|a, b| {
+                    let da = (a.placement.center_in_table - s.placement.center_in_table).norm();
+                    let db = (b.placement.center_in_table - s.placement.center_in_table).norm();
+                    da.total_cmp(&db)
+                })
+                .ok_or_else(|| not_allowed("no enemy left in the fight"))?,
+        };
         if !s.active() || !t.active() || s.status.contains_key("routed") {
             return Err(not_allowed("both figures must be in the fight and the shooter not routed"));
         }
         if s.side == t.side {
             return Err(not_allowed("no firing at one's own side"));
         }
-        let fire_orders = ["volley-fire", "independent-fire", "forward-march"];
-        if !s.status.get("order").is_some_and(|o| fire_orders.contains(&o.as_str())) {
+        // Aimed fire needs a fire order; a man whose unit failed its
+        // activation may still snap fire, but not the leader.
+        let fire_orders = ["volley-fire", "independent-fire"];
+        let ordered = s.status.get("order").is_some_and(|o| fire_orders.contains(&o.as_str()));
+        if !ordered && s.leader {
             return Err(not_allowed(format!("{} has no fire order", s.name)));
         }
+        let snap = p.snap || !ordered;
         let w = self.data.weapons.get(&s.weapon).ok_or(RuleError::Unknown {
             what: "weapon",
             name: s.weapon.clone(),
@@ -217,7 +243,7 @@ impl SoldiersInTimeRules {
             return Err(not_allowed(format!("{} is {range:.1} in away, beyond {} in", t.name, w.range_in)));
         }
         let mut modifier = 0;
-        if p.snap || s.status.get("order").is_some_and(|o| o == "forward-march") {
+        if snap {
             modifier += self.data.fire.snap_add;
         }
         if t.status.contains_key("charging") {
@@ -278,7 +304,7 @@ impl SoldiersInTimeRules {
         ev.push(Event::ShotFired {
             figure: s.id,
             target: t.id,
-            mode: if p.snap { crate::game::FireMode::Snap } else { crate::game::FireMode::Aimed },
+            mode: if snap { crate::game::FireMode::Snap } else { crate::game::FireMode::Aimed },
         });
         if !hits(h.face, modifier, s.experience) {
             ev.push(Event::Note {
@@ -294,6 +320,45 @@ impl SoldiersInTimeRules {
             dice: dmg_rolls,
         });
         self.apply_damage(state, t, damage, dice, &mut ev)?;
+        Ok(ev)
+    }
+
+    /// Each man still able fires at the nearest enemy in turn; later shots
+    /// see the results of earlier ones.
+    fn resolve_volley(
+        &self,
+        state: &GameState,
+        p: &VolleyParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let mut now = state.clone();
+        let mut ev = Vec::new();
+        for name in &p.men {
+            let m = figure(&now, name)?;
+            if !m.active() || m.status.contains_key("routed") {
+                ev.push(Event::Note {
+                    text: format!("{name} cannot fire"),
+                });
+                continue;
+            }
+            let shot = FireParams {
+                shooter: name.clone(),
+                target: None,
+                snap: false,
+            };
+            match self.resolve_fire(&now, &shot, dice) {
+                Ok(e) => {
+                    for x in &e {
+                        now.apply(x);
+                    }
+                    ev.extend(e);
+                }
+                Err(RuleError::NotAllowed(why)) => ev.push(Event::Note {
+                    text: format!("{name} does not fire: {why}"),
+                }),
+                Err(other) => return Err(other),
+            }
+        }
         Ok(ev)
     }
 
@@ -416,6 +481,7 @@ impl SoldiersInTimeRules {
             Command::RuleAction { action, params } => match action.as_str() {
                 "activate" => self.resolve_activate(state, &parse_params(action, params)?, dice),
                 "fire" => self.resolve_fire(state, &parse_params(action, params)?, dice),
+                "volley" => self.resolve_volley(state, &parse_params(action, params)?, dice),
                 "melee" => self.resolve_melee(state, &parse_params(action, params)?, dice),
                 other => Err(RuleError::Unsupported {
                     rule_set: NAME.into(),

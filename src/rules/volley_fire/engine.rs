@@ -3,8 +3,8 @@
 //!
 //! # Conventions
 //! Positions in table inches (table frame); a unit's front is the centre of
-//! its front-rank figures. Unit status keys: `troops` (move-dice and melee
-//! row), `cover` ("true": target in cover), `shaken`, `jammed`; side status
+//! its front-rank figures. Unit status keys: `troops` (move-dice row, and
+//! melee row unless `melee` names one), `cover` ("true": target in cover), `shaken`, `jammed`; side status
 //! `nationality` (morale table row); figure status `key` ("true": a key
 //! figure of a mixed group).
 
@@ -105,6 +105,16 @@ fn centroid(state: &GameState, ids: &[FigureId]) -> Point2<f64> {
         .iter()
         .fold(Vector2::zeros(), |acc, id| acc + pos(state, *id).coords);
     Point2::from(sum / n)
+}
+
+/// Positions the engine computes are kept to a micro-inch (steps per
+/// inch), far below any measurement, so that their short decimal form
+/// survives the JSON log exactly.
+const POSITION_STEPS_PER_IN: f64 = 1e6;
+
+fn quantized(p: Point2<f64>) -> Point2<f64> {
+    let q = |v: f64| (v * POSITION_STEPS_PER_IN).round() / POSITION_STEPS_PER_IN;
+    Point2::new(q(p.x), q(p.y))
 }
 
 fn status_is(s: &crate::game::Status, key: &str) -> bool {
@@ -361,10 +371,28 @@ impl VolleyFireRules {
     ) -> Result<Vec<Event>, RuleError> {
         let (_, u) = unit(state, &p.unit)?;
         let troops = u.status.get("troops").cloned().unwrap_or_default();
-        let has_leader = alive(state, u)
+        let members: Vec<(usize, FigureId)> = alive(state, u);
+        let front: Vec<FigureId> = members
             .iter()
-            .any(|(_, id)| state.figure(*id).is_some_and(|f| f.leader))
-            || troops.starts_with("dervish");
+            .filter(|(k, _)| u.rank_of(*k) == 0)
+            .map(|(_, id)| *id)
+            .collect();
+        let from = centroid(state, &front);
+        // British units need their own leader; Dervish groups a leader
+        // within 24 in.
+        let has_leader = if troops.starts_with("dervish") {
+            state.figures.iter().any(|f| {
+                f.side == u.side
+                    && f.leader
+                    && f.active()
+                    && (f.placement.center_in_table - from).norm()
+                        <= self.data.movement.dervish_leader_radius_in
+            })
+        } else {
+            members
+                .iter()
+                .any(|(_, id)| state.figure(*id).is_some_and(|f| f.leader))
+        };
         let formation = if status_is(&u.status, "shaken") {
             None
         } else {
@@ -381,13 +409,6 @@ impl VolleyFireRules {
         if p.rough && self.data.terrain_halves(&troops) {
             allowed = f64::from(total(&rolls).div_ceil(self.data.movement.terrain_divisor.max(1)));
         }
-        let members: Vec<(usize, FigureId)> = alive(state, u);
-        let front: Vec<FigureId> = members
-            .iter()
-            .filter(|(k, _)| u.rank_of(*k) == 0)
-            .map(|(_, id)| *id)
-            .collect();
-        let from = centroid(state, &front);
         let want = Point2::new(p.to_in[0], p.to_in[1]) - from;
         let step = if want.norm() > allowed && want.norm() > 0.0 {
             want * (allowed / want.norm())
@@ -411,7 +432,7 @@ impl VolleyFireRules {
             if let Some(f) = state.figure(id) {
                 ev.push(Event::Moved {
                     figure: id,
-                    to_in: f.placement.center_in_table + step,
+                    to_in: quantized(f.placement.center_in_table + step),
                     facing_deg: f.placement.facing_deg,
                     pace: Pace::Walk,
                     distance_in: step.norm(),
@@ -425,7 +446,13 @@ impl VolleyFireRules {
     /// A figure's melee modifier from its unit's troops and formation.
     fn fighter(&self, state: &GameState, u: &Unit, id: FigureId, defending: bool) -> MeleeFighter {
         let m = &self.data.melee.modifier;
-        let troops = u.status.get("troops").cloned().unwrap_or_default();
+        // The melee row (`melee`), else the troops' row.
+        let troops = u
+            .status
+            .get("melee")
+            .or_else(|| u.status.get("troops"))
+            .cloned()
+            .unwrap_or_default();
         let officer = state
             .figure(id)
             .is_some_and(|f| f.rank == crate::game::Rank::Officer || f.rank == crate::game::Rank::Chief);
@@ -576,7 +603,7 @@ impl VolleyFireRules {
                 );
                 ev.push(Event::Moved {
                     figure: id,
-                    to_in: to,
+                    to_in: quantized(to),
                     facing_deg: f.placement.facing_deg,
                     pace: Pace::Evade,
                     distance_in: dist,
