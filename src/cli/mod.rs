@@ -17,6 +17,8 @@ pub mod detect;
 pub mod images;
 mod markers;
 mod odds;
+mod odds_more;
+mod play;
 mod resolve;
 mod table;
 mod track;
@@ -56,6 +58,8 @@ pub enum Command {
     Detect(detect::Args),
     /// Time the figure detector per stage, on one thread and on all cores.
     Bench(bench::Args),
+    /// Play a scripted game (scenario, seed, commands) and check its log replays.
+    Play(play::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -81,6 +85,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Track(args) => track::run(args),
         Command::Detect(args) => detect::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Play(args) => play::run(args),
     }
 }
 

@@ -34,6 +34,15 @@ pub enum RuleSetOdds {
         #[command(subcommand)]
         action: StandToOdds,
     },
+    /// Volley Fire! (d20 per firing group, d6 moves and melee, d10 morale).
+    #[command(name = "volley-fire", subcommand)]
+    VolleyFire(super::odds_more::VolleyFireOdds),
+    /// Soldiers in Time (d10 and playing cards).
+    #[command(name = "soldiers-in-time", subcommand)]
+    SoldiersInTime(super::odds_more::SoldiersInTimeOdds),
+    /// Little Colonial Rules (buckets of d6, order deck cards).
+    #[command(name = "little-colonial", subcommand)]
+    LittleColonial(super::odds_more::LittleColonialOdds),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -146,6 +155,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             stand_to(data, action)
         }
+        RuleSetOdds::VolleyFire(action) => super::odds_more::volley_fire(action),
+        RuleSetOdds::SoldiersInTime(action) => super::odds_more::soldiers_in_time(action),
+        RuleSetOdds::LittleColonial(action) => super::odds_more::little_colonial(action),
     }
 }
 

@@ -101,4 +101,13 @@ pub enum Command {
     Recover { figure: FigureId, cared_for: bool },
     /// End the current phase (and the side's turn after the last phase).
     EndPhase,
+    /// An action of one rule set that the shared commands do not cover
+    /// (a unit's volley, an activation card, a formation change). The rule
+    /// set parses `params` into its own typed action and says which
+    /// actions it has.
+    RuleAction {
+        action: String,
+        #[serde(default)]
+        params: serde_json::Value,
+    },
 }

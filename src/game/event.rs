@@ -141,6 +141,47 @@ pub enum Event {
         active_side: usize,
         phase: usize,
     },
+    /// A drawn card is kept in hand (a reserved order card) instead of
+    /// discarded.
+    CardReserved {
+        deck: String,
+        card: String,
+    },
+    /// A card held in hand is played (and discarded).
+    CardPlayed {
+        deck: String,
+        card: String,
+    },
+    /// Discards and held cards go back into the draw pile, with `added`
+    /// cards (reinforcements) joining the deck.
+    DeckShuffled {
+        deck: String,
+        #[serde(default)]
+        added: Vec<String>,
+    },
+    /// A unit takes a new formation (and frontage: figures per rank).
+    Formed {
+        unit: usize,
+        formation: String,
+        frontage: u32,
+    },
+    /// A rule-set status value of a figure, unit or side changes (None
+    /// removes it): `shaken`, `routed`, `morale-chits`, ...
+    Status {
+        of: StatusOf,
+        key: String,
+        value: Option<String>,
+    },
+}
+
+/// What a [`Event::Status`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "of", content = "id", rename_all = "kebab-case")]
+pub enum StatusOf {
+    Figure(FigureId),
+    Unit(usize),
+    Side(usize),
+    Game,
 }
 
 impl Event {

@@ -14,18 +14,20 @@ mod event;
 pub mod log;
 pub mod roster;
 pub mod scenario;
+pub mod script;
 mod state;
 
 use std::path::Path;
 use std::sync::Arc;
 
 pub use command::{AimUse, Command, FireMode, OrderVia};
-pub use event::Event;
+pub use event::{Event, StatusOf};
 pub use log::{LogError, LogRecord};
 pub use scenario::{Scenario, ScenarioError};
 pub use state::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
 };
+pub use state::{Deck, Status, Unit};
 
 use crate::rules::dice::Dice;
 use crate::rules::odds::NamedOdds;

@@ -6,14 +6,15 @@
 //! `TABLE_KIT.md`); `facing_deg` counter-clockwise from +x. Errors name the
 //! file, the line and the field.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use nalgebra::Point2;
+use nalgebra::{Point2, Rotation2, Vector2};
 use serde::Deserialize;
 use toml::Spanned;
 
 use super::state::{
-    Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
+    Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize, Unit,
 };
 use crate::geometry::{BaseShape, Placement, Scale, TerrainArea, TerrainKind};
 use crate::rules::Registry;
@@ -53,6 +54,9 @@ struct RawSide {
     /// rule set turns it into a limit for the side's men.
     #[serde(default)]
     accepted_casualties_percent: Option<Spanned<u32>>,
+    /// Rule-set values of the side (e.g. `colour = "red"`).
+    #[serde(default)]
+    status: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,6 +88,64 @@ struct RawFigure {
     loaded: bool,
     #[serde(default)]
     ammo: Option<u32>,
+    /// Rule-set values of the figure (e.g. `armour = "3"`).
+    #[serde(default)]
+    status: BTreeMap<String, String>,
+    /// Name of the unit the figure belongs to (listed after the unit's
+    /// generated figures).
+    #[serde(default)]
+    unit: Option<Spanned<String>>,
+}
+
+/// A unit: a block of `count` identical figures generated in ranks of
+/// `frontage` (named "<unit> 1", "<unit> 2" ...), plus any `[[figure]]`
+/// that names the unit.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnit {
+    name: Spanned<String>,
+    side: Spanned<String>,
+    formation: String,
+    /// Figures per rank (0: one rank).
+    #[serde(default)]
+    frontage: u32,
+    #[serde(default)]
+    count: u32,
+    /// Centre of the front rank.
+    x_in: f64,
+    y_in: f64,
+    facing_deg: f64,
+    /// Centre-to-centre distance between generated figures.
+    #[serde(default = "default_spacing_in")]
+    spacing_in: f64,
+    #[serde(default = "default_rank")]
+    rank: Rank,
+    #[serde(default)]
+    weapon: String,
+    #[serde(default)]
+    melee_weapon: String,
+    #[serde(default = "default_experience")]
+    experience: u8,
+    #[serde(default = "default_base")]
+    base: BaseKind,
+    #[serde(default)]
+    status: BTreeMap<String, String>,
+    /// Status values of the unit itself.
+    #[serde(default)]
+    unit_status: BTreeMap<String, String>,
+}
+
+fn default_spacing_in() -> f64 {
+    1.0
+}
+fn default_rank() -> Rank {
+    Rank::Private
+}
+fn default_experience() -> u8 {
+    1
+}
+fn default_base() -> BaseKind {
+    BaseKind::Foot
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,7 +164,55 @@ struct RawScenario {
     #[serde(default)]
     terrain: Vec<RawTerrain>,
     side: Vec<RawSide>,
+    #[serde(default)]
+    unit: Vec<RawUnit>,
+    #[serde(default)]
     figure: Vec<RawFigure>,
+}
+
+impl RawUnit {
+    /// The generated figures, front rank first, left to right seen from
+    /// behind the unit.
+    fn figures(&self) -> Vec<RawFigure> {
+        let forward = Rotation2::new(self.facing_deg.to_radians()) * Vector2::new(1.0, 0.0);
+        let right = Vector2::new(forward.y, -forward.x);
+        let per_rank = if self.frontage == 0 {
+            self.count.max(1)
+        } else {
+            self.frontage
+        };
+        let front = Point2::new(self.x_in, self.y_in);
+        (0..self.count)
+            .map(|k| {
+                let (row, col) = (k / per_rank, k % per_rank);
+                let across = (f64::from(col) - f64::from(per_rank - 1) / 2.0) * self.spacing_in;
+                let p = front + right * across - forward * (f64::from(row) * self.spacing_in);
+                let span = self.name.span();
+                RawFigure {
+                    name: Spanned::new(span.clone(), format!("{} {}", self.name.get_ref(), k + 1)),
+                    rank: self.rank,
+                    side: Spanned::new(span.clone(), self.side.get_ref().clone()),
+                    leader: false,
+                    weapon: Spanned::new(span.clone(), self.weapon.clone()),
+                    melee_weapon: Spanned::new(span.clone(), self.melee_weapon.clone()),
+                    shield: false,
+                    experience: Spanned::new(span.clone(), self.experience),
+                    x_in: Spanned::new(span.clone(), p.x),
+                    y_in: Spanned::new(span.clone(), p.y),
+                    facing_deg: self.facing_deg,
+                    base: self.base,
+                    mount_speed: None,
+                    pace: Pace::Stationary,
+                    prone: false,
+                    concealed: false,
+                    loaded: false,
+                    ammo: None,
+                    status: self.status.clone(),
+                    unit: Some(Spanned::new(span.clone(), self.name.get_ref().clone())),
+                }
+            })
+            .collect()
+    }
 }
 
 /// A checked scenario: its description and the initial game state.
@@ -121,7 +231,11 @@ impl Scenario {
 
     /// Parses and checks; every problem is reported at once.
     pub fn from_source(src: &SourceFile, registry: &Registry) -> Result<Self, ScenarioError> {
-        let raw: RawScenario = src.parse_toml()?;
+        let mut raw: RawScenario = src.parse_toml()?;
+        // Units' generated figures come first, in unit order.
+        let mut generated: Vec<RawFigure> = raw.unit.iter().flat_map(RawUnit::figures).collect();
+        generated.append(&mut raw.figure);
+        raw.figure = generated;
         let mut problems = Vec::new();
         let rules = registry.get(raw.rule_set.get_ref());
         if rules.is_none() {
@@ -160,6 +274,7 @@ impl Scenario {
                 preservation_limit: raw.side[i].preservation_limit,
                 broken: false,
                 first_attack_rolled: false,
+                status: raw.side[i].status.clone(),
             })
             .collect();
         for (i, s) in raw.side.iter().enumerate() {
@@ -216,11 +331,12 @@ impl Scenario {
                 }
             }
             let exp = *f.experience.get_ref();
-            if !(1..=6).contains(&exp) {
+            let (lo, hi) = rules.as_ref().map_or((1, 6), |r| r.experience_range());
+            if !(lo..=hi).contains(&exp) {
                 problems.push(src.problem(
                     Some(f.experience.span()),
                     field("experience"),
-                    "experience numbers run 1 to 6",
+                    format!("experience numbers run {lo} to {hi}"),
                 ));
             }
             let (x, y) = (*f.x_in.get_ref(), *f.y_in.get_ref());
@@ -290,7 +406,50 @@ impl Scenario {
                 pending_order: None,
                 obstacle: ObstacleStage::Clear,
                 ammo: f.ammo,
+                status: f.status.clone(),
             });
+        }
+        let mut units: Vec<Unit> = Vec::new();
+        for (i, u) in raw.unit.iter().enumerate() {
+            if raw.unit[..i]
+                .iter()
+                .any(|o| o.name.get_ref() == u.name.get_ref())
+            {
+                problems.push(src.problem(
+                    Some(u.name.span()),
+                    format!("unit[{i}].name"),
+                    "unit named twice",
+                ));
+            }
+            let side = sides.iter().position(|s| &s.name == u.side.get_ref());
+            if side.is_none() {
+                problems.push(src.problem(
+                    Some(u.side.span()),
+                    format!("unit[{i}].side"),
+                    format!("no side named `{}`", u.side.get_ref()),
+                ));
+            }
+            units.push(Unit {
+                name: u.name.get_ref().clone(),
+                side: side.unwrap_or(0),
+                figures: Vec::new(),
+                formation: u.formation.clone(),
+                frontage: u.frontage,
+                status: u.unit_status.clone(),
+            });
+        }
+        for (i, f) in raw.figure.iter().enumerate() {
+            let Some(name) = f.unit.as_ref() else {
+                continue;
+            };
+            match units.iter_mut().find(|u| &u.name == name.get_ref()) {
+                Some(u) => u.figures.push(FigureId(u32::try_from(i).unwrap_or(u32::MAX))),
+                None => problems.push(src.problem(
+                    Some(name.span()),
+                    format!("figure[{i}].unit"),
+                    format!("no unit named `{}`", name.get_ref()),
+                )),
+            }
         }
         if !problems.is_empty() {
             return Err(src.error(problems).into());
@@ -308,7 +467,7 @@ impl Scenario {
             }
         }
         let n_sides = sides.len();
-        Ok(Self {
+        let mut scenario = Self {
             name: raw.name.clone(),
             description: raw.description,
             state: GameState {
@@ -339,7 +498,16 @@ impl Scenario {
                 active_side: 0,
                 phase: 0,
                 orders_this_turn: vec![0; n_sides],
+                units,
+                decks: Vec::new(),
+                status: BTreeMap::new(),
             },
-        })
+        };
+        if let Some(r) = rules.as_ref() {
+            r.prepare(&mut scenario.state).map_err(|e| {
+                src.error(vec![src.problem(None, "rule_set", e.to_string())])
+            })?;
+        }
+        Ok(scenario)
     }
 }

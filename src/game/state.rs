@@ -5,10 +5,12 @@
 //! Positions are base centres in the table frame (table inches);
 //! `facing_deg` counter-clockwise from +x. Turns count from 1.
 
+use std::collections::BTreeMap;
+
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
-use super::event::Event;
+use super::event::{Event, StatusOf};
 use crate::geometry::{Placement, Scale, TerrainArea};
 use crate::rules::stand_to::Wound;
 
@@ -130,6 +132,56 @@ pub struct Figure {
     pub obstacle: ObstacleStage,
     /// Ammunition left (guns).
     pub ammo: Option<u32>,
+    /// Rule-set values that only one rule set reads (armour, troop class,
+    /// routed ...), keyed by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub status: Status,
+}
+
+/// Rule-set values by name (numbers and words kept as text, parsed by the
+/// rule set that owns them).
+pub type Status = BTreeMap<String, String>;
+
+/// Units of figures that move and fire together (Volley Fire!'s sections and
+/// masses, Little Colonial Rules' formations).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unit {
+    pub name: String,
+    /// Index into [`GameState::sides`].
+    pub side: usize,
+    /// Its figures, front rank first, left to right seen from behind.
+    pub figures: Vec<FigureId>,
+    /// Formation name from the rule set (line, column, square, mass ...).
+    pub formation: String,
+    /// Figures per rank (0: all in one rank).
+    pub frontage: u32,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub status: Status,
+}
+
+impl Unit {
+    /// The rank (0 = front) of the unit's `k`-th figure.
+    pub fn rank_of(&self, k: usize) -> usize {
+        if self.frontage == 0 {
+            0
+        } else {
+            k / self.frontage as usize
+        }
+    }
+}
+
+/// A deck of cards (an order deck, a side's playing cards). Cards are
+/// drawn uniformly from `draw` (a shuffled deck), so the exact odds of a
+/// draw are counts over `draw`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Deck {
+    pub name: String,
+    pub draw: Vec<String>,
+    #[serde(default)]
+    pub discard: Vec<String>,
+    /// Drawn and kept in hand (reserved cards).
+    #[serde(default)]
+    pub held: Vec<String>,
 }
 
 impl Figure {
@@ -160,6 +212,9 @@ pub struct Side {
     pub broken: bool,
     /// The novice leader's first-attack reaction has been rolled.
     pub first_attack_rolled: bool,
+    /// Rule-set values of the side (card colour, morale chits ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub status: Status,
 }
 
 /// Table size, inches.
@@ -186,6 +241,13 @@ pub struct GameState {
     pub phase: usize,
     /// Orders given by each side this turn.
     pub orders_this_turn: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<Unit>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decks: Vec<Deck>,
+    /// Rule-set values of the game (the officer whose card is up ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub status: Status,
 }
 
 impl GameState {
@@ -207,14 +269,114 @@ impl GameState {
         self.figures.get_mut(id.index())
     }
 
+    /// A unit by name (exact, then case-insensitive), with its index.
+    pub fn unit_named(&self, name: &str) -> Option<(usize, &Unit)> {
+        let find = |exact: bool| {
+            self.units.iter().enumerate().find(|(_, u)| {
+                if exact {
+                    u.name == name
+                } else {
+                    u.name.eq_ignore_ascii_case(name)
+                }
+            })
+        };
+        find(true).or_else(|| find(false))
+    }
+
+    /// A deck by name.
+    pub fn deck(&self, name: &str) -> Option<&Deck> {
+        self.decks.iter().find(|d| d.name == name)
+    }
+
+    fn deck_mut(&mut self, name: &str) -> Option<&mut Deck> {
+        self.decks.iter_mut().find(|d| d.name == name)
+    }
+
+    /// The status map an event of this kind changes.
+    fn status_mut(&mut self, of: StatusOf) -> Option<&mut Status> {
+        match of {
+            StatusOf::Figure(id) => self.fig_mut(id).map(|f| &mut f.status),
+            StatusOf::Unit(i) => self.units.get_mut(i).map(|u| &mut u.status),
+            StatusOf::Side(i) => self.sides.get_mut(i).map(|s| &mut s.status),
+            StatusOf::Game => Some(&mut self.status),
+        }
+    }
+
+    /// Applies the events that are about cards, units and status values
+    /// (the parts of the state that card-driven and unit rule sets use).
+    fn apply_units_and_cards(&mut self, event: &Event) {
+        match event {
+            Event::CardDrawn { deck, card } => {
+                if let Some(d) = self.deck_mut(deck)
+                    && let Some(i) = d.draw.iter().position(|c| c == card)
+                {
+                    let c = d.draw.remove(i);
+                    d.discard.push(c);
+                }
+            }
+            Event::CardReserved { deck, card } => {
+                if let Some(d) = self.deck_mut(deck)
+                    && let Some(i) = d.discard.iter().rposition(|c| c == card)
+                {
+                    let c = d.discard.remove(i);
+                    d.held.push(c);
+                }
+            }
+            Event::CardPlayed { deck, card } => {
+                if let Some(d) = self.deck_mut(deck)
+                    && let Some(i) = d.held.iter().position(|c| c == card)
+                {
+                    let c = d.held.remove(i);
+                    d.discard.push(c);
+                }
+            }
+            Event::DeckShuffled { deck, added } => {
+                if let Some(d) = self.deck_mut(deck) {
+                    let mut back = std::mem::take(&mut d.discard);
+                    back.append(&mut d.held);
+                    d.draw.append(&mut back);
+                    d.draw.extend(added.iter().cloned());
+                }
+            }
+            Event::Formed {
+                unit,
+                formation,
+                frontage,
+            } => {
+                if let Some(u) = self.units.get_mut(*unit) {
+                    u.formation.clone_from(formation);
+                    u.frontage = *frontage;
+                }
+            }
+            Event::Status { of, key, value } => {
+                if let Some(s) = self.status_mut(*of) {
+                    match value {
+                        Some(v) => {
+                            s.insert(key.clone(), v.clone());
+                        }
+                        None => {
+                            s.remove(key);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Applies one event. Events name their results, so applying is plain
     /// bookkeeping; events about unknown figures are ignored (a log from a
     /// different scenario is caught when it is opened).
     pub fn apply(&mut self, event: &Event) {
         match event {
+            Event::CardDrawn { .. }
+            | Event::CardReserved { .. }
+            | Event::CardPlayed { .. }
+            | Event::DeckShuffled { .. }
+            | Event::Formed { .. }
+            | Event::Status { .. } => self.apply_units_and_cards(event),
             Event::Odds { .. }
             | Event::Rolled { .. }
-            | Event::CardDrawn { .. }
             | Event::Measured { .. }
             | Event::Note { .. }
             | Event::FireResolved { .. }

@@ -11,9 +11,13 @@
 //!
 //! Rule sets are found by name in a [`Registry`]; Stand To! is the first.
 
+pub mod action;
 pub mod dice;
+pub mod little_colonial;
 pub mod odds;
+pub mod soldiers_in_time;
 pub mod stand_to;
+pub mod volley_fire;
 
 use std::sync::Arc;
 
@@ -56,6 +60,17 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// The lowest and highest experience number a figure may have.
+    fn experience_range(&self) -> (u8, u8) {
+        (1, 6)
+    }
+
+    /// Book-keeping before the first turn that follows from the figures
+    /// (an order deck built from the officers, morale chits ...).
+    fn prepare(&self, _state: &mut GameState) -> Result<(), RuleError> {
+        Ok(())
+    }
+
     /// The level of a named mount speed, if the rule set has mounts.
     fn mount_level(&self, _name: &str) -> Option<u8> {
         None
@@ -93,6 +108,9 @@ impl Registry {
     pub fn builtin() -> Result<Self, crate::spec::SpecError> {
         let mut r = Self::default();
         r.add(Arc::new(stand_to::StandToRules::builtin()?));
+        r.add(Arc::new(volley_fire::VolleyFireRules::builtin()?));
+        r.add(Arc::new(soldiers_in_time::SoldiersInTimeRules::builtin()?));
+        r.add(Arc::new(little_colonial::LittleColonialRules::builtin()?));
         Ok(r)
     }
 

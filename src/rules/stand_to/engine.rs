@@ -1412,6 +1412,12 @@ impl StandToRules {
                     }),
                 }
             }
+            Command::RuleAction { action, .. } => {
+                return Err(RuleError::Unsupported {
+                    rule_set: super::NAME.to_owned(),
+                    action: action.clone(),
+                });
+            }
             Command::EndPhase => {
                 let phases = self.data.turn.phases.len().max(1);
                 let sides = state.sides.len().max(1);

@@ -1,0 +1,94 @@
+//! Scripted games (`scenarios/scripts/*.toml`): a scenario, a dice seed and
+//! the list of commands, played through the engine with every event logged,
+//! so that a whole game can be run and replayed without a table.
+//!
+//! # Conventions
+//! The scenario path is relative to the script file. Steps are
+//! [`Command`]s in their serialised form (`command = "rule-action"`,
+//! `action`, `params`; or `command = "end-phase"`).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{Command, Game, GameError, Scenario, ScenarioError};
+use crate::rules::Registry;
+use crate::rules::dice::seeded;
+use crate::spec::{SourceFile, SpecError};
+
+/// Errors of a scripted game.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error("step {step} ({action}): {source}")]
+    Step {
+        step: usize,
+        action: String,
+        source: GameError,
+    },
+    #[error(transparent)]
+    Game(#[from] GameError),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScript {
+    scenario: PathBuf,
+    seed: u64,
+    #[serde(default)]
+    description: String,
+    step: Vec<Command>,
+}
+
+/// A loaded script.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub scenario: Scenario,
+    pub seed: u64,
+    pub description: String,
+    pub steps: Vec<Command>,
+}
+
+impl Script {
+    /// Loads a script and its scenario.
+    pub fn load(path: &Path, registry: &Registry) -> Result<Self, ScriptError> {
+        let src = SourceFile::read(path)?;
+        let raw: RawScript = src.parse_toml()?;
+        let scenario_path = path.parent().unwrap_or(Path::new(".")).join(&raw.scenario);
+        Ok(Self {
+            scenario: Scenario::load(&scenario_path, registry)?,
+            seed: raw.seed,
+            description: raw.description,
+            steps: raw.step,
+        })
+    }
+
+    /// Plays every step with seeded dice; with a log path the game is logged
+    /// there. Calls `each` after every step with its events.
+    pub fn play(
+        &self,
+        registry: &Registry,
+        log_path: Option<&Path>,
+        mut each: impl FnMut(usize, &Command, &[super::Event]),
+    ) -> Result<Game, ScriptError> {
+        let rules = registry
+            .get(&self.scenario.state.rule_set)
+            .ok_or_else(|| GameError::UnknownRuleSet(self.scenario.state.rule_set.clone()))?;
+        let mut game = Game::new(self.scenario.state.clone(), rules, log_path)?;
+        let mut dice = seeded(self.seed);
+        for (i, command) in self.steps.iter().enumerate() {
+            let events = game
+                .execute(command.clone(), &mut dice)
+                .map_err(|source| ScriptError::Step {
+                    step: i + 1,
+                    action: crate::rules::action::action_name(command),
+                    source,
+                })?;
+            each(i + 1, command, &events);
+        }
+        Ok(game)
+    }
+}

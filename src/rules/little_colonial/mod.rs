@@ -1,0 +1,418 @@
+//! Little Colonial Rules (figures activated by officers' cards from an
+//! order deck; distances in cm): the data file, the arithmetic with exact
+//! odds, and the engine ([`engine`]).
+//!
+//! # Conventions
+//! - Rule distances are cm; the table frame is in inches and
+//!   `cm_per_in` (2.5) converts.
+//! - Troop levels, lowest first: raw, regular, seasoned, veteran, elite.
+//! - Fire dice are d6 at or over the band's number; saves are 6s.
+
+pub mod engine;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use nalgebra::Point2;
+use serde::{Deserialize, Serialize};
+
+use crate::rules::odds::{binomial, sum_distribution};
+use crate::spec::{SourceFile, SpecError};
+
+pub use engine::LittleColonialRules;
+
+pub const NAME: &str = "little-colonial";
+pub const BUILTIN_TOML: &str = include_str!("../../../scenarios/rules/little-colonial.toml");
+pub const BUILTIN_PATH: &str = "scenarios/rules/little-colonial.toml";
+
+pub type House = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleData {
+    pub m_per_cm: f64,
+    pub cm_per_in: f64,
+    pub turn_minutes: f64,
+    pub rods_cm: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeckData {
+    pub officer_cards: BTreeMap<String, u32>,
+    pub nco_cards: u32,
+    pub leader_cards: u32,
+    pub end_of_turn_cards: u32,
+    pub cavalry_troopers_per_card: u32,
+    pub cavalry_officer_extra: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandData {
+    pub mounted_add_cm: f64,
+    pub rally_fraction_of_radius: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveData {
+    pub regular_cm: f64,
+    pub raw_dice: u32,
+    pub raw_max_cm: f64,
+    pub wall_die: u32,
+    pub reform_cm: f64,
+    pub terrain_factor: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireData {
+    pub arc_deg: f64,
+    pub die: u32,
+    pub save_face: u32,
+    pub soldiers_before_nco: u32,
+    pub soldiers_before_officer: u32,
+    pub third_rank_kills_on: u32,
+    pub mounted_pistol_add: i32,
+    pub mounted_carbine_add: i32,
+    pub band_edges_cm: Vec<f64>,
+    pub to_hit: Vec<u32>,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CloseCombatData {
+    pub die: u32,
+    pub contact_cm: f64,
+    pub single_rank_wins_ties: bool,
+    pub second_rank_add: i32,
+    pub third_rank_vs_cavalry_add: i32,
+    pub flank_add: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CavalryMove {
+    pub base_cm: f64,
+    pub dice: u32,
+    pub turns: u32,
+    pub must_move_all: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CavalryData {
+    pub turn_max_deg: f64,
+    pub horse_killed_faces: Vec<u32>,
+    pub both_saved_face: u32,
+    #[serde(rename = "move")]
+    pub movement: BTreeMap<String, CavalryMove>,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoraleData {
+    pub piles: Vec<String>,
+    pub men_per_chit: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArtilleryData {
+    pub crew: u32,
+    pub missing_gunner_add: i32,
+    pub substitutes_per_gunner: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WoundedData {
+    pub die: u32,
+    pub torso_face: u32,
+    pub leg_face: u32,
+    pub light_face: u32,
+}
+
+/// The checked Little Colonial Rules data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LittleColonial {
+    pub name: String,
+    pub scale: ScaleData,
+    pub deck: DeckData,
+    pub command_radius_cm: BTreeMap<String, f64>,
+    pub command: CommandData,
+    #[serde(rename = "move")]
+    pub movement: MoveData,
+    pub fire: FireData,
+    pub weapon: BTreeMap<String, toml::Value>,
+    pub close_combat: CloseCombatData,
+    pub cavalry: CavalryData,
+    pub morale: MoraleData,
+    pub artillery: ArtilleryData,
+    pub wounded: WoundedData,
+    #[serde(skip)]
+    pub weapons: BTreeMap<String, WeaponData>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeaponData {
+    pub dice: u32,
+    #[serde(default)]
+    pub mounted_add: i32,
+}
+
+impl LittleColonial {
+    pub fn builtin() -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::from_text(BUILTIN_PATH, BUILTIN_TOML))
+    }
+
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        Self::from_source(&SourceFile::read(path)?)
+    }
+
+    pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
+        let mut data: Self = src.parse_toml()?;
+        let mut problems = Vec::new();
+        for (name, v) in &data.weapon {
+            if name == "house" {
+                continue;
+            }
+            match v.clone().try_into::<WeaponData>() {
+                Ok(w) => {
+                    data.weapons.insert(name.clone(), w);
+                }
+                Err(e) => problems.push(src.problem(None, format!("weapon.{name}"), e.to_string())),
+            }
+        }
+        if data.fire.band_edges_cm.len() != data.fire.to_hit.len() {
+            problems.push(src.problem(None, "fire.to_hit", "one number per range band"));
+        }
+        for level in &data.morale.piles {
+            if !data.deck.officer_cards.contains_key(level) {
+                problems.push(src.problem(None, "deck.officer_cards", format!("no entry for `{level}`")));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(src.error(problems));
+        }
+        Ok(data)
+    }
+
+    /// Cards an officer of this level puts in the order deck (+1 cavalry).
+    pub fn officer_cards(&self, level: &str, cavalry: bool) -> Option<u32> {
+        let n = *self.deck.officer_cards.get(level)?;
+        Some(if cavalry { n + self.deck.cavalry_officer_extra } else { n })
+    }
+
+    /// Cavalry's extra cards: one per 10 troopers or fewer.
+    pub fn cavalry_cards(&self, troopers: u32) -> u32 {
+        troopers.div_ceil(self.deck.cavalry_troopers_per_card.max(1))
+    }
+
+    /// Command radius by rank name, +10 cm mounted.
+    pub fn command_radius_cm(&self, rank: &str, mounted: bool) -> Option<f64> {
+        let r = *self.command_radius_cm.get(rank)?;
+        Some(if mounted { r + self.command.mounted_add_cm } else { r })
+    }
+
+    /// Distance covered in a terrain with `allowance_cm` of movement left.
+    pub fn terrain_distance_cm(&self, terrain: &str, allowance_cm: f64) -> Option<f64> {
+        self.movement.terrain_factor.get(terrain).map(|f| allowance_cm / f)
+    }
+
+    /// Raw infantry's move: 3d6 cm, at most 18, all of it.
+    pub fn raw_move_cm(&self, total: u32) -> f64 {
+        f64::from(total).min(self.movement.raw_max_cm)
+    }
+
+    /// Allowance left after crossing a wall with a d10 (None: not enough,
+    /// wait for the next card).
+    pub fn after_wall_cm(allowance_cm: f64, wall_face: u32) -> Option<f64> {
+        let left = allowance_cm - f64::from(wall_face);
+        (left >= 0.0).then_some(left)
+    }
+
+    /// The d6 face needed at a range (None: out of range).
+    pub fn to_hit(&self, range_cm: f64) -> Option<u32> {
+        let band = self.fire.band_edges_cm.iter().position(|e| range_cm <= *e)?;
+        self.fire.to_hit.get(band).copied()
+    }
+
+    /// Morale chits: one per `men_per_chit` men; five equal piles, the odd
+    /// chits on the last.
+    pub fn morale_piles(&self, men: u32) -> Vec<u32> {
+        let chits = men / self.morale.men_per_chit.max(1);
+        let n = u32::try_from(self.morale.piles.len()).unwrap_or(1).max(1);
+        let each = chits / n;
+        let mut piles = vec![each; n as usize];
+        if let Some(last) = piles.last_mut() {
+            *last += chits - each * n;
+        }
+        piles
+    }
+
+    /// Artillery to-hit modifier for the crew: -1 for each gunner short of
+    /// six; two infantry or cavalry stand in for one gunner.
+    pub fn crew_modifier(&self, gunners: u32, substitutes: u32) -> i32 {
+        let crew = gunners + substitutes / self.artillery.substitutes_per_gunner.max(1);
+        let short = self.artillery.crew.saturating_sub(crew);
+        i32::try_from(short).unwrap_or(i32::MAX) * self.artillery.missing_gunner_add
+    }
+}
+
+/// A cavalry figure's save die.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CavalrySave {
+    BothSaved,
+    HorseKilled,
+    BothKilled,
+}
+
+pub fn cavalry_save(data: &LittleColonial, face: u32) -> CavalrySave {
+    if face >= data.cavalry.both_saved_face {
+        CavalrySave::BothSaved
+    } else if data.cavalry.horse_killed_faces.contains(&face) {
+        CavalrySave::HorseKilled
+    } else {
+        CavalrySave::BothKilled
+    }
+}
+
+/// Optional wounded rule: a killed figure's d6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WoundedResult {
+    Killed,
+    Torso,
+    Leg,
+    Light,
+}
+
+pub fn wounded_result(data: &LittleColonial, face: u32) -> WoundedResult {
+    let w = &data.wounded;
+    if face == w.torso_face {
+        WoundedResult::Torso
+    } else if face == w.leg_face {
+        WoundedResult::Leg
+    } else if face == w.light_face {
+        WoundedResult::Light
+    } else {
+        WoundedResult::Killed
+    }
+}
+
+/// Exact odds of a volley: hits before saves, and final hits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VolleyOdds {
+    pub dice: u32,
+    pub need: u32,
+    pub p_die_hits: f64,
+    /// Entry `h`: P(h hits after saves).
+    pub hits: Vec<f64>,
+    pub mean_hits: f64,
+}
+
+/// `dice` d6 needing `need` (after `add`), each hit saved on a 6.
+pub fn volley_odds(data: &LittleColonial, dice: u32, need: u32, add: i32) -> VolleyOdds {
+    let faces = data.fire.die;
+    let p_die_hits = (1..=faces)
+        .filter(|f| i64::from(*f) + i64::from(add) >= i64::from(need))
+        .count() as f64
+        / f64::from(faces);
+    let p_saved = f64::from(faces + 1 - data.fire.save_face.min(faces + 1)) / f64::from(faces);
+    let hits = binomial(dice as usize, p_die_hits * (1.0 - p_saved));
+    VolleyOdds {
+        dice,
+        need,
+        p_die_hits,
+        mean_hits: crate::rules::odds::mean(&hits),
+        hits,
+    }
+}
+
+/// Which figures may be removed, in order, for `hits` area-fire hits: at
+/// least 3 soldiers before an NCO, 6 before an officer, unless nobody else
+/// is left; surplus hits are ignored. Returns indices into `ranks`
+/// (soldiers nearest first as given).
+pub fn removal_order(data: &LittleColonial, ranks: &[crate::game::Rank], hits: u32) -> Vec<usize> {
+    use crate::game::Rank;
+    let mut out = Vec::new();
+    let mut soldiers_removed = 0;
+    let is_officer = |r: Rank| matches!(r, Rank::Officer | Rank::Chief);
+    let is_nco = |r: Rank| r == Rank::Nco;
+    while (out.len() as u32) < hits {
+        let free = |i: &usize| !out.contains(i);
+        let next = (0..ranks.len())
+            .filter(free)
+            .find(|&i| !is_officer(ranks[i]) && !is_nco(ranks[i]))
+            .or_else(|| {
+                (0..ranks.len())
+                    .filter(free)
+                    .find(|&i| is_nco(ranks[i]) && soldiers_removed >= data.fire.soldiers_before_nco)
+            })
+            .or_else(|| {
+                (0..ranks.len()).filter(free).find(|&i| {
+                    is_officer(ranks[i]) && soldiers_removed >= data.fire.soldiers_before_officer
+                })
+            })
+            .or_else(|| {
+                // Only leaders left in the area: they may be removed.
+                let any_soldier = (0..ranks.len())
+                    .filter(free)
+                    .any(|i| !is_officer(ranks[i]) && !is_nco(ranks[i]));
+                if any_soldier {
+                    None
+                } else {
+                    (0..ranks.len()).find(|i| free(i))
+                }
+            });
+        let Some(i) = next else { break };
+        if !is_officer(ranks[i]) && !is_nco(ranks[i]) {
+            soldiers_removed += 1;
+        }
+        out.push(i);
+    }
+    out
+}
+
+/// Is `p` in the area-fire half circle: within `radius_in` of the target
+/// and beyond it, seen from the firers?
+pub fn in_half_circle(target: Point2<f64>, firers_at: Point2<f64>, radius_in: f64, p: Point2<f64>) -> bool {
+    let d = p - target;
+    d.norm() <= radius_in && d.dot(&(target - firers_at)) >= 0.0
+}
+
+/// Close combat odds (d6 each; ties fought again unless one side wins
+/// them): P(A wins).
+pub fn close_combat_p(data: &LittleColonial, a_add: i32, a_wins_ties: bool, b_add: i32, b_wins_ties: bool) -> f64 {
+    let (mut aw, mut bw) = (0.0, 0.0);
+    let die = data.close_combat.die as i32;
+    for fa in 1..=die {
+        for fb in 1..=die {
+            let (ta, tb) = (fa + a_add, fb + b_add);
+            if ta > tb || (ta == tb && a_wins_ties && !b_wins_ties) {
+                aw += 1.0;
+            } else if tb > ta || (ta == tb && b_wins_ties && !a_wins_ties) {
+                bw += 1.0;
+            }
+        }
+    }
+    if aw + bw == 0.0 { 0.5 } else { aw / (aw + bw) }
+}
+
+/// Cavalry move distribution in cm: entry `t` = P(base + dice = t).
+pub fn cavalry_move_distribution(m: &CavalryMove) -> (f64, Vec<f64>) {
+    (m.base_cm, sum_distribution(m.dice as usize, 6))
+}

@@ -1,0 +1,785 @@
+//! The Volley Fire! engine: unit actions as [`Command::RuleAction`]s
+//! (`fire`, `move`, `melee`, `regroup`, `morale`) and `end-phase`.
+//!
+//! # Conventions
+//! Positions in table inches (table frame); a unit's front is the centre of
+//! its front-rank figures. Unit status keys: `troops` (move-dice row, and
+//! melee row unless `melee` names one), `cover` ("true": target in cover), `shaken`, `jammed`; side status
+//! `nationality` (morale table row); figure status `key` ("true": a key
+//! figure of a mixed group).
+
+use nalgebra::{Point2, Vector2};
+use serde::Deserialize;
+
+use super::{
+    FireDie, MeleeFighter, MoraleResult, NAME, VolleyFire, WeaponData, die_hits, fire_odds,
+    pair_winner,
+};
+use crate::game::{Command, Event, FigureId, GameState, Pace, StatusOf, Unit};
+use crate::geometry::angle_off_facing_deg;
+use crate::rules::action::{CheckDice, next_phase_event, parse_params};
+use crate::rules::dice::{Dice, total};
+use crate::rules::odds::{NamedOdds, named};
+use crate::rules::stand_to::Wound;
+use crate::rules::{RuleError, RuleSet};
+
+/// Melee rounds after which a fight that keeps tying is left undecided.
+const MAX_MELEE_ROUNDS: usize = 200;
+/// Distance between bases (edge gap plus a base) that counts as contact, in.
+const CONTACT_EXTRA_IN: f64 = 1.0;
+
+/// Volley Fire! as a [`RuleSet`].
+#[derive(Debug, Clone)]
+pub struct VolleyFireRules {
+    pub data: VolleyFire,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FireParams {
+    unit: String,
+    target: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveParams {
+    unit: String,
+    /// Where the front centre should go, table inches.
+    to_in: [f64; 2],
+    #[serde(default)]
+    rough: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MeleeParams {
+    attacker: String,
+    defender: String,
+    #[serde(default)]
+    from_rear: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnitParams {
+    unit: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SideParams {
+    side: String,
+}
+
+fn not_allowed(msg: impl Into<String>) -> RuleError {
+    RuleError::NotAllowed(msg.into())
+}
+
+fn unit<'a>(state: &'a GameState, name: &str) -> Result<(usize, &'a Unit), RuleError> {
+    state.unit_named(name).ok_or(RuleError::Unknown {
+        what: "unit",
+        name: name.to_owned(),
+    })
+}
+
+/// Alive figures of a unit with their place in the unit.
+fn alive(state: &GameState, u: &Unit) -> Vec<(usize, FigureId)> {
+    u.figures
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| state.figure(**id).is_some_and(crate::game::Figure::active))
+        .map(|(k, id)| (k, *id))
+        .collect()
+}
+
+fn pos(state: &GameState, id: FigureId) -> Point2<f64> {
+    state
+        .figure(id)
+        .map_or_else(Point2::origin, |f| f.placement.center_in_table)
+}
+
+fn centroid(state: &GameState, ids: &[FigureId]) -> Point2<f64> {
+    let n = ids.len().max(1) as f64;
+    let sum = ids
+        .iter()
+        .fold(Vector2::zeros(), |acc, id| acc + pos(state, *id).coords);
+    Point2::from(sum / n)
+}
+
+/// Positions the engine computes are kept to a micro-inch (steps per
+/// inch), far below any measurement, so that their short decimal form
+/// survives the JSON log exactly.
+const POSITION_STEPS_PER_IN: f64 = 1e6;
+
+fn quantized(p: Point2<f64>) -> Point2<f64> {
+    let q = |v: f64| (v * POSITION_STEPS_PER_IN).round() / POSITION_STEPS_PER_IN;
+    Point2::new(q(p.x), q(p.y))
+}
+
+fn status_is(s: &crate::game::Status, key: &str) -> bool {
+    s.get(key).is_some_and(|v| v == "true")
+}
+
+fn kill(id: FigureId) -> Event {
+    Event::Wounded {
+        figure: id,
+        wound: Wound::Killed,
+        mount: false,
+    }
+}
+
+impl VolleyFireRules {
+    /// The built-in data.
+    pub fn builtin() -> Result<Self, crate::spec::SpecError> {
+        Ok(Self {
+            data: VolleyFire::builtin()?,
+        })
+    }
+
+    fn weapon_of(&self, state: &GameState, u: &Unit) -> Result<&WeaponData, RuleError> {
+        let name = u
+            .figures
+            .iter()
+            .filter_map(|id| state.figure(*id))
+            .find(|f| f.active())
+            .map(|f| f.weapon.clone())
+            .ok_or_else(|| not_allowed(format!("{} has nobody left", u.name)))?;
+        self.data.weapon.get(&name).ok_or(RuleError::Unknown {
+            what: "weapon",
+            name,
+        })
+    }
+
+    /// The firing plan: firers in range and cone, the band, the dice.
+    fn fire_plan(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<(Vec<FireDie>, usize, Vec<Event>), RuleError> {
+        let (_, u) = unit(state, &p.unit)?;
+        let (_, t) = unit(state, &p.target)?;
+        if u.side == t.side {
+            return Err(not_allowed("a unit does not fire at its own side"));
+        }
+        let w = self.weapon_of(state, u)?;
+        if w.hit_max.is_empty() {
+            return Err(not_allowed(format!(
+                "{} has no weapon on the firing table",
+                u.name
+            )));
+        }
+        if status_is(&u.status, "jammed") {
+            return Err(not_allowed(format!("{} is clearing a jam", u.name)));
+        }
+        let edges = self.data.band_edges_in(w);
+        let max_in = edges.last().copied().unwrap_or(0.0);
+        let targets = alive(state, t);
+        let mut ranges: Vec<f64> = Vec::new();
+        for (k, id) in alive(state, u) {
+            if !w.overhead && !w.gun && u.rank_of(k) >= self.data.fire.firing_ranks {
+                continue;
+            }
+            let Some(f) = state.figure(id) else { continue };
+            let from = f.placement.center_in_table;
+            let nearest = targets
+                .iter()
+                .map(|(_, tid)| pos(state, *tid))
+                .filter(|to| {
+                    angle_off_facing_deg(from, f.placement.facing_deg, *to)
+                        <= self.data.fire.cone_deg / 2.0
+                })
+                .map(|to| (to - from).norm())
+                .fold(f64::INFINITY, f64::min);
+            if nearest <= max_in {
+                ranges.push(nearest);
+            }
+        }
+        if ranges.is_empty() {
+            return Err(not_allowed(format!(
+                "no figure of {} has {} in range and in its {} degree cone",
+                u.name, t.name, self.data.fire.cone_deg
+            )));
+        }
+        ranges.sort_by(f64::total_cmp);
+        let median = ranges[ranges.len() / 2];
+        let band = edges.iter().position(|e| median <= *e).unwrap_or(0);
+        let double = u.formation == "double-rank" && !w.hit_max_double_rank.is_empty();
+        let table = if double {
+            &w.hit_max_double_rank
+        } else {
+            &w.hit_max
+        };
+        let hit_max = table.get(band).copied().unwrap_or(0);
+        let firers = u32::try_from(ranges.len()).unwrap_or(u32::MAX);
+        let shaken = status_is(&u.status, "shaken");
+        let cover = status_is(&t.status, "cover")
+            || shaken
+            || (w.gun && firers <= self.data.fire.gun_cover_gunners_max);
+        let mixed_key = targets.iter().any(|(_, id)| {
+            state
+                .figure(*id)
+                .is_some_and(|f| status_is(&f.status, "key"))
+        }) && !targets.iter().all(|(_, id)| {
+            state
+                .figure(*id)
+                .is_some_and(|f| status_is(&f.status, "key"))
+        });
+        let dice: Vec<FireDie> = if w.gun {
+            vec![FireDie {
+                hit_max,
+                firers: u32::MAX,
+                half_effect: false,
+                cover,
+                mixed_key_target: mixed_key,
+                gun: true,
+            }]
+        } else {
+            self.data
+                .fire_groups(firers, w.cavalry)
+                .into_iter()
+                .map(|(n, half)| FireDie {
+                    hit_max,
+                    firers: n,
+                    half_effect: half,
+                    cover,
+                    mixed_key_target: mixed_key,
+                    gun: false,
+                })
+                .collect()
+        };
+        let notes = vec![
+            Event::Measured {
+                what: format!("median range of {firers} firers of {}", u.name),
+                value_in: median,
+                sigma_in: 0.0,
+                too_close_to_call: false,
+            },
+            Event::Note {
+                text: format!(
+                    "{} fires with {firers} figures, band {band}, hits on 1-{hit_max}{}{}",
+                    u.name,
+                    if cover { ", half for cover" } else { "" },
+                    if double { ", double rank" } else { "" }
+                ),
+            },
+        ];
+        Ok((dice, band, notes))
+    }
+
+    fn resolve_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (ui, u) = unit(state, &p.unit)?;
+        let (ti, t) = unit(state, &p.target)?;
+        let (plan, _, mut ev) = self.fire_plan(state, p)?;
+        let odds = fire_odds(&self.data, &plan);
+        ev.push(Event::Odds {
+            purpose: format!("{} fires at {}", u.name, t.name),
+            odds: fire_named(&odds),
+        });
+        let (mut hits, mut key_hits, mut jammed) = (0, 0, false);
+        for die in &plan {
+            let roll = dice.roll(20)?;
+            ev.push(Event::Rolled {
+                purpose: "fire".into(),
+                figure: None,
+                dice: vec![roll],
+            });
+            let h = die_hits(&self.data, die, roll.face);
+            hits += h.hits;
+            key_hits += h.key_hits;
+            jammed |= h.jammed;
+        }
+        if jammed {
+            ev.push(Event::Status {
+                of: StatusOf::Unit(ui),
+                key: "jammed".into(),
+                value: Some("true".into()),
+            });
+            ev.push(Event::Note {
+                text: format!(
+                    "{} jams: gun and crew fall back {} in to clear it",
+                    u.name, self.data.fire.gun_jam_fall_back_in
+                ),
+            });
+            return Ok(ev);
+        }
+        // Gun crews: two hits for each gunner.
+        if status_is(&t.status, "gun") {
+            hits /= self.data.fire.hits_per_gunner.max(1);
+            key_hits = key_hits.min(hits);
+        }
+        // Casualties: key figures first for key hits, then nearest first.
+        let shooters = alive(state, u).into_iter().map(|(_, id)| id).collect::<Vec<_>>();
+        let from = centroid(state, &shooters);
+        let mut pool: Vec<FigureId> = alive(state, t).into_iter().map(|(_, id)| id).collect();
+        pool.sort_by(|a, b| {
+            let da = (pos(state, *a) - from).norm();
+            let db = (pos(state, *b) - from).norm();
+            da.total_cmp(&db)
+        });
+        let is_key = |id: &FigureId| state.figure(*id).is_some_and(|f| status_is(&f.status, "key"));
+        let is_leader = |id: &FigureId| state.figure(*id).is_some_and(|f| f.leader);
+        let mut down: Vec<FigureId> = Vec::new();
+        for _ in 0..key_hits {
+            if let Some(i) = pool.iter().position(|id| is_key(id) && !down.contains(id)) {
+                down.push(pool[i]);
+            }
+        }
+        for id in &pool {
+            if down.len() as u32 >= hits {
+                break;
+            }
+            if !down.contains(id) && !is_leader(id) {
+                down.push(*id);
+            }
+        }
+        if !down.is_empty() {
+            let roll = dice.roll(20)?;
+            ev.push(Event::Rolled {
+                purpose: "leader among the casualties".into(),
+                figure: None,
+                dice: vec![roll],
+            });
+            if roll.face >= self.data.fire.leader_hit_face
+                && let Some(leader) = pool.iter().find(|id| is_leader(id))
+            {
+                down.pop();
+                down.push(*leader);
+                ev.push(Event::Note {
+                    text: format!("{}'s leader is among the casualties", t.name),
+                });
+            }
+        }
+        ev.push(Event::Note {
+            text: format!("{} loses {} men", t.name, down.len()),
+        });
+        ev.extend(down.into_iter().map(kill));
+        let _ = ti;
+        Ok(ev)
+    }
+
+    fn resolve_move(
+        &self,
+        state: &GameState,
+        p: &MoveParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (_, u) = unit(state, &p.unit)?;
+        let troops = u.status.get("troops").cloned().unwrap_or_default();
+        let members: Vec<(usize, FigureId)> = alive(state, u);
+        let front: Vec<FigureId> = members
+            .iter()
+            .filter(|(k, _)| u.rank_of(*k) == 0)
+            .map(|(_, id)| *id)
+            .collect();
+        let from = centroid(state, &front);
+        // British units need their own leader; Dervish groups a leader
+        // within 24 in.
+        let has_leader = if troops.starts_with("dervish") {
+            state.figures.iter().any(|f| {
+                f.side == u.side
+                    && f.leader
+                    && f.active()
+                    && (f.placement.center_in_table - from).norm()
+                        <= self.data.movement.dervish_leader_radius_in
+            })
+        } else {
+            members
+                .iter()
+                .any(|(_, id)| state.figure(*id).is_some_and(|f| f.leader))
+        };
+        let formation = if status_is(&u.status, "shaken") {
+            None
+        } else {
+            Some(u.formation.as_str())
+        };
+        let n = match formation {
+            Some(fm) => self.data.move_dice(&troops, fm, has_leader).ok_or_else(|| {
+                not_allowed(format!("no move dice for {troops} in {}", u.formation))
+            })?,
+            None => self.data.melee.shaken_move_dice,
+        };
+        let rolls = dice.roll_n(n as usize, 6)?;
+        let mut allowed = f64::from(total(&rolls));
+        if p.rough && self.data.terrain_halves(&troops) {
+            allowed = f64::from(total(&rolls).div_ceil(self.data.movement.terrain_divisor.max(1)));
+        }
+        let want = Point2::new(p.to_in[0], p.to_in[1]) - from;
+        let step = if want.norm() > allowed && want.norm() > 0.0 {
+            want * (allowed / want.norm())
+        } else {
+            want
+        };
+        let mut ev = vec![
+            Event::Rolled {
+                purpose: format!("{} moves ({n} d6)", u.name),
+                figure: None,
+                dice: rolls,
+            },
+            Event::Measured {
+                what: format!("{} moves", u.name),
+                value_in: step.norm(),
+                sigma_in: 0.0,
+                too_close_to_call: false,
+            },
+        ];
+        for (_, id) in members {
+            if let Some(f) = state.figure(id) {
+                ev.push(Event::Moved {
+                    figure: id,
+                    to_in: quantized(f.placement.center_in_table + step),
+                    facing_deg: f.placement.facing_deg,
+                    pace: Pace::Walk,
+                    distance_in: step.norm(),
+                    through_rough: p.rough,
+                });
+            }
+        }
+        Ok(ev)
+    }
+
+    /// A figure's melee modifier from its unit's troops and formation.
+    fn fighter(&self, state: &GameState, u: &Unit, id: FigureId, defending: bool) -> MeleeFighter {
+        let m = &self.data.melee.modifier;
+        // The melee row (`melee`), else the troops' row.
+        let troops = u
+            .status
+            .get("melee")
+            .or_else(|| u.status.get("troops"))
+            .cloned()
+            .unwrap_or_default();
+        let officer = state
+            .figure(id)
+            .is_some_and(|f| f.rank == crate::game::Rank::Officer || f.rank == crate::game::Rank::Chief);
+        let mounted = state.figure(id).is_some_and(crate::game::Figure::mounted);
+        let key = if officer {
+            if mounted { "mounted-officer" } else { "foot-officer" }.to_owned()
+        } else if troops == "sudanese" || troops == "british-cavalry" {
+            let k = format!("{troops}/{}", u.formation);
+            match m.get(&k) {
+                Some(x) if !x.defence_only || defending => k,
+                _ => format!("{troops}/other"),
+            }
+        } else {
+            troops
+        };
+        let mut f = m
+            .get(&key)
+            .map(|x| MeleeFighter {
+                add: x.add,
+                win_ties: x.win_ties,
+            })
+            .unwrap_or_default();
+        if status_is(&u.status, "shaken")
+            && let Some(s) = m.get("shaken")
+        {
+            f.add += s.add;
+        }
+        if defending
+            && status_is(&u.status, "works")
+            && let Some(s) = m.get("defending-works")
+        {
+            f.add += s.add;
+            f.win_ties |= s.win_ties;
+        }
+        f
+    }
+
+    fn resolve_melee(
+        &self,
+        state: &GameState,
+        p: &MeleeParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (ai, a) = unit(state, &p.attacker)?;
+        let (di, d) = unit(state, &p.defender)?;
+        if status_is(&a.status, "shaken") {
+            return Err(not_allowed(format!("{} is shaken and cannot charge", a.name)));
+        }
+        let contact = self.data.movement.melee_contact_gap_in + CONTACT_EXTRA_IN;
+        let a_all: Vec<FigureId> = alive(state, a).into_iter().map(|(_, id)| id).collect();
+        let d_all: Vec<FigureId> = alive(state, d).into_iter().map(|(_, id)| id).collect();
+        let near = |x: FigureId, ys: &[FigureId], r: f64| {
+            ys.iter().any(|y| (pos(state, x) - pos(state, *y)).norm() <= r)
+        };
+        let mut a_in: Vec<FigureId> = a_all.iter().copied().filter(|x| near(*x, &d_all, contact)).collect();
+        let contacted: Vec<FigureId> = d_all.iter().copied().filter(|x| near(*x, &a_in, contact)).collect();
+        if a_in.is_empty() {
+            return Err(not_allowed(format!("{} is not in contact with {}", a.name, d.name)));
+        }
+        let support = self.data.melee.support_in;
+        let mut d_in: Vec<FigureId> = d_all
+            .iter()
+            .copied()
+            .filter(|x| contacted.contains(x) || near(*x, &contacted, support))
+            .collect();
+        // Officers and emirs fight last.
+        let officer_last = |ids: &mut Vec<FigureId>| {
+            ids.sort_by_key(|id| state.figure(*id).is_some_and(|f| f.leader));
+        };
+        officer_last(&mut a_in);
+        officer_last(&mut d_in);
+        let mut ev = vec![Event::Note {
+            text: format!("{} men of {} fight {} of {}", a_in.len(), a.name, d_in.len(), d.name),
+        }];
+        let a_cas = if p.from_rear {
+            self.data.melee.rear_casualty_max
+        } else {
+            self.data.melee.casualty_max
+        };
+        for _ in 0..MAX_MELEE_ROUNDS {
+            if a_in.is_empty() || d_in.is_empty() {
+                break;
+            }
+            let pairs = a_in.len().min(d_in.len());
+            let (mut a_out, mut d_out) = (Vec::new(), Vec::new());
+            for i in 0..pairs {
+                let (x, y) = (a_in[i], d_in[i]);
+                let rolls = dice.roll_n(2, 6)?;
+                ev.push(Event::Rolled {
+                    purpose: "melee pair".into(),
+                    figure: Some(x),
+                    dice: rolls.clone(),
+                });
+                let fx = self.fighter(state, a, x, false);
+                let fy = self.fighter(state, d, y, true);
+                match pair_winner(fx, fy, rolls[0].face, rolls[1].face) {
+                    Some(true) => {
+                        d_out.push(y);
+                        if rolls[1].face <= a_cas {
+                            ev.push(kill(y));
+                        }
+                    }
+                    Some(false) => {
+                        a_out.push(x);
+                        if rolls[0].face <= self.data.melee.casualty_max {
+                            ev.push(kill(x));
+                        }
+                    }
+                    None => {}
+                }
+            }
+            a_in.retain(|x| !a_out.contains(x));
+            d_in.retain(|y| !d_out.contains(y));
+        }
+        let loser = match (a_in.is_empty(), d_in.is_empty()) {
+            (true, false) => Some((ai, a, d)),
+            (false, true) => Some((di, d, a)),
+            _ => None,
+        };
+        let Some((li, l, w)) = loser else {
+            ev.push(Event::Note {
+                text: "the melee is undecided".into(),
+            });
+            return Ok(ev);
+        };
+        let rolls = dice.roll_n(self.data.melee.fall_back_dice as usize, 6)?;
+        let dist = f64::from(total(&rolls));
+        ev.push(Event::Rolled {
+            purpose: format!("{} falls back", l.name),
+            figure: None,
+            dice: rolls,
+        });
+        ev.push(Event::Status {
+            of: StatusOf::Unit(li),
+            key: "shaken".into(),
+            value: Some("true".into()),
+        });
+        let l_ids: Vec<FigureId> = alive(state, l).into_iter().map(|(_, id)| id).collect();
+        let w_ids: Vec<FigureId> = alive(state, w).into_iter().map(|(_, id)| id).collect();
+        let away = centroid(state, &l_ids) - centroid(state, &w_ids);
+        let dir = if away.norm() > 0.0 { away / away.norm() } else { Vector2::new(0.0, -1.0) };
+        for id in l_ids {
+            if let Some(f) = state.figure(id) {
+                let to = f.placement.center_in_table + dir * dist;
+                let to = Point2::new(
+                    to.x.clamp(0.0, state.table.width_in),
+                    to.y.clamp(0.0, state.table.depth_in),
+                );
+                ev.push(Event::Moved {
+                    figure: id,
+                    to_in: quantized(to),
+                    facing_deg: f.placement.facing_deg,
+                    pace: Pace::Evade,
+                    distance_in: dist,
+                    through_rough: false,
+                });
+            }
+        }
+        ev.push(Event::Note {
+            text: format!("{} loses the melee, falls back {dist} in and is shaken", l.name),
+        });
+        Ok(ev)
+    }
+
+    fn resolve_regroup(
+        &self,
+        state: &GameState,
+        p: &UnitParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (ui, u) = unit(state, &p.unit)?;
+        if !status_is(&u.status, "shaken") {
+            return Err(not_allowed(format!("{} is not shaken", u.name)));
+        }
+        let roll = dice.roll(6)?;
+        let mut ev = vec![Event::Rolled {
+            purpose: format!("{} regroups", u.name),
+            figure: None,
+            dice: vec![roll],
+        }];
+        if roll.face < self.data.melee.still_shaken_min {
+            ev.push(Event::Status {
+                of: StatusOf::Unit(ui),
+                key: "shaken".into(),
+                value: None,
+            });
+        }
+        Ok(ev)
+    }
+
+    fn resolve_morale(
+        &self,
+        state: &GameState,
+        p: &SideParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let si = state
+            .sides
+            .iter()
+            .position(|s| s.name == p.side)
+            .ok_or(RuleError::Unknown {
+                what: "side",
+                name: p.side.clone(),
+            })?;
+        let all = state.figures.iter().filter(|f| f.side == si).count();
+        let up = state.figures.iter().filter(|f| f.side == si && f.active()).count();
+        if all == 0 || up as f64 >= self.data.morale.test_below_fraction * all as f64 {
+            return Err(not_allowed(format!(
+                "{} has {up} of {all} men: no morale test",
+                p.side
+            )));
+        }
+        let nationality = state.sides[si].status.get("nationality").cloned().unwrap_or_default();
+        let roll = dice.roll(self.data.morale.die)?;
+        let result = self
+            .data
+            .morale_result(&nationality, roll.face)
+            .ok_or_else(|| not_allowed(format!("no morale table for `{nationality}`")))?;
+        Ok(vec![
+            Event::Rolled {
+                purpose: format!("{} army morale", p.side),
+                figure: None,
+                dice: vec![roll],
+            },
+            Event::Status {
+                of: StatusOf::Side(si),
+                key: "morale".into(),
+                value: Some(
+                    match result {
+                        MoraleResult::Holds => "holds",
+                        MoraleResult::Routs => "routs",
+                        MoraleResult::Disaster => "disaster",
+                    }
+                    .into(),
+                ),
+            },
+        ])
+    }
+
+    fn resolve_inner(
+        &self,
+        state: &GameState,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        match command {
+            Command::EndPhase => {
+                let mut ev = vec![next_phase_event(state, self.data.turn.phases.len())];
+                // A jammed gun is cleared by the start of its side's next turn.
+                for (i, u) in state.units.iter().enumerate() {
+                    if status_is(&u.status, "jammed") && state.phase + 1 >= self.data.turn.phases.len() {
+                        ev.push(Event::Status {
+                            of: StatusOf::Unit(i),
+                            key: "jammed".into(),
+                            value: None,
+                        });
+                    }
+                }
+                Ok(ev)
+            }
+            Command::RuleAction { action, params } => match action.as_str() {
+                "fire" => self.resolve_fire(state, &parse_params(action, params)?, dice),
+                "move" => self.resolve_move(state, &parse_params(action, params)?, dice),
+                "melee" => self.resolve_melee(state, &parse_params(action, params)?, dice),
+                "regroup" => self.resolve_regroup(state, &parse_params(action, params)?, dice),
+                "morale" => self.resolve_morale(state, &parse_params(action, params)?, dice),
+                other => Err(RuleError::Unsupported {
+                    rule_set: NAME.into(),
+                    action: other.into(),
+                }),
+            },
+            other => Err(RuleError::Unsupported {
+                rule_set: NAME.into(),
+                action: crate::rules::action::action_name(other),
+            }),
+        }
+    }
+}
+
+/// Fire odds as named probabilities.
+pub fn fire_named(o: &super::FireOdds) -> Vec<NamedOdds> {
+    named(&[
+        ("p_any_hit", o.p_any_hit),
+        ("p_key_hit", o.p_key_hit),
+        ("p_jam", o.p_jam),
+        ("p_leader_hit", o.p_leader_hit),
+    ])
+}
+
+impl RuleSet for VolleyFireRules {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn phases(&self) -> Vec<String> {
+        self.data.turn.phases.clone()
+    }
+
+    fn knows_weapon(&self, name: &str) -> bool {
+        self.data.weapon.contains_key(name)
+    }
+
+    fn knows_melee_weapon(&self, _name: &str) -> bool {
+        // Melee modifiers come from troops and formation, not weapons.
+        true
+    }
+
+    fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError> {
+        self.resolve_inner(state, command, &mut CheckDice).map(|_| ())
+    }
+
+    fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
+        match command {
+            Command::RuleAction { action, params } if action == "fire" => {
+                let (plan, _, _) = self.fire_plan(state, &parse_params(action, params)?)?;
+                Ok(fire_named(&fire_odds(&self.data, &plan)))
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    fn resolve(
+        &self,
+        state: &GameState,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        self.resolve_inner(state, command, dice)
+    }
+}
