@@ -32,7 +32,11 @@ fn officer_cards_and_command_radii() {
         .map(|l| d.officer_cards(l, false).expect(l))
         .collect();
     assert_eq!(cards, [1, 2, 3, 4, 5]);
-    assert_eq!(d.officer_cards("veteran", true), Some(5), "cavalry officers +1");
+    assert_eq!(
+        d.officer_cards("veteran", true),
+        Some(5),
+        "cavalry officers +1"
+    );
     assert_eq!(d.cavalry_cards(10), 1);
     assert_eq!(d.cavalry_cards(11), 2);
     let r = |k: &str, m: bool| d.command_radius_cm(k, m).expect(k);
@@ -68,9 +72,24 @@ fn formation_and_area_fire() {
     let target = Point2::new(10.0, 10.0);
     let firers = Point2::new(10.0, 0.0);
     let radius_in = 16.0 / d.scale.cm_per_in;
-    assert!(in_half_circle(target, firers, radius_in, Point2::new(12.0, 14.0)));
-    assert!(!in_half_circle(target, firers, radius_in, Point2::new(10.0, 17.0)));
-    assert!(!in_half_circle(target, firers, radius_in, Point2::new(10.0, 8.0)));
+    assert!(in_half_circle(
+        target,
+        firers,
+        radius_in,
+        Point2::new(12.0, 14.0)
+    ));
+    assert!(!in_half_circle(
+        target,
+        firers,
+        radius_in,
+        Point2::new(10.0, 17.0)
+    ));
+    assert!(!in_half_circle(
+        target,
+        firers,
+        radius_in,
+        Point2::new(10.0, 8.0)
+    ));
     // 3 soldiers before an NCO, 6 before an officer.
     let mut ranks = vec![Rank::Nco, Rank::Officer];
     ranks.extend([Rank::Private; 8]);
@@ -79,7 +98,10 @@ fn formation_and_area_fire() {
     let officer_at = order.iter().position(|&i| i == 1).expect("officer removed");
     assert!(nco_at >= 3 && officer_at >= 6);
     // Surplus hits are ignored; a lone NCO may be removed.
-    assert_eq!(removal_order(&d, &[Rank::Private, Rank::Private], 5).len(), 2);
+    assert_eq!(
+        removal_order(&d, &[Rank::Private, Rank::Private], 5).len(),
+        2
+    );
     assert_eq!(removal_order(&d, &[Rank::Nco], 1), [0]);
     // With only 5 hits and soldiers about, no officer can go.
     let five = removal_order(&d, &ranks, 5);
@@ -96,7 +118,11 @@ fn mauser_example() {
     assert_eq!(d.to_hit(30.0), Some(6));
     let o = volley_odds(&d, 48, 6, 0);
     assert_relative_eq!(o.p_die_hits, 1.0 / 6.0, epsilon = 1e-12);
-    assert_relative_eq!(o.mean_hits, 48.0 * (1.0 / 6.0) * (5.0 / 6.0), epsilon = 1e-9);
+    assert_relative_eq!(
+        o.mean_hits,
+        48.0 * (1.0 / 6.0) * (5.0 / 6.0),
+        epsilon = 1e-9
+    );
     assert_relative_eq!(o.hits.iter().sum::<f64>(), 1.0, epsilon = 1e-12);
     // The example: seven 6s, two saved, leaves 5 hits, yet it allows "up to
     // four soldier figures, or three soldiers and one leader/NCO". The
@@ -113,14 +139,33 @@ fn mauser_example() {
 fn cavalry() {
     let d = data();
     let m = |l: &str| d.cavalry.movement.get(l).expect(l).clone();
-    assert_eq!((m("raw").base_cm, m("raw").dice, m("raw").must_move_all), (0.0, 6, true));
-    assert_eq!((m("regular").base_cm, m("regular").dice, m("regular").turns), (20.0, 5, 0));
-    assert_eq!((m("seasoned").base_cm, m("seasoned").dice, m("seasoned").turns), (25.0, 4, 1));
-    assert_eq!((m("veteran").base_cm, m("veteran").dice, m("veteran").turns), (30.0, 3, 2));
+    assert_eq!(
+        (m("raw").base_cm, m("raw").dice, m("raw").must_move_all),
+        (0.0, 6, true)
+    );
+    assert_eq!(
+        (m("regular").base_cm, m("regular").dice, m("regular").turns),
+        (20.0, 5, 0)
+    );
+    assert_eq!(
+        (
+            m("seasoned").base_cm,
+            m("seasoned").dice,
+            m("seasoned").turns
+        ),
+        (25.0, 4, 1)
+    );
+    assert_eq!(
+        (m("veteran").base_cm, m("veteran").dice, m("veteran").turns),
+        (30.0, 3, 2)
+    );
     assert_relative_eq!(d.cavalry.turn_max_deg, 45.0);
     assert_eq!(d.weapons.get("pistol").expect("pistol").mounted_add, -2);
     assert_eq!(d.weapons.get("carbine").expect("carbine").mounted_add, -3);
-    assert_eq!((d.fire.mounted_pistol_add, d.fire.mounted_carbine_add), (-2, -3));
+    assert_eq!(
+        (d.fire.mounted_pistol_add, d.fire.mounted_carbine_add),
+        (-2, -3)
+    );
     assert_eq!(cavalry_save(&d, 6), CavalrySave::BothSaved);
     assert_eq!(cavalry_save(&d, 5), CavalrySave::HorseKilled);
     assert_eq!(cavalry_save(&d, 4), CavalrySave::HorseKilled);
@@ -132,7 +177,10 @@ fn cavalry() {
 #[test]
 fn morale_chits_closest_rule() {
     let d = data();
-    assert_eq!(d.morale.piles, ["raw", "regular", "seasoned", "veteran", "elite"]);
+    assert_eq!(
+        d.morale.piles,
+        ["raw", "regular", "seasoned", "veteran", "elite"]
+    );
     // 275 men: the text has five piles of 18; one chit per 3 men gives 91:
     // four piles of 18, the odd chit on the last.
     assert_eq!(d.morale_piles(275), [18, 18, 18, 18, 19]);
@@ -147,7 +195,11 @@ fn close_combat_artillery_and_wounded() {
     let d = data();
     assert_relative_eq!(close_combat_p(&d, 0, false, 0, false), 0.5, epsilon = 1e-12);
     // A single rank wins ties: 21 of 36 rolls.
-    assert_relative_eq!(close_combat_p(&d, 0, true, 0, false), 21.0 / 36.0, epsilon = 1e-12);
+    assert_relative_eq!(
+        close_combat_p(&d, 0, true, 0, false),
+        21.0 / 36.0,
+        epsilon = 1e-12
+    );
     assert_eq!(d.close_combat.second_rank_add, 1);
     assert_relative_eq!(d.close_combat.contact_cm, 2.5);
     assert_eq!(d.crew_modifier(6, 0), 0);
@@ -173,8 +225,14 @@ fn scripted_game_runs_three_turns_and_replays() {
     assert_eq!(deck.draw.len(), 10);
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("lcr.jsonl");
-    let game = script.play(&registry, Some(&log), |_, _, _| {}).expect("script plays");
-    assert!(game.state().turn >= 4, "three full turns, reached {}", game.state().turn);
+    let game = script
+        .play(&registry, Some(&log), |_, _, _| {})
+        .expect("script plays");
+    assert!(
+        game.state().turn >= 4,
+        "three full turns, reached {}",
+        game.state().turn
+    );
     let replayed = Game::resume(&log, &registry).expect("log resumes");
     assert_eq!(replayed.state(), game.state());
 }

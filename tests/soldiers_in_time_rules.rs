@@ -35,8 +35,16 @@ fn command_range_and_activation() {
     // Exact odds over a full deck: 4 cards of each number 1..5, 12 faces.
     let deck = full_deck();
     assert_eq!(deck.len(), 52);
-    assert_relative_eq!(activation_odds(&d, &deck, 5, false), 32.0 / 52.0, epsilon = 1e-12);
-    assert_relative_eq!(activation_odds(&d, &deck, 5, true), 28.0 / 52.0, epsilon = 1e-12);
+    assert_relative_eq!(
+        activation_odds(&d, &deck, 5, false),
+        32.0 / 52.0,
+        epsilon = 1e-12
+    );
+    assert_relative_eq!(
+        activation_odds(&d, &deck, 5, true),
+        28.0 / 52.0,
+        epsilon = 1e-12
+    );
     // The five orders and whose number they are checked against.
     assert_eq!(d.order_number("forward-march", 6, &[3, 8]), Some(6));
     assert_eq!(d.order_number("volley-fire", 6, &[3, 8]), Some(6));
@@ -116,7 +124,9 @@ fn scripted_game_runs_three_turns_and_replays() {
     .expect("script loads");
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("sit.jsonl");
-    let game = script.play(&registry, Some(&log), |_, _, _| {}).expect("script plays");
+    let game = script
+        .play(&registry, Some(&log), |_, _, _| {})
+        .expect("script plays");
     assert!(game.state().turn >= 4, "three full turns");
     let cards: usize = game
         .history()

@@ -51,10 +51,31 @@ fn firing_table_and_ranges_as_printed() {
 fn move_dice_by_formation_as_printed() {
     let d = data();
     let m = |t: &str, f: &str| d.move_dice(t, f, true).expect("move dice");
-    assert_eq!((m("sudanese", "line"), m("sudanese", "column"), m("sudanese", "square")), (3, 4, 2));
-    assert_eq!((m("british-cavalry", "line"), m("british-cavalry", "column")), (5, 6));
-    assert_eq!(d.move_dice("british-cavalry", "square", true), None, "cavalry has no square");
-    assert_eq!((m("british-guns", "deployed"), m("british-guns", "limbered"), m("british-guns", "square")), (3, 4, 2));
+    assert_eq!(
+        (
+            m("sudanese", "line"),
+            m("sudanese", "column"),
+            m("sudanese", "square")
+        ),
+        (3, 4, 2)
+    );
+    assert_eq!(
+        (m("british-cavalry", "line"), m("british-cavalry", "column")),
+        (5, 6)
+    );
+    assert_eq!(
+        d.move_dice("british-cavalry", "square", true),
+        None,
+        "cavalry has no square"
+    );
+    assert_eq!(
+        (
+            m("british-guns", "deployed"),
+            m("british-guns", "limbered"),
+            m("british-guns", "square")
+        ),
+        (3, 4, 2)
+    );
     assert_eq!(m("dervish-foot", "mass"), 4);
     assert_eq!(m("dervish-horse", "mass"), 6);
     assert_eq!(m("mounted-leaders", "any"), 5);
@@ -68,7 +89,11 @@ fn move_dice_by_formation_as_printed() {
     // 1d6 halved up: 1,1,2,2,3,3.
     assert_relative_eq!(half[1], 2.0 / 6.0);
     assert_relative_eq!(half[3], 2.0 / 6.0);
-    assert_relative_eq!(move_distribution(3, false, 2).iter().sum::<f64>(), 1.0, epsilon = 1e-12);
+    assert_relative_eq!(
+        move_distribution(3, false, 2).iter().sum::<f64>(),
+        1.0,
+        epsilon = 1e-12
+    );
     assert_relative_eq!(d.movement.dervish_leader_radius_in, 24.0);
 }
 
@@ -76,15 +101,29 @@ fn move_dice_by_formation_as_printed() {
 fn melee_modifiers_as_printed() {
     let d = data();
     let m = |k: &str| d.melee.modifier.get(k).expect(k).clone();
-    assert_eq!((m("sudanese/square").add, m("sudanese/square").defence_only), (2, true));
+    assert_eq!(
+        (m("sudanese/square").add, m("sudanese/square").defence_only),
+        (2, true)
+    );
     assert_eq!(m("british-cavalry/line").add, 2);
     assert_eq!(m("british-cavalry/column").add, 1);
     assert!(m("british-cavalry/other").win_ties);
     assert_eq!(m("sudanese/single-rank").add, 1);
-    assert_eq!((m("sudanese/double-rank").add, m("sudanese/double-rank").win_ties), (1, true));
+    assert_eq!(
+        (
+            m("sudanese/double-rank").add,
+            m("sudanese/double-rank").win_ties
+        ),
+        (1, true)
+    );
     assert_eq!(m("sudanese/column").add, 0);
     assert!(m("sudanese/other").win_ties);
-    for k in ["british-gunners", "foot-officer", "foot-swordsmen", "defending-works"] {
+    for k in [
+        "british-gunners",
+        "foot-officer",
+        "foot-swordsmen",
+        "defending-works",
+    ] {
         assert_eq!((m(k).add, m(k).win_ties), (1, true), "{k}");
     }
     assert_eq!(m("mounted-officer").add, 2);
@@ -95,7 +134,14 @@ fn melee_modifiers_as_printed() {
     assert_eq!(m("rear").add, -2);
     assert_relative_eq!(d.melee.support_in, 6.0);
     assert_eq!((d.melee.casualty_max, d.melee.rear_casualty_max), (1, 2));
-    assert_eq!((d.melee.fall_back_dice, d.melee.shaken_move_dice, d.melee.still_shaken_min), (6, 2, 5));
+    assert_eq!(
+        (
+            d.melee.fall_back_dice,
+            d.melee.shaken_move_dice,
+            d.melee.still_shaken_min
+        ),
+        (6, 2, 5)
+    );
 }
 
 #[test]
@@ -118,7 +164,10 @@ fn morale_table_as_printed() {
     for f in 3..=5 {
         assert_eq!(v(f), MoraleResult::Routs);
     }
-    assert_eq!((v(1), v(2)), (MoraleResult::Disaster, MoraleResult::Disaster));
+    assert_eq!(
+        (v(1), v(2)),
+        (MoraleResult::Disaster, MoraleResult::Disaster)
+    );
 }
 
 fn die(hit_max: u32, firers: u32) -> FireDie {
@@ -146,23 +195,49 @@ fn fire_groups_dice_and_hits() {
     let full = die(12, 20);
     assert_eq!(die_hits(&d, &full, 9).hits, 9);
     assert_eq!(die_hits(&d, &full, 13).hits, 0);
-    let half = FireDie { half_effect: true, ..die(12, 12) };
+    let half = FireDie {
+        half_effect: true,
+        ..die(12, 12)
+    };
     assert_eq!(die_hits(&d, &half, 9).hits, 5, "half of 9 rounds up");
-    let cover = FireDie { cover: true, ..die(12, 20) };
+    let cover = FireDie {
+        cover: true,
+        ..die(12, 20)
+    };
     assert_eq!(die_hits(&d, &cover, 7).hits, 4);
     // Hits never exceed the men firing.
     assert_eq!(die_hits(&d, &die(14, 5), 11).hits, 5);
     // Key figures on 1-2 in a mixed group.
-    let mixed = FireDie { mixed_key_target: true, ..die(12, 20) };
+    let mixed = FireDie {
+        mixed_key_target: true,
+        ..die(12, 20)
+    };
     assert_eq!(die_hits(&d, &mixed, 2).key_hits, 2);
     assert_eq!(die_hits(&d, &mixed, 3).key_hits, 0);
     // The Gardner gun jams on a 20.
-    let gun = FireDie { gun: true, ..die(14, u32::MAX) };
+    let gun = FireDie {
+        gun: true,
+        ..die(14, u32::MAX)
+    };
     assert!(die_hits(&d, &gun, 20).jammed);
     assert_eq!(die_hits(&d, &gun, 14).hits, 14);
-    assert_eq!((d.fire.gun_jam_face, d.fire.hits_per_gunner, d.fire.gun_cover_gunners_max), (20, 2, 2));
+    assert_eq!(
+        (
+            d.fire.gun_jam_face,
+            d.fire.hits_per_gunner,
+            d.fire.gun_cover_gunners_max
+        ),
+        (20, 2, 2)
+    );
     assert_relative_eq!(d.fire.gun_jam_fall_back_in, 12.0);
-    assert_eq!((d.fire.leader_hit_face, d.fire.commander_killed_face, d.fire.commander_wounded_face), (20, 20, 19));
+    assert_eq!(
+        (
+            d.fire.leader_hit_face,
+            d.fire.commander_killed_face,
+            d.fire.commander_wounded_face
+        ),
+        (20, 20, 19)
+    );
 }
 
 #[test]
@@ -171,14 +246,24 @@ fn fire_odds_are_exact() {
     let o = fire_odds(&d, &[die(12, 20)]);
     assert_relative_eq!(o.p_any_hit, 12.0 / 20.0, epsilon = 1e-12);
     assert_relative_eq!(o.hits[5], 1.0 / 20.0, epsilon = 1e-12);
-    assert_relative_eq!(o.mean_hits, (1..=12).sum::<u32>() as f64 / 20.0, epsilon = 1e-12);
+    assert_relative_eq!(
+        o.mean_hits,
+        (1..=12).sum::<u32>() as f64 / 20.0,
+        epsilon = 1e-12
+    );
     assert_relative_eq!(o.p_leader_hit, 12.0 / 20.0 / 20.0, epsilon = 1e-12);
     assert_relative_eq!(o.p_commander_killed, 1.0 / 20.0);
     assert_relative_eq!(o.p_commander_wounded, 1.0 / 20.0);
     let two = fire_odds(&d, &[die(12, 20), die(12, 20)]);
     assert_relative_eq!(two.hits.iter().sum::<f64>(), 1.0, epsilon = 1e-12);
     assert_relative_eq!(two.hits[0], 0.4 * 0.4, epsilon = 1e-12);
-    let gun = fire_odds(&d, &[FireDie { gun: true, ..die(14, u32::MAX) }]);
+    let gun = fire_odds(
+        &d,
+        &[FireDie {
+            gun: true,
+            ..die(14, u32::MAX)
+        }],
+    );
     assert_relative_eq!(gun.p_jam, 1.0 / 20.0, epsilon = 1e-12);
 }
 
@@ -189,10 +274,17 @@ fn melee_pairs_and_double_time() {
     assert_relative_eq!(even.p_a_wins, 15.0 / 36.0, epsilon = 1e-12);
     assert_relative_eq!(even.p_tie, 6.0 / 36.0, epsilon = 1e-12);
     // Loser with a 1 is a casualty: B loses with a 1 when A shows 2..6.
-    assert_relative_eq!(even.p_b_casualty, (5.0 / 36.0) / (30.0 / 36.0), epsilon = 1e-12);
+    assert_relative_eq!(
+        even.p_b_casualty,
+        (5.0 / 36.0) / (30.0 / 36.0),
+        epsilon = 1e-12
+    );
     let ties = pair_odds(
         &d,
-        MeleeFighter { add: 1, win_ties: true },
+        MeleeFighter {
+            add: 1,
+            win_ties: true,
+        },
         MeleeFighter::default(),
         false,
     );
@@ -217,7 +309,9 @@ fn scripted_game_runs_three_turns_and_replays() {
     .expect("script loads");
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("vf.jsonl");
-    let game = script.play(&registry, Some(&log), |_, _, _| {}).expect("script plays");
+    let game = script
+        .play(&registry, Some(&log), |_, _, _| {})
+        .expect("script plays");
     assert!(game.state().turn >= 4, "three full turns");
     let dead = game.state().figures.iter().filter(|f| !f.active()).count();
     assert!(dead > 0, "fire took effect");

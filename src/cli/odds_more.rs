@@ -16,7 +16,9 @@ use crate::rules::odds::{card_probability, sum_distribution};
 use crate::rules::soldiers_in_time::{
     Card, Shot, SoldiersInTime, activation_odds, full_deck, melee_odds, shot_odds,
 };
-use crate::rules::volley_fire::{FireDie, MeleeFighter, VolleyFire, fire_odds, move_distribution, pair_odds};
+use crate::rules::volley_fire::{
+    FireDie, MeleeFighter, VolleyFire, fire_odds, move_distribution, pair_odds,
+};
 
 /// Volley Fire! actions.
 #[derive(Debug, clap::Subcommand)]
@@ -272,8 +274,16 @@ pub fn volley_fire(action: VolleyFireOdds) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("no move dice for {troops} in {formation}"))?;
             let halved = rough && data.terrain_halves(&troops);
             let d = move_distribution(n, halved, data.movement.terrain_divisor);
-            let text = format!("{troops} in {formation}: {n} d6{}\n{}", if halved { ", halved" } else { "" }, dist_text(&d, 0.0, " in"));
-            show(json, &json!({ "dice": n, "halved": halved, "inches": d }), &text)
+            let text = format!(
+                "{troops} in {formation}: {n} d6{}\n{}",
+                if halved { ", halved" } else { "" },
+                dist_text(&d, 0.0, " in")
+            );
+            show(
+                json,
+                &json!({ "dice": n, "halved": halved, "inches": d }),
+                &text,
+            )
         }
         VolleyFireOdds::Melee {
             attacker_add,
@@ -285,8 +295,14 @@ pub fn volley_fire(action: VolleyFireOdds) -> anyhow::Result<ExitCode> {
         } => {
             let o = pair_odds(
                 &data,
-                MeleeFighter { add: attacker_add, win_ties: attacker_wins_ties },
-                MeleeFighter { add: defender_add, win_ties: defender_wins_ties },
+                MeleeFighter {
+                    add: attacker_add,
+                    win_ties: attacker_wins_ties,
+                },
+                MeleeFighter {
+                    add: defender_add,
+                    win_ties: defender_wins_ties,
+                },
                 from_rear,
             );
             let text = format!(
@@ -308,8 +324,17 @@ pub fn volley_fire(action: VolleyFireOdds) -> anyhow::Result<ExitCode> {
                     .with_context(|| format!("no morale table for `{nationality}`"))?;
                 counts[r as usize] += 1.0 / f64::from(data.morale.die);
             }
-            let text = format!("holds {}  routs {}  disaster {}", pct(counts[0]), pct(counts[1]), pct(counts[2]));
-            show(json, &json!({ "holds": counts[0], "routs": counts[1], "disaster": counts[2] }), &text)
+            let text = format!(
+                "holds {}  routs {}  disaster {}",
+                pct(counts[0]),
+                pct(counts[1]),
+                pct(counts[2])
+            );
+            show(
+                json,
+                &json!({ "holds": counts[0], "routs": counts[1], "disaster": counts[2] }),
+                &text,
+            )
         }
     }
 }
@@ -317,16 +342,34 @@ pub fn volley_fire(action: VolleyFireOdds) -> anyhow::Result<ExitCode> {
 pub fn soldiers_in_time(action: SoldiersInTimeOdds) -> anyhow::Result<ExitCode> {
     let data = SoldiersInTime::builtin().context("the built-in Soldiers in Time data")?;
     match action {
-        SoldiersInTimeOdds::Activate { number, leader, drawn, json } => {
+        SoldiersInTimeOdds::Activate {
+            number,
+            leader,
+            drawn,
+            json,
+        } => {
             let mut deck = full_deck();
             for c in &drawn {
-                let i = deck.iter().position(|x| x == c).with_context(|| format!("`{c}` is not in the deck"))?;
+                let i = deck
+                    .iter()
+                    .position(|x| x == c)
+                    .with_context(|| format!("`{c}` is not in the deck"))?;
                 deck.remove(i);
             }
             let p = activation_odds(&data, &deck, number, leader);
             let face = card_probability(&deck, |c| Card::parse(c).is_some_and(Card::is_face));
-            let text = format!("activation against {number}{}: {} ({} cards left, face card {})", if leader { " (leader)" } else { "" }, pct(p), deck.len(), pct(face));
-            show(json, &json!({ "p_activates": p, "cards_left": deck.len(), "p_face": face }), &text)
+            let text = format!(
+                "activation against {number}{}: {} ({} cards left, face card {})",
+                if leader { " (leader)" } else { "" },
+                pct(p),
+                deck.len(),
+                pct(face)
+            );
+            show(
+                json,
+                &json!({ "p_activates": p, "cards_left": deck.len(), "p_face": face }),
+                &text,
+            )
         }
         SoldiersInTimeOdds::Fire {
             weapon,
@@ -339,7 +382,10 @@ pub fn soldiers_in_time(action: SoldiersInTimeOdds) -> anyhow::Result<ExitCode> 
             leader_in_range,
             json,
         } => {
-            let w = data.weapons.get(&weapon).with_context(|| format!("no weapon `{weapon}`"))?;
+            let w = data
+                .weapons
+                .get(&weapon)
+                .with_context(|| format!("no weapon `{weapon}`"))?;
             let shot = Shot {
                 fire_skill: skill,
                 modifier,
@@ -360,9 +406,20 @@ pub fn soldiers_in_time(action: SoldiersInTimeOdds) -> anyhow::Result<ExitCode> 
             );
             show(json, &serde_json::to_value(&o)?, &text)
         }
-        SoldiersInTimeOdds::Melee { a_total, b_total, b_armour, json } => {
+        SoldiersInTimeOdds::Melee {
+            a_total,
+            b_total,
+            b_armour,
+            json,
+        } => {
             let o = melee_odds(&data, a_total, b_total, b_armour);
-            let text = format!("A wins {}  B wins {}  tie {}  (B must save when A wins: {})", pct(o.p_a_wins), pct(o.p_b_wins), pct(o.p_tie), pct(o.p_b_save_needed));
+            let text = format!(
+                "A wins {}  B wins {}  tie {}  (B must save when A wins: {})",
+                pct(o.p_a_wins),
+                pct(o.p_b_wins),
+                pct(o.p_tie),
+                pct(o.p_b_save_needed)
+            );
             show(json, &serde_json::to_value(o)?, &text)
         }
     }
@@ -371,9 +428,20 @@ pub fn soldiers_in_time(action: SoldiersInTimeOdds) -> anyhow::Result<ExitCode> 
 pub fn little_colonial(action: LittleColonialOdds) -> anyhow::Result<ExitCode> {
     let data = LittleColonial::builtin().context("the built-in Little Colonial data")?;
     match action {
-        LittleColonialOdds::Fire { weapon, soldiers, range_cm, modifier, json } => {
-            let w = data.weapons.get(&weapon).with_context(|| format!("no weapon `{weapon}`"))?;
-            let need = data.to_hit(range_cm).with_context(|| format!("{range_cm} cm is out of range"))?;
+        LittleColonialOdds::Fire {
+            weapon,
+            soldiers,
+            range_cm,
+            modifier,
+            json,
+        } => {
+            let w = data
+                .weapons
+                .get(&weapon)
+                .with_context(|| format!("no weapon `{weapon}`"))?;
+            let need = data
+                .to_hit(range_cm)
+                .with_context(|| format!("{range_cm} cm is out of range"))?;
             let o = volley_odds(&data, soldiers * w.dice, need, modifier);
             let text = format!(
                 "{} dice needing {need}+ (a die hits {}), saves on 6:\n{}\n  mean hits {:.2}  radius {soldiers} cm",
@@ -384,25 +452,69 @@ pub fn little_colonial(action: LittleColonialOdds) -> anyhow::Result<ExitCode> {
             );
             show(json, &serde_json::to_value(&o)?, &text)
         }
-        LittleColonialOdds::Draw { cards_left, officer_cards, end_of_turn, json } => {
-            anyhow::ensure!(cards_left > 0 && officer_cards + end_of_turn <= cards_left, "the counts do not fit the deck");
+        LittleColonialOdds::Draw {
+            cards_left,
+            officer_cards,
+            end_of_turn,
+            json,
+        } => {
+            anyhow::ensure!(
+                cards_left > 0 && officer_cards + end_of_turn <= cards_left,
+                "the counts do not fit the deck"
+            );
             let deck: Vec<u8> = (0..cards_left)
-                .map(|i| if i < officer_cards { 1 } else if i < officer_cards + end_of_turn { 2 } else { 0 })
+                .map(|i| {
+                    if i < officer_cards {
+                        1
+                    } else if i < officer_cards + end_of_turn {
+                        2
+                    } else {
+                        0
+                    }
+                })
                 .collect();
             let p_off = card_probability(&deck, |c| *c == 1);
             let p_eot = card_probability(&deck, |c| *c == 2);
             let text = format!("officer's card {}  End of Turn {}", pct(p_off), pct(p_eot));
-            show(json, &json!({ "p_officer": p_off, "p_end_of_turn": p_eot }), &text)
+            show(
+                json,
+                &json!({ "p_officer": p_off, "p_end_of_turn": p_eot }),
+                &text,
+            )
         }
-        LittleColonialOdds::Combat { a_add, a_single_rank, b_add, b_single_rank, json } => {
+        LittleColonialOdds::Combat {
+            a_add,
+            a_single_rank,
+            b_add,
+            b_single_rank,
+            json,
+        } => {
             let p = close_combat_p(&data, a_add, a_single_rank, b_add, b_single_rank);
-            show(json, &json!({ "p_a_wins": p }), &format!("A wins {}  B wins {}", pct(p), pct(1.0 - p)))
+            show(
+                json,
+                &json!({ "p_a_wins": p }),
+                &format!("A wins {}  B wins {}", pct(p), pct(1.0 - p)),
+            )
         }
         LittleColonialOdds::Cavalry { level, json } => {
-            let m = data.cavalry.movement.get(&level).with_context(|| format!("no cavalry level `{level}`"))?;
+            let m = data
+                .cavalry
+                .movement
+                .get(&level)
+                .with_context(|| format!("no cavalry level `{level}`"))?;
             let d = sum_distribution(m.dice as usize, 6);
-            let text = format!("{level} cavalry: {} + {}d6 cm, {} turns\n{}", m.base_cm, m.dice, m.turns, dist_text(&d, m.base_cm, " cm"));
-            show(json, &json!({ "base_cm": m.base_cm, "dice": m.dice, "dist": d }), &text)
+            let text = format!(
+                "{level} cavalry: {} + {}d6 cm, {} turns\n{}",
+                m.base_cm,
+                m.dice,
+                m.turns,
+                dist_text(&d, m.base_cm, " cm")
+            );
+            show(
+                json,
+                &json!({ "base_cm": m.base_cm, "dice": m.dice, "dist": d }),
+                &text,
+            )
         }
     }
 }

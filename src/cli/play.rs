@@ -52,7 +52,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     println!("turn {} reached", s.turn);
     for (i, side) in s.sides.iter().enumerate() {
         let all = s.figures.iter().filter(|f| f.side == i).count();
-        let up = s.figures.iter().filter(|f| f.side == i && f.active()).count();
+        let up = s
+            .figures
+            .iter()
+            .filter(|f| f.side == i && f.active())
+            .count();
         println!("  {}: {up} of {all} figures in the fight", side.name);
     }
     if let Some(log) = args.log.as_deref() {

@@ -135,6 +135,9 @@ struct RawUnit {
     unit_status: BTreeMap<String, String>,
 }
 
+/// Generated unit positions are rounded to 1 / this many inches.
+const GENERATED_STEPS_PER_IN: f64 = 1e6;
+
 fn default_spacing_in() -> f64 {
     1.0
 }
@@ -187,6 +190,10 @@ impl RawUnit {
                 let (row, col) = (k / per_rank, k % per_rank);
                 let across = (f64::from(col) - f64::from(per_rank - 1) / 2.0) * self.spacing_in;
                 let p = front + right * across - forward * (f64::from(row) * self.spacing_in);
+                // Kept to a micro-inch so that the short decimal survives the
+                // JSON game log exactly.
+                let q = |v: f64| (v * GENERATED_STEPS_PER_IN).round() / GENERATED_STEPS_PER_IN;
+                let p = Point2::new(q(p.x), q(p.y));
                 let span = self.name.span();
                 RawFigure {
                     name: Spanned::new(span.clone(), format!("{} {}", self.name.get_ref(), k + 1)),

@@ -80,13 +80,13 @@ impl Script {
         let mut game = Game::new(self.scenario.state.clone(), rules, log_path)?;
         let mut dice = seeded(self.seed);
         for (i, command) in self.steps.iter().enumerate() {
-            let events = game
-                .execute(command.clone(), &mut dice)
-                .map_err(|source| ScriptError::Step {
-                    step: i + 1,
-                    action: crate::rules::action::action_name(command),
-                    source,
-                })?;
+            let events =
+                game.execute(command.clone(), &mut dice)
+                    .map_err(|source| ScriptError::Step {
+                        step: i + 1,
+                        action: crate::rules::action::action_name(command),
+                        source,
+                    })?;
             each(i + 1, command, &events);
         }
         Ok(game)

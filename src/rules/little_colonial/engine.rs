@@ -135,7 +135,9 @@ impl LittleColonialRules {
     /// Casualty book-keeping: chits off the first piles; a pile emptied
     /// demoralises its level.
     fn casualties(&self, state: &GameState, side: usize, n: u32, ev: &mut Vec<Event>) {
-        let Some(s) = state.sides.get(side) else { return };
+        let Some(s) = state.sides.get(side) else {
+            return;
+        };
         let mut piles = parse_piles(s.status.get("chits"));
         let mut left = n;
         for p in &mut piles {
@@ -152,7 +154,13 @@ impl LittleColonialRules {
         ev.push(Event::Status {
             of: StatusOf::Side(side),
             key: "chits".into(),
-            value: Some(piles.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+            value: Some(
+                piles
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
         });
         ev.push(Event::Status {
             of: StatusOf::Side(side),
@@ -161,7 +169,12 @@ impl LittleColonialRules {
         });
     }
 
-    fn resolve_draw(&self, state: &GameState, p: &DrawParams, dice: &mut dyn Dice) -> Result<Vec<Event>, RuleError> {
+    fn resolve_draw(
+        &self,
+        state: &GameState,
+        p: &DrawParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
         let deck = state.deck(ORDER_DECK).ok_or(RuleError::Unknown {
             what: "deck",
             name: ORDER_DECK.into(),
@@ -169,7 +182,8 @@ impl LittleColonialRules {
         if deck.draw.is_empty() {
             return Err(not_allowed("the order deck is empty"));
         }
-        let eot = deck.draw.iter().filter(|c| *c == END_OF_TURN).count() as f64 / deck.draw.len() as f64;
+        let eot =
+            deck.draw.iter().filter(|c| *c == END_OF_TURN).count() as f64 / deck.draw.len() as f64;
         let card = deck.draw[dice.pick(deck.draw.len())?].clone();
         let mut ev = vec![
             Event::Odds {
@@ -224,10 +238,15 @@ impl LittleColonialRules {
                             && f.active()
                             && matches!(f.rank, Rank::Private | Rank::Warrior)
                             && self.data.weapons.get(&f.weapon).is_some_and(|w| w.dice > 0)
-                            && (f.placement.center_in_table - officer.placement.center_in_table).norm() <= radius
+                            && (f.placement.center_in_table - officer.placement.center_in_table)
+                                .norm()
+                                <= radius
                     })
                     .collect();
-                let enemy = state.figures.iter().find(|f| f.side != officer.side && f.active());
+                let enemy = state
+                    .figures
+                    .iter()
+                    .find(|f| f.side != officer.side && f.active());
                 match (firers.is_empty(), enemy) {
                     (false, Some(enemy)) => {
                         ev.extend(self.fire_core(state, officer, &firers, enemy.side, true, dice)?);
@@ -243,7 +262,9 @@ impl LittleColonialRules {
     }
 
     fn resolve_play(&self, state: &GameState, p: &PlayParams) -> Result<Vec<Event>, RuleError> {
-        let held = state.deck(ORDER_DECK).is_some_and(|d| d.held.contains(&p.card));
+        let held = state
+            .deck(ORDER_DECK)
+            .is_some_and(|d| d.held.contains(&p.card));
         if !held {
             return Err(not_allowed(format!("`{}` is not held in reserve", p.card)));
         }
@@ -260,20 +281,39 @@ impl LittleColonialRules {
         ])
     }
 
-    fn resolve_fire(&self, state: &GameState, p: &FireParams, dice: &mut dyn Dice) -> Result<Vec<Event>, RuleError> {
-        let card = state.status.get("card").ok_or_else(|| not_allowed("no order card is in play"))?;
-        let officer = card_owner(state, card).ok_or_else(|| not_allowed(format!("nobody holds `{card}`")))?;
-        let firers: Vec<&Figure> = p.firers.iter().map(|n| figure(state, n)).collect::<Result<_, _>>()?;
+    fn resolve_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let card = state
+            .status
+            .get("card")
+            .ok_or_else(|| not_allowed("no order card is in play"))?;
+        let officer =
+            card_owner(state, card).ok_or_else(|| not_allowed(format!("nobody holds `{card}`")))?;
+        let firers: Vec<&Figure> = p
+            .firers
+            .iter()
+            .map(|n| figure(state, n))
+            .collect::<Result<_, _>>()?;
         let firers: Vec<&Figure> = firers.into_iter().filter(|f| f.active()).collect();
         if firers.is_empty() || firers.iter().any(|f| f.side != officer.side) {
-            return Err(not_allowed(format!("the firers must be {}'s men", officer.name)));
+            return Err(not_allowed(format!(
+                "the firers must be {}'s men",
+                officer.name
+            )));
         }
         let radius = self.radius_in(officer);
-        let commanded = firers
-            .iter()
-            .any(|f| (f.placement.center_in_table - officer.placement.center_in_table).norm() <= radius);
+        let commanded = firers.iter().any(|f| {
+            (f.placement.center_in_table - officer.placement.center_in_table).norm() <= radius
+        });
         if !commanded {
-            return Err(not_allowed(format!("no firer is within {}'s command radius", officer.name)));
+            return Err(not_allowed(format!(
+                "no firer is within {}'s command radius",
+                officer.name
+            )));
         }
         let aim = figure(state, &p.target)?;
         self.fire_core(state, officer, &firers, aim.side, p.formation, dice)
@@ -293,17 +333,19 @@ impl LittleColonialRules {
         let _ = officer;
         let n = firers.len() as f64;
         let at = Point2::from(
-            firers
-                .iter()
-                .fold(Vector2::zeros(), |a, f| a + f.placement.center_in_table.coords)
-                / n,
+            firers.iter().fold(Vector2::zeros(), |a, f| {
+                a + f.placement.center_in_table.coords
+            }) / n,
         );
         // The nearest enemy of the target's side in the arc.
         let eligible = |t: &Figure| {
             !formation
                 || firers.iter().any(|f| {
-                    angle_off_facing_deg(f.placement.center_in_table, f.placement.facing_deg, t.placement.center_in_table)
-                        <= self.data.fire.arc_deg / 2.0
+                    angle_off_facing_deg(
+                        f.placement.center_in_table,
+                        f.placement.facing_deg,
+                        t.placement.center_in_table,
+                    ) <= self.data.fire.arc_deg / 2.0
                 })
         };
         let target = state
@@ -317,10 +359,12 @@ impl LittleColonialRules {
             })
             .ok_or_else(|| not_allowed("no target in the arc of fire"))?;
         let range_cm = (target.placement.center_in_table - at).norm() * self.data.scale.cm_per_in;
-        let need = self
-            .data
-            .to_hit(range_cm)
-            .ok_or_else(|| not_allowed(format!("{} is out of range ({range_cm:.0} cm)", target.name)))?;
+        let need = self.data.to_hit(range_cm).ok_or_else(|| {
+            not_allowed(format!(
+                "{} is out of range ({range_cm:.0} cm)",
+                target.name
+            ))
+        })?;
         let mut dice_n = 0;
         let mut add = 0;
         for f in firers {
@@ -343,18 +387,27 @@ impl LittleColonialRules {
             },
             Event::Odds {
                 purpose: format!("{} dice needing {need}", dice_n),
-                odds: named(&[("p_die_hits", o.p_die_hits), ("p_no_hit", o.hits.first().copied().unwrap_or(1.0))]),
+                odds: named(&[
+                    ("p_die_hits", o.p_die_hits),
+                    ("p_no_hit", o.hits.first().copied().unwrap_or(1.0)),
+                ]),
             },
         ];
         let rolls = dice.roll_n(dice_n as usize, self.data.fire.die)?;
-        let hit_count = rolls.iter().filter(|r| i64::from(r.face) + i64::from(add) >= i64::from(need)).count();
+        let hit_count = rolls
+            .iter()
+            .filter(|r| i64::from(r.face) + i64::from(add) >= i64::from(need))
+            .count();
         ev.push(Event::Rolled {
             purpose: "fire".into(),
             figure: None,
             dice: rolls,
         });
         let saves = dice.roll_n(hit_count, self.data.fire.die)?;
-        let saved = saves.iter().filter(|r| r.face >= self.data.fire.save_face).count();
+        let saved = saves
+            .iter()
+            .filter(|r| r.face >= self.data.fire.save_face)
+            .count();
         ev.push(Event::Rolled {
             purpose: "saves".into(),
             figure: None,
@@ -368,7 +421,12 @@ impl LittleColonialRules {
             .filter(|t| {
                 t.side == target.side
                     && t.active()
-                    && in_half_circle(target.placement.center_in_table, at, radius_in, t.placement.center_in_table)
+                    && in_half_circle(
+                        target.placement.center_in_table,
+                        at,
+                        radius_in,
+                        t.placement.center_in_table,
+                    )
             })
             .collect();
         area.sort_by(|a, b| {
@@ -377,7 +435,10 @@ impl LittleColonialRules {
             da.total_cmp(&db)
         });
         let ranks: Vec<Rank> = area.iter().map(|f| f.rank).collect();
-        let down: Vec<FigureId> = removal_order(&self.data, &ranks, hits).into_iter().map(|i| area[i].id).collect();
+        let down: Vec<FigureId> = removal_order(&self.data, &ranks, hits)
+            .into_iter()
+            .map(|i| area[i].id)
+            .collect();
         ev.push(Event::Note {
             text: format!(
                 "{hits} hits after saves in a {n} cm half circle around {}: {} down",
@@ -399,12 +460,22 @@ impl LittleColonialRules {
         Ok(ev)
     }
 
-    fn resolve_combat(&self, state: &GameState, p: &CombatParams, dice: &mut dyn Dice) -> Result<Vec<Event>, RuleError> {
+    fn resolve_combat(
+        &self,
+        state: &GameState,
+        p: &CombatParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
         let a = figure(state, &p.a)?;
         let b = figure(state, &p.b)?;
         let gap_in = (a.placement.center_in_table - b.placement.center_in_table).norm();
-        if gap_in * self.data.scale.cm_per_in > self.data.close_combat.contact_cm + self.data.scale.cm_per_in {
-            return Err(not_allowed(format!("{} and {} are not in contact", a.name, b.name)));
+        if gap_in * self.data.scale.cm_per_in
+            > self.data.close_combat.contact_cm + self.data.scale.cm_per_in
+        {
+            return Err(not_allowed(format!(
+                "{} and {} are not in contact",
+                a.name, b.name
+            )));
         }
         let wins_ties = self.data.close_combat.single_rank_wins_ties;
         let mut ev = Vec::new();
@@ -435,7 +506,12 @@ impl LittleColonialRules {
         Ok(ev)
     }
 
-    fn resolve_inner(&self, state: &GameState, command: &Command, dice: &mut dyn Dice) -> Result<Vec<Event>, RuleError> {
+    fn resolve_inner(
+        &self,
+        state: &GameState,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
         match command {
             Command::EndPhase => Ok(vec![next_phase_event(state, 1)]),
             Command::RuleAction { action, params } => match action.as_str() {
@@ -500,17 +576,26 @@ impl RuleSet for LittleColonialRules {
         }
         for side in 0..state.sides.len() {
             let men = state.figures.iter().filter(|f| f.side == side).count();
-            let piles = self.data.morale_piles(u32::try_from(men).unwrap_or(u32::MAX));
+            let piles = self
+                .data
+                .morale_piles(u32::try_from(men).unwrap_or(u32::MAX));
             state.sides[side]
                 .status
                 .entry("chits".into())
-                .or_insert_with(|| piles.iter().map(u32::to_string).collect::<Vec<_>>().join(","));
+                .or_insert_with(|| {
+                    piles
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                });
         }
         Ok(())
     }
 
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError> {
-        self.resolve_inner(state, command, &mut CheckDice).map(|_| ())
+        self.resolve_inner(state, command, &mut CheckDice)
+            .map(|_| ())
     }
 
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
@@ -524,7 +609,12 @@ impl RuleSet for LittleColonialRules {
             .unwrap_or_default())
     }
 
-    fn resolve(&self, state: &GameState, command: &Command, dice: &mut dyn Dice) -> Result<Vec<Event>, RuleError> {
+    fn resolve(
+        &self,
+        state: &GameState,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
         self.resolve_inner(state, command, dice)
     }
 }

@@ -200,7 +200,11 @@ impl LittleColonial {
         }
         for level in &data.morale.piles {
             if !data.deck.officer_cards.contains_key(level) {
-                problems.push(src.problem(None, "deck.officer_cards", format!("no entry for `{level}`")));
+                problems.push(src.problem(
+                    None,
+                    "deck.officer_cards",
+                    format!("no entry for `{level}`"),
+                ));
             }
         }
         if !problems.is_empty() {
@@ -212,7 +216,11 @@ impl LittleColonial {
     /// Cards an officer of this level puts in the order deck (+1 cavalry).
     pub fn officer_cards(&self, level: &str, cavalry: bool) -> Option<u32> {
         let n = *self.deck.officer_cards.get(level)?;
-        Some(if cavalry { n + self.deck.cavalry_officer_extra } else { n })
+        Some(if cavalry {
+            n + self.deck.cavalry_officer_extra
+        } else {
+            n
+        })
     }
 
     /// Cavalry's extra cards: one per 10 troopers or fewer.
@@ -223,12 +231,19 @@ impl LittleColonial {
     /// Command radius by rank name, +10 cm mounted.
     pub fn command_radius_cm(&self, rank: &str, mounted: bool) -> Option<f64> {
         let r = *self.command_radius_cm.get(rank)?;
-        Some(if mounted { r + self.command.mounted_add_cm } else { r })
+        Some(if mounted {
+            r + self.command.mounted_add_cm
+        } else {
+            r
+        })
     }
 
     /// Distance covered in a terrain with `allowance_cm` of movement left.
     pub fn terrain_distance_cm(&self, terrain: &str, allowance_cm: f64) -> Option<f64> {
-        self.movement.terrain_factor.get(terrain).map(|f| allowance_cm / f)
+        self.movement
+            .terrain_factor
+            .get(terrain)
+            .map(|f| allowance_cm / f)
     }
 
     /// Raw infantry's move: 3d6 cm, at most 18, all of it.
@@ -245,7 +260,11 @@ impl LittleColonial {
 
     /// The d6 face needed at a range (None: out of range).
     pub fn to_hit(&self, range_cm: f64) -> Option<u32> {
-        let band = self.fire.band_edges_cm.iter().position(|e| range_cm <= *e)?;
+        let band = self
+            .fire
+            .band_edges_cm
+            .iter()
+            .position(|e| range_cm <= *e)?;
         self.fire.to_hit.get(band).copied()
     }
 
@@ -358,9 +377,9 @@ pub fn removal_order(data: &LittleColonial, ranks: &[crate::game::Rank], hits: u
             .filter(free)
             .find(|&i| !is_officer(ranks[i]) && !is_nco(ranks[i]))
             .or_else(|| {
-                (0..ranks.len())
-                    .filter(free)
-                    .find(|&i| is_nco(ranks[i]) && soldiers_removed >= data.fire.soldiers_before_nco)
+                (0..ranks.len()).filter(free).find(|&i| {
+                    is_nco(ranks[i]) && soldiers_removed >= data.fire.soldiers_before_nco
+                })
             })
             .or_else(|| {
                 (0..ranks.len()).filter(free).find(|&i| {
@@ -389,14 +408,25 @@ pub fn removal_order(data: &LittleColonial, ranks: &[crate::game::Rank], hits: u
 
 /// Is `p` in the area-fire half circle: within `radius_in` of the target
 /// and beyond it, seen from the firers?
-pub fn in_half_circle(target: Point2<f64>, firers_at: Point2<f64>, radius_in: f64, p: Point2<f64>) -> bool {
+pub fn in_half_circle(
+    target: Point2<f64>,
+    firers_at: Point2<f64>,
+    radius_in: f64,
+    p: Point2<f64>,
+) -> bool {
     let d = p - target;
     d.norm() <= radius_in && d.dot(&(target - firers_at)) >= 0.0
 }
 
 /// Close combat odds (d6 each; ties fought again unless one side wins
 /// them): P(A wins).
-pub fn close_combat_p(data: &LittleColonial, a_add: i32, a_wins_ties: bool, b_add: i32, b_wins_ties: bool) -> f64 {
+pub fn close_combat_p(
+    data: &LittleColonial,
+    a_add: i32,
+    a_wins_ties: bool,
+    b_add: i32,
+    b_wins_ties: bool,
+) -> f64 {
     let (mut aw, mut bw) = (0.0, 0.0);
     let die = data.close_combat.die as i32;
     for fa in 1..=die {

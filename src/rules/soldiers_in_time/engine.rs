@@ -75,7 +75,10 @@ fn figure<'a>(state: &'a GameState, name: &str) -> Result<&'a Figure, RuleError>
 
 /// The deck a side draws from.
 pub fn deck_name(state: &GameState, side: usize) -> String {
-    format!("{} cards", state.sides.get(side).map_or("?", |s| s.name.as_str()))
+    format!(
+        "{} cards",
+        state.sides.get(side).map_or("?", |s| s.name.as_str())
+    )
 }
 
 fn status_num(f: &Figure, key: &str) -> u32 {
@@ -170,7 +173,10 @@ impl SoldiersInTimeRules {
             .data
             .order_number(&p.order, leader.experience, &exps)
             .ok_or_else(|| not_allowed(format!("no order `{}`", p.order)))?;
-        let deck = state.deck(&deck_name(state, leader.side)).map(|d| d.draw.clone()).unwrap_or_default();
+        let deck = state
+            .deck(&deck_name(state, leader.side))
+            .map(|d| d.draw.clone())
+            .unwrap_or_default();
         let mut ev = vec![Event::Odds {
             purpose: format!("{} orders {}", leader.name, p.order),
             odds: named(&[(
@@ -221,7 +227,9 @@ impl SoldiersInTimeRules {
                 .ok_or_else(|| not_allowed("no enemy left in the fight"))?,
         };
         if !s.active() || !t.active() || s.status.contains_key("routed") {
-            return Err(not_allowed("both figures must be in the fight and the shooter not routed"));
+            return Err(not_allowed(
+                "both figures must be in the fight and the shooter not routed",
+            ));
         }
         if s.side == t.side {
             return Err(not_allowed("no firing at one's own side"));
@@ -229,7 +237,10 @@ impl SoldiersInTimeRules {
         // Aimed fire needs a fire order; a man whose unit failed its
         // activation may still snap fire, but not the leader.
         let fire_orders = ["volley-fire", "independent-fire"];
-        let ordered = s.status.get("order").is_some_and(|o| fire_orders.contains(&o.as_str()));
+        let ordered = s
+            .status
+            .get("order")
+            .is_some_and(|o| fire_orders.contains(&o.as_str()));
         if !ordered && s.leader {
             return Err(not_allowed(format!("{} has no fire order", s.name)));
         }
@@ -240,7 +251,10 @@ impl SoldiersInTimeRules {
         })?;
         let range = (t.placement.center_in_table - s.placement.center_in_table).norm();
         if range > w.range_in {
-            return Err(not_allowed(format!("{} is {range:.1} in away, beyond {} in", t.name, w.range_in)));
+            return Err(not_allowed(format!(
+                "{} is {range:.1} in away, beyond {} in",
+                t.name, w.range_in
+            )));
         }
         let mut modifier = 0;
         if snap {
@@ -262,7 +276,10 @@ impl SoldiersInTimeRules {
             target_red: is_red(state, t.side),
             leader_in_range: t_leader,
         };
-        let t_deck = state.deck(&deck_name(state, t.side)).map(|d| d.draw.clone()).unwrap_or_default();
+        let t_deck = state
+            .deck(&deck_name(state, t.side))
+            .map(|d| d.draw.clone())
+            .unwrap_or_default();
         let o = shot_odds(&self.data, w, &shot, &t_deck);
         let mut ev = vec![
             Event::Measured {
@@ -304,7 +321,11 @@ impl SoldiersInTimeRules {
         ev.push(Event::ShotFired {
             figure: s.id,
             target: t.id,
-            mode: if snap { crate::game::FireMode::Snap } else { crate::game::FireMode::Aimed },
+            mode: if snap {
+                crate::game::FireMode::Snap
+            } else {
+                crate::game::FireMode::Aimed
+            },
         });
         if !hits(h.face, modifier, s.experience) {
             ev.push(Event::Note {
@@ -381,7 +402,11 @@ impl SoldiersInTimeRules {
                     text: format!(
                         "damage {damage} does not pass {}'s armour: morale check {}",
                         t.name,
-                        if passed { "passed" } else { "failed: routs 4 in" }
+                        if passed {
+                            "passed"
+                        } else {
+                            "failed: routs 4 in"
+                        }
                     ),
                 });
                 if !passed {
@@ -423,14 +448,24 @@ impl SoldiersInTimeRules {
         let a = figure(state, &p.a)?;
         let b = figure(state, &p.b)?;
         if (a.placement.center_in_table - b.placement.center_in_table).norm() > 1.5 {
-            return Err(not_allowed(format!("{} and {} are not in contact", a.name, b.name)));
+            return Err(not_allowed(format!(
+                "{} and {} are not in contact",
+                a.name, b.name
+            )));
         }
         let total_of = |f: &Figure| -> Result<i32, RuleError> {
-            let base = melee_base(&self.data, &f.melee_weapon, f.experience).ok_or(RuleError::Unknown {
-                what: "melee weapon",
-                name: f.melee_weapon.clone(),
-            })?;
-            Ok(base + if f.status.contains_key("charging") { self.data.melee.charging_add } else { 0 })
+            let base = melee_base(&self.data, &f.melee_weapon, f.experience).ok_or(
+                RuleError::Unknown {
+                    what: "melee weapon",
+                    name: f.melee_weapon.clone(),
+                },
+            )?;
+            Ok(base
+                + if f.status.contains_key("charging") {
+                    self.data.melee.charging_add
+                } else {
+                    0
+                })
         };
         let (ta, tb) = (total_of(a)?, total_of(b)?);
         let rolls = dice.roll_n(2, self.data.melee.die)?;
@@ -466,8 +501,15 @@ impl SoldiersInTimeRules {
                 if let Event::PhaseChanged { turn, .. } = next
                     && turn != state.turn
                 {
-                    for f in state.figures.iter().filter(|f| f.status.contains_key("order")) {
-                        if f.status.get("order").is_some_and(|o| o != "independent-fire") {
+                    for f in state
+                        .figures
+                        .iter()
+                        .filter(|f| f.status.contains_key("order"))
+                    {
+                        if f.status
+                            .get("order")
+                            .is_some_and(|o| o != "independent-fire")
+                        {
                             ev.push(Event::Status {
                                 of: StatusOf::Figure(f.id),
                                 key: "order".into(),
@@ -534,7 +576,8 @@ impl RuleSet for SoldiersInTimeRules {
     }
 
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError> {
-        self.resolve_inner(state, command, &mut CheckDice).map(|_| ())
+        self.resolve_inner(state, command, &mut CheckDice)
+            .map(|_| ())
     }
 
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
@@ -561,5 +604,9 @@ impl RuleSet for SoldiersInTimeRules {
 
 /// The figure ids of a list of names (for tests and scripts).
 pub fn ids(state: &GameState, names: &[&str]) -> Vec<FigureId> {
-    names.iter().filter_map(|n| state.figure_named(n)).map(|f| f.id).collect()
+    names
+        .iter()
+        .filter_map(|n| state.figure_named(n))
+        .map(|f| f.id)
+        .collect()
 }

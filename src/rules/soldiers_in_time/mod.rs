@@ -152,16 +152,30 @@ impl SoldiersInTime {
             match v.clone().try_into::<WeaponData>() {
                 Ok(w) => {
                     if w.damage_dice > 0 && w.damage_sides == 0 {
-                        problems.push(src.problem(None, format!("weapon.{name}"), "damage die needs faces"));
+                        problems.push(src.problem(
+                            None,
+                            format!("weapon.{name}"),
+                            "damage die needs faces",
+                        ));
                     }
                     data.weapons.insert(name.clone(), w);
                 }
                 Err(e) => problems.push(src.problem(None, format!("weapon.{name}"), e.to_string())),
             }
         }
-        for order in ["forward-march", "formed-charge", "volley-fire", "independent-fire", "follow-him"] {
+        for order in [
+            "forward-march",
+            "formed-charge",
+            "volley-fire",
+            "independent-fire",
+            "follow-him",
+        ] {
             if !data.orders.contains_key(order) {
-                problems.push(src.problem(None, "orders", format!("the order `{order}` is missing")));
+                problems.push(src.problem(
+                    None,
+                    "orders",
+                    format!("the order `{order}` is missing"),
+                ));
             }
         }
         if !problems.is_empty() {
@@ -188,7 +202,8 @@ impl SoldiersInTime {
     /// 5 in moved this turn.
     pub fn follow_through_in(&self, mounted: bool, moved_in: f64) -> f64 {
         if mounted {
-            (moved_in / self.special.horse_speed_in_per_follow_in).floor() * self.special.follow_through_in
+            (moved_in / self.special.horse_speed_in_per_follow_in).floor()
+                * self.special.follow_through_in
         } else {
             self.special.follow_through_in
         }
@@ -233,7 +248,9 @@ impl Card {
 
 /// A full 52-card deck.
 pub fn full_deck() -> Vec<String> {
-    let ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+    let ranks = [
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ];
     ["H", "D", "C", "S"]
         .iter()
         .flat_map(|s| ranks.iter().map(move |r| format!("{r}{s}")))
@@ -325,7 +342,12 @@ pub struct Shot {
 }
 
 /// Exact odds of one shot; save cards are drawn from `target_draw`.
-pub fn shot_odds(data: &SoldiersInTime, w: &WeaponData, shot: &Shot, target_draw: &[String]) -> ShotOdds {
+pub fn shot_odds(
+    data: &SoldiersInTime,
+    w: &WeaponData,
+    shot: &Shot,
+    target_draw: &[String],
+) -> ShotOdds {
     let p_reloaded = if shot.already_loaded {
         1.0
     } else {
@@ -341,12 +363,17 @@ pub fn shot_odds(data: &SoldiersInTime, w: &WeaponData, shot: &Shot, target_draw
         .iter()
         .enumerate()
     {
-        match damage_result(u32::try_from(dmg).unwrap_or(u32::MAX), shot.target_armour, shot.target_experience) {
+        match damage_result(
+            u32::try_from(dmg).unwrap_or(u32::MAX),
+            shot.target_armour,
+            shot.target_experience,
+        ) {
             Damage::MoraleCheck => morale += p,
             Damage::Save(n) => {
                 save += p;
                 let p_save = card_probability(target_draw, |c| {
-                    Card::parse(c).is_some_and(|c| save_passes(c, n, shot.target_red, shot.leader_in_range))
+                    Card::parse(c)
+                        .is_some_and(|c| save_passes(c, n, shot.target_red, shot.leader_in_range))
                 });
                 killed += p * (1.0 - p_save);
             }
@@ -410,5 +437,6 @@ pub fn catapult_hit_p(data: &SoldiersInTime) -> f64 {
 
 /// P(a mine goes off for a figure that rolls `rolls` times in a square).
 pub fn mine_p(data: &SoldiersInTime, rolls: u32) -> f64 {
-    1.0 - (1.0 - f64::from(data.special.mine_explodes_max) / 10.0).powi(i32::try_from(rolls).unwrap_or(i32::MAX))
+    1.0 - (1.0 - f64::from(data.special.mine_explodes_max) / 10.0)
+        .powi(i32::try_from(rolls).unwrap_or(i32::MAX))
 }

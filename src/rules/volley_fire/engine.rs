@@ -100,6 +100,9 @@ fn pos(state: &GameState, id: FigureId) -> Point2<f64> {
 }
 
 fn centroid(state: &GameState, ids: &[FigureId]) -> Point2<f64> {
+    if ids.is_empty() {
+        return Point2::new(f64::NAN, f64::NAN);
+    }
     let n = ids.len().max(1) as f64;
     let sum = ids
         .iter()
@@ -314,7 +317,10 @@ impl VolleyFireRules {
             key_hits = key_hits.min(hits);
         }
         // Casualties: key figures first for key hits, then nearest first.
-        let shooters = alive(state, u).into_iter().map(|(_, id)| id).collect::<Vec<_>>();
+        let shooters = alive(state, u)
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect::<Vec<_>>();
         let from = centroid(state, &shooters);
         let mut pool: Vec<FigureId> = alive(state, t).into_iter().map(|(_, id)| id).collect();
         pool.sort_by(|a, b| {
@@ -322,7 +328,11 @@ impl VolleyFireRules {
             let db = (pos(state, *b) - from).norm();
             da.total_cmp(&db)
         });
-        let is_key = |id: &FigureId| state.figure(*id).is_some_and(|f| status_is(&f.status, "key"));
+        let is_key = |id: &FigureId| {
+            state
+                .figure(*id)
+                .is_some_and(|f| status_is(&f.status, "key"))
+        };
         let is_leader = |id: &FigureId| state.figure(*id).is_some_and(|f| f.leader);
         let mut down: Vec<FigureId> = Vec::new();
         for _ in 0..key_hits {
@@ -372,9 +382,18 @@ impl VolleyFireRules {
         let (_, u) = unit(state, &p.unit)?;
         let troops = u.status.get("troops").cloned().unwrap_or_default();
         let members: Vec<(usize, FigureId)> = alive(state, u);
+        if members.is_empty() {
+            return Err(not_allowed(format!("{} has nobody left", u.name)));
+        }
+        // The front is the foremost rank that still has men in it.
+        let first_rank = members
+            .iter()
+            .map(|(k, _)| u.rank_of(*k))
+            .min()
+            .unwrap_or(0);
         let front: Vec<FigureId> = members
             .iter()
-            .filter(|(k, _)| u.rank_of(*k) == 0)
+            .filter(|(k, _)| u.rank_of(*k) == first_rank)
             .map(|(_, id)| *id)
             .collect();
         let from = centroid(state, &front);
@@ -399,9 +418,12 @@ impl VolleyFireRules {
             Some(u.formation.as_str())
         };
         let n = match formation {
-            Some(fm) => self.data.move_dice(&troops, fm, has_leader).ok_or_else(|| {
-                not_allowed(format!("no move dice for {troops} in {}", u.formation))
-            })?,
+            Some(fm) => self
+                .data
+                .move_dice(&troops, fm, has_leader)
+                .ok_or_else(|| {
+                    not_allowed(format!("no move dice for {troops} in {}", u.formation))
+                })?,
             None => self.data.melee.shaken_move_dice,
         };
         let rolls = dice.roll_n(n as usize, 6)?;
@@ -453,12 +475,17 @@ impl VolleyFireRules {
             .or_else(|| u.status.get("troops"))
             .cloned()
             .unwrap_or_default();
-        let officer = state
-            .figure(id)
-            .is_some_and(|f| f.rank == crate::game::Rank::Officer || f.rank == crate::game::Rank::Chief);
+        let officer = state.figure(id).is_some_and(|f| {
+            f.rank == crate::game::Rank::Officer || f.rank == crate::game::Rank::Chief
+        });
         let mounted = state.figure(id).is_some_and(crate::game::Figure::mounted);
         let key = if officer {
-            if mounted { "mounted-officer" } else { "foot-officer" }.to_owned()
+            if mounted {
+                "mounted-officer"
+            } else {
+                "foot-officer"
+            }
+            .to_owned()
         } else if troops == "sudanese" || troops == "british-cavalry" {
             let k = format!("{troops}/{}", u.formation);
             match m.get(&k) {
@@ -499,18 +526,33 @@ impl VolleyFireRules {
         let (ai, a) = unit(state, &p.attacker)?;
         let (di, d) = unit(state, &p.defender)?;
         if status_is(&a.status, "shaken") {
-            return Err(not_allowed(format!("{} is shaken and cannot charge", a.name)));
+            return Err(not_allowed(format!(
+                "{} is shaken and cannot charge",
+                a.name
+            )));
         }
         let contact = self.data.movement.melee_contact_gap_in + CONTACT_EXTRA_IN;
         let a_all: Vec<FigureId> = alive(state, a).into_iter().map(|(_, id)| id).collect();
         let d_all: Vec<FigureId> = alive(state, d).into_iter().map(|(_, id)| id).collect();
         let near = |x: FigureId, ys: &[FigureId], r: f64| {
-            ys.iter().any(|y| (pos(state, x) - pos(state, *y)).norm() <= r)
+            ys.iter()
+                .any(|y| (pos(state, x) - pos(state, *y)).norm() <= r)
         };
-        let mut a_in: Vec<FigureId> = a_all.iter().copied().filter(|x| near(*x, &d_all, contact)).collect();
-        let contacted: Vec<FigureId> = d_all.iter().copied().filter(|x| near(*x, &a_in, contact)).collect();
+        let mut a_in: Vec<FigureId> = a_all
+            .iter()
+            .copied()
+            .filter(|x| near(*x, &d_all, contact))
+            .collect();
+        let contacted: Vec<FigureId> = d_all
+            .iter()
+            .copied()
+            .filter(|x| near(*x, &a_in, contact))
+            .collect();
         if a_in.is_empty() {
-            return Err(not_allowed(format!("{} is not in contact with {}", a.name, d.name)));
+            return Err(not_allowed(format!(
+                "{} is not in contact with {}",
+                a.name, d.name
+            )));
         }
         let support = self.data.melee.support_in;
         let mut d_in: Vec<FigureId> = d_all
@@ -525,7 +567,13 @@ impl VolleyFireRules {
         officer_last(&mut a_in);
         officer_last(&mut d_in);
         let mut ev = vec![Event::Note {
-            text: format!("{} men of {} fight {} of {}", a_in.len(), a.name, d_in.len(), d.name),
+            text: format!(
+                "{} men of {} fight {} of {}",
+                a_in.len(),
+                a.name,
+                d_in.len(),
+                d.name
+            ),
         }];
         let a_cas = if p.from_rear {
             self.data.melee.rear_casualty_max
@@ -593,7 +641,11 @@ impl VolleyFireRules {
         let l_ids: Vec<FigureId> = alive(state, l).into_iter().map(|(_, id)| id).collect();
         let w_ids: Vec<FigureId> = alive(state, w).into_iter().map(|(_, id)| id).collect();
         let away = centroid(state, &l_ids) - centroid(state, &w_ids);
-        let dir = if away.norm() > 0.0 { away / away.norm() } else { Vector2::new(0.0, -1.0) };
+        let dir = if away.norm() > 0.0 {
+            away / away.norm()
+        } else {
+            Vector2::new(0.0, -1.0)
+        };
         for id in l_ids {
             if let Some(f) = state.figure(id) {
                 let to = f.placement.center_in_table + dir * dist;
@@ -612,7 +664,10 @@ impl VolleyFireRules {
             }
         }
         ev.push(Event::Note {
-            text: format!("{} loses the melee, falls back {dist} in and is shaken", l.name),
+            text: format!(
+                "{} loses the melee, falls back {dist} in and is shaken",
+                l.name
+            ),
         });
         Ok(ev)
     }
@@ -658,14 +713,22 @@ impl VolleyFireRules {
                 name: p.side.clone(),
             })?;
         let all = state.figures.iter().filter(|f| f.side == si).count();
-        let up = state.figures.iter().filter(|f| f.side == si && f.active()).count();
+        let up = state
+            .figures
+            .iter()
+            .filter(|f| f.side == si && f.active())
+            .count();
         if all == 0 || up as f64 >= self.data.morale.test_below_fraction * all as f64 {
             return Err(not_allowed(format!(
                 "{} has {up} of {all} men: no morale test",
                 p.side
             )));
         }
-        let nationality = state.sides[si].status.get("nationality").cloned().unwrap_or_default();
+        let nationality = state.sides[si]
+            .status
+            .get("nationality")
+            .cloned()
+            .unwrap_or_default();
         let roll = dice.roll(self.data.morale.die)?;
         let result = self
             .data
@@ -703,7 +766,9 @@ impl VolleyFireRules {
                 let mut ev = vec![next_phase_event(state, self.data.turn.phases.len())];
                 // A jammed gun is cleared by the start of its side's next turn.
                 for (i, u) in state.units.iter().enumerate() {
-                    if status_is(&u.status, "jammed") && state.phase + 1 >= self.data.turn.phases.len() {
+                    if status_is(&u.status, "jammed")
+                        && state.phase + 1 >= self.data.turn.phases.len()
+                    {
                         ev.push(Event::Status {
                             of: StatusOf::Unit(i),
                             key: "jammed".into(),
@@ -761,7 +826,8 @@ impl RuleSet for VolleyFireRules {
     }
 
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError> {
-        self.resolve_inner(state, command, &mut CheckDice).map(|_| ())
+        self.resolve_inner(state, command, &mut CheckDice)
+            .map(|_| ())
     }
 
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {

@@ -468,7 +468,12 @@ pub fn pair_winner(a: MeleeFighter, b: MeleeFighter, fa: u32, fb: u32) -> Option
 }
 
 /// Exact odds of a pairing (two d6); `b_from_rear`: A hit B from the rear.
-pub fn pair_odds(data: &VolleyFire, a: MeleeFighter, b: MeleeFighter, b_from_rear: bool) -> PairOdds {
+pub fn pair_odds(
+    data: &VolleyFire,
+    a: MeleeFighter,
+    b: MeleeFighter,
+    b_from_rear: bool,
+) -> PairOdds {
     let (mut aw, mut bw, mut tie, mut ac, mut bc) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
     let b_cas = if b_from_rear {
         data.melee.rear_casualty_max
