@@ -37,7 +37,6 @@ pub struct Cli {
     pub command: Command,
 }
 
-
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write the printable kit: table markers and ChArUco board (PNG and true-size PDF).

@@ -24,10 +24,10 @@ pub use command::{AimUse, Command, FireMode, OrderVia};
 pub use event::{Event, StatusOf};
 pub use log::{LogError, LogRecord};
 pub use scenario::{Scenario, ScenarioError};
+pub use state::{Deck, Status, Unit};
 pub use state::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
 };
-pub use state::{Deck, Status, Unit};
 
 use crate::rules::dice::Dice;
 use crate::rules::odds::NamedOdds;

@@ -450,7 +450,9 @@ impl Scenario {
                 continue;
             };
             match units.iter_mut().find(|u| &u.name == name.get_ref()) {
-                Some(u) => u.figures.push(FigureId(u32::try_from(i).unwrap_or(u32::MAX))),
+                Some(u) => u
+                    .figures
+                    .push(FigureId(u32::try_from(i).unwrap_or(u32::MAX))),
                 None => problems.push(src.problem(
                     Some(name.span()),
                     format!("figure[{i}].unit"),
@@ -511,9 +513,8 @@ impl Scenario {
             },
         };
         if let Some(r) = rules.as_ref() {
-            r.prepare(&mut scenario.state).map_err(|e| {
-                src.error(vec![src.problem(None, "rule_set", e.to_string())])
-            })?;
+            r.prepare(&mut scenario.state)
+                .map_err(|e| src.error(vec![src.problem(None, "rule_set", e.to_string())]))?;
         }
         Ok(scenario)
     }
