@@ -5,7 +5,8 @@
 //!   nearest marker 0, +x toward marker 1, +y toward marker 3, z up. Seen from
 //!   above x points right and y points up (a map view).
 //! - Angles are degrees counter-clockwise from +x, in [0, 360).
-//! - Image frame: pixels, origin at the top-left pixel corner, x right, y down.
+//! - Image frame: pixels, x right, y down, origin at the centre of the
+//!   top-left pixel (the OpenCV convention).
 //! - Transforms are named `a_from_b`: `table_from_image` maps image pixels to
 //!   table inches.
 //!
