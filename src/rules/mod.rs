@@ -97,6 +97,19 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<Event>, RuleError>;
 }
 
+/// The odds a dry resolve recorded in its `Odds` event (none when the
+/// action rolls nothing): for rule sets whose odds are computed as the
+/// command resolves.
+pub fn odds_from_events(events: Vec<Event>) -> Vec<NamedOdds> {
+    events
+        .into_iter()
+        .find_map(|e| match e {
+            Event::Odds { odds, .. } => Some(odds),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 /// Rule sets by name.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {

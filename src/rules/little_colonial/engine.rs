@@ -599,14 +599,11 @@ impl RuleSet for LittleColonialRules {
     }
 
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
-        let ev = self.resolve_inner(state, command, &mut CheckDice)?;
-        Ok(ev
-            .into_iter()
-            .find_map(|e| match e {
-                Event::Odds { odds, .. } => Some(odds),
-                _ => None,
-            })
-            .unwrap_or_default())
+        Ok(crate::rules::odds_from_events(self.resolve_inner(
+            state,
+            command,
+            &mut CheckDice,
+        )?))
     }
 
     fn resolve(

@@ -582,14 +582,11 @@ impl RuleSet for SoldiersInTimeRules {
 
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
         // The odds are computed as the command resolves; read them back.
-        let ev = self.resolve_inner(state, command, &mut CheckDice)?;
-        Ok(ev
-            .into_iter()
-            .find_map(|e| match e {
-                Event::Odds { odds, .. } => Some(odds),
-                _ => None,
-            })
-            .unwrap_or_default())
+        Ok(crate::rules::odds_from_events(self.resolve_inner(
+            state,
+            command,
+            &mut CheckDice,
+        )?))
     }
 
     fn resolve(
