@@ -1,5 +1,10 @@
 //! `spotter resolve`: run one action from a scenario and print the
 //! measurements, the number needed, the exact odds and the result.
+//!
+//! With `--photo`, the figures' positions and facings come from a photo of
+//! the table: the detector finds the figures and each is bound to the
+//! scenario figure it must be (same base, same edge colour, nearest to where
+//! the scenario puts it; see [`crate::game::photo`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +14,7 @@ use anyhow::{Context, bail};
 use nalgebra::Point2;
 use serde::Serialize;
 
+use crate::game::photo::{self, BindHints, BindParams, PhotoBinding};
 use crate::game::{
     AimUse, Command, Event, FigureId, FireMode, Game, GameState, OrderVia, Pace, Scenario,
 };
@@ -123,15 +129,41 @@ pub struct Args {
     /// Append the action's events to this game log.
     #[arg(long)]
     pub log: Option<PathBuf>,
+    /// Photo of the table: the figures' positions and facings come from it.
+    #[arg(long)]
+    pub photo: Option<PathBuf>,
+    /// Camera file for --photo (from `spotter calibrate-lens`).
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
+    /// Table layout file for --photo (default calibration/table.toml).
+    #[arg(long)]
+    pub layout: Option<PathBuf>,
+    /// Detector parameters for --photo (default: the built-in ones).
+    #[arg(long)]
+    pub params: Option<PathBuf>,
+    /// With --photo: "NAME=x,y" binds the figure to the one on the photo at
+    /// x,y table inches (when two look-alike figures could be either).
+    #[arg(long)]
+    pub bind: Vec<String>,
+    /// With --photo: keep this figure where the scenario puts it (the camera
+    /// cannot see it).
+    #[arg(long)]
+    pub keep: Vec<String>,
     #[arg(long)]
     pub json: bool,
 }
+
+/// Largest difference between the scenario's table and the photo's layout
+/// that is still the same table, inches.
+const TABLE_SIZE_TOLERANCE_IN: f64 = 0.5;
 
 #[derive(Debug, Serialize)]
 struct ResolveJson<'a> {
     schema: &'static str,
     scenario: &'a str,
     command: &'a Command,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    photo: Option<&'a PhotoBinding>,
     odds: &'a [NamedOdds],
     events: &'a [Event],
 }
@@ -165,6 +197,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rules = registry
         .get(&state.rule_set)
         .with_context(|| format!("unknown rule set {}", state.rule_set))?;
+    let binding = match &args.photo {
+        Some(path) => Some(positions_from_photo(
+            &args,
+            path,
+            &mut state,
+            rules.as_ref(),
+        )?),
+        None => {
+            if !args.bind.is_empty() || !args.keep.is_empty() {
+                bail!("--bind and --keep go with --photo");
+            }
+            None
+        }
+    };
     let actor = find(&state, &args.actor)?;
     let targets: Vec<FigureId> = args
         .target
@@ -313,14 +359,96 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             schema: RESOLVE_SCHEMA,
             scenario: &scenario.name,
             command: &command,
+            photo: binding.as_ref(),
             odds: &odds,
             events: &events,
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
+        if let Some(b) = &binding {
+            print_binding(b);
+        }
         print_text(game.initial(), &events);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Finds the figures on the photo, binds them to the scenario's and moves
+/// the scenario's figures to where the photo shows them.
+fn positions_from_photo(
+    args: &Args,
+    path: &std::path::Path,
+    state: &mut GameState,
+    rules: &dyn crate::rules::RuleSet,
+) -> anyhow::Result<PhotoBinding> {
+    let layout = super::load_layout(args.layout.as_deref())?;
+    if (layout.width_in - state.table.width_in).abs() > TABLE_SIZE_TOLERANCE_IN
+        || (layout.depth_in - state.table.depth_in).abs() > TABLE_SIZE_TOLERANCE_IN
+    {
+        bail!(
+            "the scenario's table is {} x {} in but the layout is for a {} x {} in table: give the layout of the table in the photo with --layout",
+            state.table.width_in,
+            state.table.depth_in,
+            layout.width_in,
+            layout.depth_in
+        );
+    }
+    let lens = super::load_camera(args.camera.as_deref())?;
+    let params = super::detect::load_params(args.params.as_deref())?;
+    let detector = crate::vision::detect::Detector::new(params, layout);
+    let frame = super::images::open_rgb(path)?;
+    let found = super::detect::detect_photo(&detector, &frame, lens.as_ref())?;
+    if let Err(err) = &found.mapping {
+        bail!("the table cannot be mapped on {}: {err}", path.display());
+    }
+    let detections = found.frame.map(|f| f.detections).unwrap_or_default();
+    let mut hints = BindHints::default();
+    for b in &args.bind {
+        let (name, at) = b
+            .split_once('=')
+            .with_context(|| format!("--bind `{b}` is not NAME=x,y"))?;
+        hints.pins.push((find(state, name.trim())?, point(at)?));
+    }
+    for k in &args.keep {
+        hints.keep.push(find(state, k)?);
+    }
+    let edge_of = |f: &crate::game::Figure| rules.base_edge(state, f);
+    let binding =
+        photo::bind_detections(state, &detections, &edge_of, &hints, &BindParams::default())
+            .with_context(|| format!("binding the figures on {}", path.display()))?;
+    photo::apply_binding(state, &detections, &binding);
+    Ok(binding)
+}
+
+fn print_binding(b: &PhotoBinding) {
+    println!("from the photo:");
+    for f in &b.bound {
+        println!(
+            "  {:<24} {:6.2},{:6.2}  facing {:5.1}{}  (moved {:.2} in)",
+            f.name,
+            f.x_in,
+            f.y_in,
+            f.facing_deg,
+            if f.facing_seen {
+                ""
+            } else {
+                " (not seen: the scenario's)"
+            },
+            f.moved_in
+        );
+    }
+    for k in &b.kept {
+        println!("  {k:<24} kept where the scenario puts him");
+    }
+    for u in &b.unexplained {
+        println!(
+            "  a {} {} figure at {:.2},{:.2} is not in the scenario: ignored",
+            u.edge.name(),
+            u.base.name(),
+            u.x_in,
+            u.y_in
+        );
+    }
 }
 
 fn name(state: &GameState, id: FigureId) -> String {

@@ -12,6 +12,7 @@
 mod command;
 mod event;
 pub mod log;
+pub mod photo;
 pub mod roster;
 pub mod scenario;
 pub mod script;

@@ -151,6 +151,19 @@ fn default_base() -> BaseKind {
     BaseKind::Foot
 }
 
+/// What the referee decides before the game, where the rules let him.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawReferee {
+    /// The side that takes the first turn, instead of the rule set's.
+    #[serde(default)]
+    first_side: Option<Spanned<String>>,
+    /// Sides of green units: the side's status gets `green = "true"` (Stand
+    /// To!: their experience rolls lose a point).
+    #[serde(default)]
+    green_sides: Vec<Spanned<String>>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
@@ -171,6 +184,8 @@ struct RawScenario {
     unit: Vec<RawUnit>,
     #[serde(default)]
     figure: Vec<RawFigure>,
+    #[serde(default)]
+    referee: RawReferee,
 }
 
 impl RawUnit {
@@ -271,17 +286,41 @@ impl Scenario {
         // The rule set's first side moves first: put those sides first.
         let first = rules.as_ref().and_then(|r| r.first_side_kind());
         let mut side_order: Vec<usize> = (0..raw.side.len()).collect();
-        side_order.sort_by_key(|&i| Some(raw.side[i].kind) != first);
+        let referee = &raw.referee;
+        for name in referee.first_side.iter().chain(&referee.green_sides) {
+            if !raw.side.iter().any(|s| s.name.get_ref() == name.get_ref()) {
+                problems.push(src.problem(
+                    Some(name.span()),
+                    "referee",
+                    format!("no side named `{}`", name.get_ref()),
+                ));
+            }
+        }
+        match &referee.first_side {
+            // The referee rules otherwise: his side goes first.
+            Some(name) => side_order.sort_by_key(|&i| raw.side[i].name.get_ref() != name.get_ref()),
+            None => side_order.sort_by_key(|&i| Some(raw.side[i].kind) != first),
+        }
         let sides: Vec<Side> = side_order
             .iter()
-            .map(|&i| Side {
-                name: raw.side[i].name.get_ref().clone(),
-                kind: raw.side[i].kind,
-                preservation_points: 0,
-                preservation_limit: raw.side[i].preservation_limit,
-                broken: false,
-                first_attack_rolled: false,
-                status: raw.side[i].status.clone(),
+            .map(|&i| {
+                let mut status = raw.side[i].status.clone();
+                if referee
+                    .green_sides
+                    .iter()
+                    .any(|g| g.get_ref() == raw.side[i].name.get_ref())
+                {
+                    status.insert("green".into(), "true".into());
+                }
+                Side {
+                    name: raw.side[i].name.get_ref().clone(),
+                    kind: raw.side[i].kind,
+                    preservation_points: 0,
+                    preservation_limit: raw.side[i].preservation_limit,
+                    broken: false,
+                    first_attack_rolled: false,
+                    status,
+                }
             })
             .collect();
         for (i, s) in raw.side.iter().enumerate() {

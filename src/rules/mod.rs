@@ -82,6 +82,17 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// The edge colour a figure's base is painted, where the rule set paints
+    /// it from the figure (Stand To!: experience). Binding a photo's figures
+    /// to the game's checks it.
+    fn base_edge(
+        &self,
+        _state: &GameState,
+        _figure: &crate::game::Figure,
+    ) -> Option<crate::vision::EdgeColour> {
+        None
+    }
+
     /// Can the command be carried out in this state? No dice are rolled.
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError>;
 

@@ -64,6 +64,10 @@ pub struct ExperienceLevel {
     pub ignores_close_miss: bool,
     #[serde(default)]
     pub light_wounds_ignored: bool,
+    /// Always charges the closest enemy he sees, and once charging reacts
+    /// to nothing else (the fanatic).
+    #[serde(default)]
+    pub charges_closest_enemy: bool,
     #[serde(default)]
     pub house: House,
 }
@@ -284,6 +288,27 @@ pub struct OrdersData {
     pub musician_delay_turns: u32,
     pub orders_per_turn: u32,
     pub givers: Vec<String>,
+    /// The orders a hand signal can carry (shouted orders are free text).
+    pub hand_signals: Vec<String>,
+    /// The only signals a scout can give.
+    pub scout_signals: Vec<String>,
+    /// Does a fanatic who has started charging take orders?
+    pub fanatic_charging_takes_orders: bool,
+    /// The calls a musician can sound.
+    pub call: Vec<CallData>,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// A trumpet, bugle or drum call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallData {
+    pub name: String,
+    /// Native musicians may sound it (the text's asterisk).
+    pub native: bool,
+    #[serde(default)]
+    pub house: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -492,6 +517,33 @@ impl StandTo {
                         format!("experience number {n} must name exactly one level for {kind:?} figures (found {count})"),
                     ));
                 }
+            }
+        }
+        for (i, l) in raw.experience.level.iter().enumerate() {
+            if !crate::vision::EdgeColour::ALL
+                .iter()
+                .any(|e| e.name() == l.edge)
+            {
+                problems.push(src.problem(
+                    None,
+                    format!("experience.level[{i}].edge"),
+                    format!(
+                        "`{}` is not a base edge colour (green, white, blue or red)",
+                        l.edge
+                    ),
+                ));
+            }
+        }
+        let mut names: Vec<&str> = raw.orders.call.iter().map(|c| c.name.as_str()).collect();
+        names.extend(raw.orders.hand_signals.iter().map(String::as_str));
+        names.extend(raw.orders.scout_signals.iter().map(String::as_str));
+        for n in &names {
+            if n.trim().is_empty() || n.chars().any(char::is_whitespace) {
+                problems.push(src.problem(
+                    None,
+                    "orders",
+                    format!("`{n}`: signal and call names are single words joined by -"),
+                ));
             }
         }
         if raw.mount.speed.is_empty() {

@@ -11,7 +11,7 @@ use super::calc::{
 use super::data::{ExperienceLevel, SnapRanges, StandTo, WeaponData, Wound};
 use crate::game::{
     AimUse, Command, Event, Figure, FigureId, FireMode, GameState, ObstacleStage, OrderVia, Pace,
-    Rank, SideKind,
+    Rank, SideKind, StatusOf,
 };
 use crate::geometry::{
     self, Band, Call, Cover, Measured, Placement, RangeMethod, Sight, TerrainKind, in_cone,
@@ -36,6 +36,33 @@ pub const GUN_FACING_SIGMA_DEG: f64 = 2.0;
 /// Path heading changes below this many degrees are not turns (measuring
 /// noise along a straight move).
 const STRAIGHT_TOLERANCE_DEG: f64 = 1.0;
+
+/// Status key set on a fanatic once he has started charging (value: the
+/// name of the enemy he charges). From then on he reacts to nothing else.
+pub const CHARGING_KEY: &str = "charging";
+/// Side status key set by the referee's `green_sides`: the side's experience
+/// rolls lose the green penalty.
+pub const GREEN_KEY: &str = "green";
+/// The rule action that rolls a figure's starting experience.
+pub const ROLL_EXPERIENCE: &str = "roll-experience";
+
+/// Parameters of [`ROLL_EXPERIENCE`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RollExperience {
+    /// The figure's scenario name.
+    figure: String,
+}
+
+/// An order name as the vocabularies spell it: lower case, words joined
+/// by `-`.
+pub fn signal_name(order: &str) -> String {
+    order
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("-")
+        .to_lowercase()
+}
 
 /// Stand To! as a [`RuleSet`].
 #[derive(Debug, Clone)]
@@ -251,6 +278,31 @@ impl StandToRules {
         } else {
             dangerous
         }
+    }
+
+    /// The enemy a fanatic must charge: the closest one he sees. None for a
+    /// figure who is not a fanatic, or who sees no enemy.
+    pub fn forced_charge_target(&self, state: &GameState, f: &Figure) -> Option<FigureId> {
+        if !self.level(state, f).is_ok_and(|l| l.charges_closest_enemy) || !f.active() {
+            return None;
+        }
+        state
+            .figures
+            .iter()
+            .filter(|o| o.side != f.side && o.alive() && !o.concealed)
+            .filter(|o| self.sight(state, &f.placement, &o.placement).clear.value)
+            .map(|o| {
+                let r = self.rule_range(state, f, o, RangeMethod::CentreToCentre);
+                (o.id, r.value_in)
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(id, _)| id)
+    }
+
+    /// A fanatic who has started charging: he reacts to nothing else.
+    pub fn charging_fanatic(&self, state: &GameState, f: &Figure) -> bool {
+        self.level(state, f).is_ok_and(|l| l.charges_closest_enemy)
+            && (f.pace == Pace::Charge || f.status.contains_key(CHARGING_KEY))
     }
 
     /// Living enemies within the melee engagement distance of a figure.
@@ -895,6 +947,18 @@ impl StandToRules {
                 f.name
             )));
         }
+        if !engaged && let Some(target) = self.forced_charge_target(state, f) {
+            let t = figure(state, target)?;
+            let before = (t.placement.center_in_table - f.placement.center_in_table).norm();
+            let end = path.last().copied().unwrap_or(f.placement.center_in_table);
+            let after = (t.placement.center_in_table - end).norm();
+            if pace != Pace::Charge || after >= before {
+                return Err(not_allowed(format!(
+                    "{} is a fanatic: he must charge {}, the closest enemy he sees",
+                    f.name, t.name
+                )));
+            }
+        }
         let kind = Self::side_kind(state, f);
         let mv = &self.data.movement;
         if pace == Pace::Charge {
@@ -1068,17 +1132,13 @@ impl StandToRules {
         giver: FigureId,
         to: &[FigureId],
         via: &OrderVia,
+        order: &str,
     ) -> Result<Vec<(FigureId, Call<bool>)>, RuleError> {
         self.require_phase(state, "non-combat")?;
         let g = figure(state, giver)?;
         Self::require_own_turn(state, g)?;
         Self::require_able(state, g)?;
-        if !self.data.orders.givers.iter().any(|r| r == g.rank.name()) {
-            return Err(not_allowed(format!(
-                "only {} give orders",
-                self.data.orders.givers.join(", ")
-            )));
-        }
+        self.check_vocabulary(state, g, via, order)?;
         if state.orders_this_turn.get(g.side).copied().unwrap_or(0)
             >= self.data.orders.orders_per_turn
         {
@@ -1129,6 +1189,80 @@ impl StandToRules {
             }
         }
         Ok(reach)
+    }
+
+    /// Who may send an order this way, and what it may say: shouts are free
+    /// text from officers, NCOs and chiefs; hand signals come from the
+    /// signal list (scouts only the simple signals); musicians' calls from
+    /// the call list (native musicians only the calls marked native).
+    fn check_vocabulary(
+        &self,
+        state: &GameState,
+        g: &Figure,
+        via: &OrderVia,
+        order: &str,
+    ) -> Result<(), RuleError> {
+        let o = &self.data.orders;
+        let giver = o.givers.iter().any(|r| r == g.rank.name());
+        let name = signal_name(order);
+        let scout = g.rank == Rank::Scout;
+        match via {
+            OrderVia::Shout if giver => {
+                if order.trim().is_empty() {
+                    return Err(not_allowed("say what the order is"));
+                }
+            }
+            OrderVia::HandSignal if giver || scout => {
+                let allowed: Vec<&String> = if giver {
+                    o.hand_signals.iter().chain(&o.scout_signals).collect()
+                } else {
+                    o.scout_signals.iter().collect()
+                };
+                if !allowed.iter().any(|a| **a == name) {
+                    let list: Vec<&str> = allowed.iter().map(|a| a.as_str()).collect();
+                    return Err(not_allowed(format!(
+                        "`{order}` is not a hand signal{}; the signals are: {}",
+                        if scout && !giver {
+                            " a scout can give"
+                        } else {
+                            ""
+                        },
+                        list.join(", ")
+                    )));
+                }
+            }
+            OrderVia::Musician { musician } if giver => {
+                let native = figure(state, *musician)
+                    .map(|m| Self::side_kind(state, m) == SideKind::Native)
+                    .unwrap_or(false);
+                let calls: Vec<&str> = o
+                    .call
+                    .iter()
+                    .filter(|c| c.native || !native)
+                    .map(|c| c.name.as_str())
+                    .collect();
+                if !calls.contains(&name.as_str()) {
+                    return Err(not_allowed(format!(
+                        "`{order}` is not a call {} musician can sound; the calls are: {}",
+                        if native { "a native" } else { "a" },
+                        calls.join(", ")
+                    )));
+                }
+            }
+            OrderVia::HandSignal => {
+                return Err(not_allowed(format!(
+                    "only {} give hand signals (scouts the simple ones)",
+                    o.givers.join(", ")
+                )));
+            }
+            _ => {
+                return Err(not_allowed(format!(
+                    "only {} give orders",
+                    o.givers.join(", ")
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn resolve_inner(
@@ -1209,6 +1343,21 @@ impl StandToRules {
                 if *pace == Pace::Charge && Self::side_kind(state, f) == SideKind::European {
                     sc.push(Event::ChargeTurnUsed { figure: *id });
                 }
+                if *pace == Pace::Charge
+                    && !f.status.contains_key(CHARGING_KEY)
+                    && let Some(target) = self.forced_charge_target(state, f)
+                {
+                    let name = figure(state, target)?.name.clone();
+                    sc.note(format!(
+                        "{} charges {name}: from now on he reacts to nothing else",
+                        f.name
+                    ));
+                    sc.push(Event::Status {
+                        of: StatusOf::Figure(*id),
+                        key: CHARGING_KEY.into(),
+                        value: Some(name),
+                    });
+                }
                 let distance_in = (plan.end - f.placement.center_in_table).norm();
                 sc.push(Event::Moved {
                     figure: *id,
@@ -1240,6 +1389,12 @@ impl StandToRules {
             Command::Prone { figure: id, prone } => {
                 let f = figure(state, *id)?;
                 Self::require_own_turn(state, f)?;
+                if self.charging_fanatic(state, f) {
+                    return Err(not_allowed(format!(
+                        "{} is a charging fanatic: he reacts to nothing else",
+                        f.name
+                    )));
+                }
                 sc.push(Event::Prone {
                     figure: *id,
                     prone: *prone,
@@ -1251,10 +1406,19 @@ impl StandToRules {
                 order,
                 via,
             } => {
-                let reach = self.check_order(state, *giver, to, via)?;
+                let reach = self.check_order(state, *giver, to, via, order)?;
                 let mut heard = Vec::new();
-                for (id, call) in reach {
-                    let name = figure(state, id)?.name.clone();
+                for (id, mut call) in reach {
+                    let r = figure(state, id)?;
+                    let name = r.name.clone();
+                    if !self.data.orders.fanatic_charging_takes_orders
+                        && self.charging_fanatic(state, r)
+                    {
+                        sc.note(format!(
+                            "{name} is a charging fanatic: he reacts to no order"
+                        ));
+                        call = Call::sure(false);
+                    }
                     if call.too_close_to_call {
                         sc.note(format!("whether {name} gets the order is too close to call: players decide (taken as {})", call.value));
                     }
@@ -1272,10 +1436,14 @@ impl StandToRules {
                         state.turn + self.data.orders.musician_delay_turns,
                     ),
                 };
+                let order = match via {
+                    OrderVia::Shout => order.trim().to_owned(),
+                    _ => signal_name(order),
+                };
                 sc.push(Event::OrderGiven {
                     giver: *giver,
                     to: heard,
-                    order: order.clone(),
+                    order,
                     via: via_name.into(),
                     from_turn,
                 });
@@ -1411,6 +1579,55 @@ impl StandToRules {
                         wound: w,
                     }),
                 }
+            }
+            Command::RuleAction { action, params } if action == ROLL_EXPERIENCE => {
+                let p: RollExperience = crate::rules::action::parse_params(action, params)?;
+                let f = state
+                    .figure_named(&p.figure)
+                    .ok_or_else(|| RuleError::Unknown {
+                        what: "figure",
+                        name: p.figure.clone(),
+                    })?;
+                let green = state
+                    .sides
+                    .get(f.side)
+                    .is_some_and(|s| s.status.get(GREEN_KEY).is_some_and(|v| v == "true"));
+                let penalty = if green {
+                    u32::from(self.data.experience.green_penalty)
+                } else {
+                    0
+                };
+                let number = |face: u32| face.saturating_sub(penalty).max(1);
+                let mut odds = Vec::new();
+                for level in self
+                    .data
+                    .experience
+                    .level
+                    .iter()
+                    .filter(|l| l.side.is_none_or(|k| k == Self::side_kind(state, f)))
+                {
+                    odds.extend(named(&[(
+                        &format!("p_{}", level.name),
+                        probability(&[D6], |d| {
+                            u8::try_from(number(d[0])).is_ok_and(|n| level.numbers.contains(&n))
+                        }),
+                    )]));
+                }
+                sc.push(Event::Odds {
+                    purpose: "starting experience".into(),
+                    odds,
+                });
+                if green {
+                    sc.note(format!(
+                        "{}'s side is green: {} off the roll",
+                        f.name, penalty
+                    ));
+                }
+                let r = sc.roll(dice, "starting experience", Some(f.id), 1)?;
+                sc.push(Event::Experience {
+                    figure: f.id,
+                    number: u8::try_from(number(total(&r))).unwrap_or(u8::MAX),
+                });
             }
             Command::RuleAction { action, .. } => {
                 return Err(RuleError::Unsupported {
@@ -1884,6 +2101,13 @@ impl RuleSet for StandToRules {
         Some((row.multiplier * men as f64).floor() as u32)
     }
 
+    fn base_edge(&self, state: &GameState, f: &Figure) -> Option<crate::vision::EdgeColour> {
+        let level = self.level(state, f).ok()?;
+        crate::vision::EdgeColour::ALL
+            .into_iter()
+            .find(|e| e.name() == level.edge)
+    }
+
     fn mount_level(&self, name: &str) -> Option<u8> {
         let i = self.data.mount.speed.iter().position(|s| s.name == name)?;
         u8::try_from(i).ok()
@@ -1911,9 +2135,12 @@ impl RuleSet for StandToRules {
             } => self
                 .check_move(state, *figure, path_in, *pace, *mount_level)
                 .map(|_| ()),
-            Command::Order { giver, to, via, .. } => {
-                self.check_order(state, *giver, to, via).map(|_| ())
-            }
+            Command::Order {
+                giver,
+                to,
+                via,
+                order,
+            } => self.check_order(state, *giver, to, via, order).map(|_| ()),
             // The rest check as they resolve: resolve with dice that always
             // show 1 and throw the events away.
             other => self.resolve_inner(state, other, &mut OddsProbe).map(|_| ()),
