@@ -1,12 +1,15 @@
 //! The Volley Fire! engine: unit actions as [`Command::RuleAction`]s
-//! (`fire`, `move`, `melee`, `regroup`, `morale`) and `end-phase`.
+//! (`fire`, `move`, `form`, `melee`, `regroup`, `morale`) and `end-phase`.
+//! Each action runs only in its phase of the turn (`turn.action_phase`).
 //!
 //! # Conventions
 //! Positions in table inches (table frame); a unit's front is the centre of
 //! its front-rank figures. Unit status keys: `troops` (move-dice row, and
 //! melee row unless `melee` names one), `cover` ("true": target in cover), `shaken`, `jammed`; side status
 //! `nationality` (morale table row); figure status `key` ("true": a key
-//! figure of a mixed group).
+//! figure of a mixed group), `commander` ("true": a force's commander, who
+//! rolls a d20 when in a zone of fire), `heat-stroke` (down from double
+//! time).
 
 use nalgebra::{Point2, Vector2};
 use serde::Deserialize;
@@ -47,6 +50,25 @@ struct MoveParams {
     unit: String,
     /// Where the front centre should go, table inches.
     to_in: [f64; 2],
+    #[serde(default)]
+    rough: bool,
+    /// Double time: two more d6 of inches, heat-stroke casualties.
+    #[serde(default)]
+    double_time: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FormParams {
+    unit: String,
+    /// The new formation (a layout of the data file).
+    formation: String,
+    /// New facing, degrees (default: the present one).
+    #[serde(default)]
+    facing_deg: Option<f64>,
+    /// Where the new front centre goes (default: where it is).
+    #[serde(default)]
+    to_in: Option<[f64; 2]>,
     #[serde(default)]
     rough: bool,
 }
@@ -369,6 +391,47 @@ impl VolleyFireRules {
             text: format!("{} loses {} men", t.name, down.len()),
         });
         ev.extend(down.into_iter().map(kill));
+        // A commander of the target's side in the zone of fire (in range and
+        // in the cone of a firer) rolls an extra d20: killed or wounded.
+        let w = self.weapon_of(state, u)?;
+        let max_in = self.data.band_edges_in(w).last().copied().unwrap_or(0.0);
+        for c in state.figures.iter().filter(|f| {
+            f.side == t.side && f.active() && status_is(&f.status, "commander")
+        }) {
+            let in_zone = alive(state, u).iter().any(|(_, id)| {
+                state.figure(*id).is_some_and(|f| {
+                    let to = c.placement.center_in_table;
+                    let from = f.placement.center_in_table;
+                    (to - from).norm() <= max_in
+                        && angle_off_facing_deg(from, f.placement.facing_deg, to)
+                            <= self.data.fire.cone_deg / 2.0
+                })
+            });
+            if !in_zone {
+                continue;
+            }
+            let roll = dice.roll(20)?;
+            ev.push(Event::Rolled {
+                purpose: format!("{} in the zone of fire", c.name),
+                figure: Some(c.id),
+                dice: vec![roll],
+            });
+            if roll.face >= self.data.fire.commander_killed_face {
+                ev.push(Event::Note {
+                    text: format!("{} is killed", c.name),
+                });
+                ev.push(kill(c.id));
+            } else if roll.face >= self.data.fire.commander_wounded_face {
+                ev.push(Event::Note {
+                    text: format!("{} takes a minor wound", c.name),
+                });
+                ev.push(Event::Wounded {
+                    figure: c.id,
+                    wound: Wound::Light,
+                    mount: false,
+                });
+            }
+        }
         let _ = ti;
         Ok(ev)
     }
@@ -431,6 +494,55 @@ impl VolleyFireRules {
         if p.rough && self.data.terrain_halves(&troops) {
             allowed = f64::from(total(&rolls).div_ceil(self.data.movement.terrain_divisor.max(1)));
         }
+        let mut heat = Vec::new();
+        if p.double_time {
+            let dt = &self.data.double_time;
+            if !dt.troops.contains(&troops)
+                || u.formation == self.data.formation.scouts
+                || formation.is_none()
+            {
+                return Err(not_allowed(format!(
+                    "{} cannot double time (only {} units, never scouts or shaken units)",
+                    u.name,
+                    dt.troops.join(", ")
+                )));
+            }
+            let extra = dice.roll_n(dt.dice as usize, 6)?;
+            let faces = [
+                extra[0].face,
+                extra.get(1).map_or(extra[0].face, |d| d.face),
+            ];
+            let (more, down) = super::double_time(faces, dt.high_die_troops.contains(&troops));
+            allowed += f64::from(more);
+            heat.push(Event::Rolled {
+                purpose: format!("{} double times", u.name),
+                figure: None,
+                dice: extra,
+            });
+            // Heat stroke takes the rearmost men.
+            let fallen: Vec<FigureId> = members
+                .iter()
+                .rev()
+                .filter(|(_, id)| state.figure(*id).is_some_and(|f| !f.leader))
+                .take(down as usize)
+                .map(|(_, id)| *id)
+                .collect();
+            heat.push(Event::Note {
+                text: format!(
+                    "{} double times {more} in more; {} down from heat stroke",
+                    u.name,
+                    fallen.len()
+                ),
+            });
+            for id in fallen {
+                heat.push(Event::Status {
+                    of: StatusOf::Figure(id),
+                    key: "heat-stroke".into(),
+                    value: Some("true".into()),
+                });
+                heat.push(kill(id));
+            }
+        }
         let want = Point2::new(p.to_in[0], p.to_in[1]) - from;
         let step = if want.norm() > allowed && want.norm() > 0.0 {
             want * (allowed / want.norm())
@@ -450,7 +562,18 @@ impl VolleyFireRules {
                 too_close_to_call: false,
             },
         ];
+        ev.splice(1..1, heat.iter().cloned());
+        let fallen: Vec<FigureId> = heat
+            .iter()
+            .filter_map(|e| match e {
+                Event::Wounded { figure, .. } => Some(*figure),
+                _ => None,
+            })
+            .collect();
         for (_, id) in members {
+            if fallen.contains(&id) {
+                continue;
+            }
             if let Some(f) = state.figure(id) {
                 ev.push(Event::Moved {
                     figure: id,
@@ -528,6 +651,12 @@ impl VolleyFireRules {
         if status_is(&a.status, "shaken") {
             return Err(not_allowed(format!(
                 "{} is shaken and cannot charge",
+                a.name
+            )));
+        }
+        if a.formation == "square" {
+            return Err(not_allowed(format!(
+                "{} is in square: a square cannot initiate a melee",
                 a.name
             )));
         }
@@ -755,6 +884,228 @@ impl VolleyFireRules {
         ])
     }
 
+    /// An action runs only in its phase of the turn; moves and formation
+    /// changes only in the turn of the unit's side.
+    fn check_phase(
+        &self,
+        state: &GameState,
+        action: &str,
+        params: &serde_json::Value,
+    ) -> Result<(), RuleError> {
+        let Some(phase) = self.data.turn.action_phase.get(action) else {
+            return Ok(());
+        };
+        let now = self
+            .data
+            .turn
+            .phases
+            .get(state.phase)
+            .map_or("", String::as_str);
+        if now != phase {
+            return Err(not_allowed(format!(
+                "`{action}` belongs to the {phase} phase; this is the {now} phase (end the phase to go on)"
+            )));
+        }
+        if self.data.turn.own_side_actions.iter().any(|a| a == action)
+            && let Some(name) = params.get("unit").and_then(|u| u.as_str())
+        {
+            let (_, u) = unit(state, name)?;
+            if u.side != state.active_side {
+                let side = state.sides.get(u.side).map_or("?", |s| s.name.as_str());
+                return Err(not_allowed(format!(
+                    "{} moves in its own side's turn ({side}), not this one",
+                    u.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Alive figures laid out in a formation around a front centre: ranks
+    /// front to back, files left to right seen from behind; a hollow square
+    /// fills its four sides in turn, each facing out. Returns positions and
+    /// facings, and the frontage.
+    fn layout(
+        &self,
+        formation: &str,
+        n: usize,
+        front: Point2<f64>,
+        facing_deg: f64,
+    ) -> Result<(Vec<(Point2<f64>, f64)>, u32), RuleError> {
+        let fd = self.data.formation.layout.get(formation).ok_or_else(|| {
+            let known: Vec<&str> = self
+                .data
+                .formation
+                .layout
+                .keys()
+                .map(String::as_str)
+                .collect();
+            not_allowed(format!(
+                "no formation `{formation}` (formations: {})",
+                known.join(", ")
+            ))
+        })?;
+        let sp = self.data.formation.spacing_in;
+        let a = facing_deg.to_radians();
+        let forward = Vector2::new(a.cos(), a.sin());
+        let right = Vector2::new(forward.y, -forward.x);
+        let n_u32 = u32::try_from(n).unwrap_or(u32::MAX);
+        if fd.hollow {
+            // Sides as equal as possible: front, right, rear, left.
+            let side = n.div_ceil(4).max(1);
+            let half = (side as f64 - 1.0) / 2.0 * sp;
+            let centre = front - forward * (half + sp / 2.0);
+            let mut out = Vec::new();
+            for k in 0..n {
+                let (s, i) = (k / side, k % side);
+                let along = (i as f64 - (side as f64 - 1.0) / 2.0) * sp;
+                let depth = half + sp / 2.0;
+                let (out_dir, across) = match s {
+                    0 => (forward, right),
+                    1 => (right, -forward),
+                    2 => (-forward, -right),
+                    _ => (-right, forward),
+                };
+                let p = centre + out_dir * depth + across * along;
+                let f = out_dir.y.atan2(out_dir.x).to_degrees().rem_euclid(360.0);
+                out.push((quantized(p), f));
+            }
+            return Ok((out, u32::try_from(side).unwrap_or(u32::MAX)));
+        }
+        let per_rank = match (fd.frontage, fd.ranks) {
+            (Some(f), _) => f.max(1),
+            (None, Some(r)) => n_u32.div_ceil(r.max(1)).max(1),
+            (None, None) => n_u32.max(1),
+        } as usize;
+        let out = (0..n)
+            .map(|k| {
+                let (row, col) = (k / per_rank, k % per_rank);
+                let in_row = per_rank.min(n - row * per_rank);
+                let across = (col as f64 - (in_row as f64 - 1.0) / 2.0) * sp;
+                let p = front + right * across - forward * (row as f64 * sp);
+                (quantized(p), facing_deg.rem_euclid(360.0))
+            })
+            .collect();
+        Ok((out, u32::try_from(per_rank).unwrap_or(u32::MAX)))
+    }
+
+    /// The front centre of a unit (its foremost rank with men left) and its
+    /// alive figures.
+    fn front_of(&self, state: &GameState, u: &Unit) -> (Point2<f64>, Vec<(usize, FigureId)>) {
+        let members = alive(state, u);
+        let first_rank = members
+            .iter()
+            .map(|(k, _)| u.rank_of(*k))
+            .min()
+            .unwrap_or(0);
+        let front: Vec<FigureId> = members
+            .iter()
+            .filter(|(k, _)| u.rank_of(*k) == first_rank)
+            .map(|(_, id)| *id)
+            .collect();
+        (centroid(state, &front), members)
+    }
+
+    /// A formation change: half the present formation's move, then the new
+    /// formation and facing at the new place.
+    fn resolve_form(
+        &self,
+        state: &GameState,
+        p: &FormParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (ui, u) = unit(state, &p.unit)?;
+        let troops = u.status.get("troops").cloned().unwrap_or_default();
+        if status_is(&u.status, "shaken") {
+            return Err(not_allowed(format!(
+                "{} is shaken: it regroups first",
+                u.name
+            )));
+        }
+        let allowed_formations = self.data.movement.dice.get(&troops);
+        if p.formation == self.data.formation.scouts
+            || !allowed_formations.is_some_and(|f| f.contains_key(&p.formation))
+        {
+            let known: Vec<&str> = allowed_formations
+                .map(|f| {
+                    f.keys()
+                        .map(String::as_str)
+                        .filter(|k| *k != self.data.formation.scouts)
+                        .collect()
+                })
+                .unwrap_or_default();
+            return Err(not_allowed(format!(
+                "{} ({troops}) cannot form {}; its formations: {}",
+                u.name,
+                p.formation,
+                known.join(", ")
+            )));
+        }
+        let (from, members) = self.front_of(state, u);
+        if members.is_empty() {
+            return Err(not_allowed(format!("{} has nobody left", u.name)));
+        }
+        let has_leader = members
+            .iter()
+            .any(|(_, id)| state.figure(*id).is_some_and(|f| f.leader));
+        let n = self
+            .data
+            .move_dice(&troops, &u.formation, has_leader)
+            .ok_or_else(|| not_allowed(format!("no move dice for {troops} in {}", u.formation)))?;
+        let rolls = dice.roll_n(n as usize, 6)?;
+        let mut allowed = total(&rolls).div_ceil(self.data.formation.change_move_divisor.max(1));
+        if p.rough && self.data.terrain_halves(&troops) {
+            allowed = allowed.div_ceil(self.data.movement.terrain_divisor.max(1));
+        }
+        let allowed = f64::from(allowed);
+        let want = p
+            .to_in
+            .map_or(Vector2::zeros(), |t| Point2::new(t[0], t[1]) - from);
+        let step = if want.norm() > allowed {
+            want * (allowed / want.norm())
+        } else {
+            want
+        };
+        let facing = p.facing_deg.unwrap_or_else(|| {
+            state
+                .figure(members[0].1)
+                .map_or(0.0, |f| f.placement.facing_deg)
+        });
+        let (spots, frontage) = self.layout(&p.formation, members.len(), from + step, facing)?;
+        let mut ev = vec![
+            Event::Rolled {
+                purpose: format!("{} changes formation ({n} d6, half)", u.name),
+                figure: None,
+                dice: rolls,
+            },
+            Event::Measured {
+                what: format!("{} moves while forming", u.name),
+                value_in: step.norm(),
+                sigma_in: 0.0,
+                too_close_to_call: false,
+            },
+            Event::Formed {
+                unit: ui,
+                formation: p.formation.clone(),
+                frontage,
+            },
+        ];
+        // Alive figures take the new places in unit order; the fallen keep
+        // theirs.
+        for ((_, id), (to, f)) in members.iter().zip(spots) {
+            let from_p = pos(state, *id);
+            ev.push(Event::Moved {
+                figure: *id,
+                to_in: to,
+                facing_deg: f,
+                pace: Pace::Walk,
+                distance_in: (to - from_p).norm(),
+                through_rough: p.rough,
+            });
+        }
+        Ok(ev)
+    }
+
     fn resolve_inner(
         &self,
         state: &GameState,
@@ -778,20 +1129,34 @@ impl VolleyFireRules {
                 }
                 Ok(ev)
             }
-            Command::RuleAction { action, params } => match action.as_str() {
-                "fire" => self.resolve_fire(state, &parse_params(action, params)?, dice),
-                "move" => self.resolve_move(state, &parse_params(action, params)?, dice),
-                "melee" => self.resolve_melee(state, &parse_params(action, params)?, dice),
-                "regroup" => self.resolve_regroup(state, &parse_params(action, params)?, dice),
-                "morale" => self.resolve_morale(state, &parse_params(action, params)?, dice),
-                other => Err(RuleError::Unsupported {
-                    rule_set: NAME.into(),
-                    action: other.into(),
-                }),
-            },
+            Command::RuleAction { action, params } => {
+                self.check_phase(state, action, params)?;
+                self.resolve_action(state, action, params, dice)
+            }
             other => Err(RuleError::Unsupported {
                 rule_set: NAME.into(),
                 action: crate::rules::action::action_name(other),
+            }),
+        }
+    }
+
+    fn resolve_action(
+        &self,
+        state: &GameState,
+        action: &str,
+        params: &serde_json::Value,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        match action {
+            "fire" => self.resolve_fire(state, &parse_params(action, params)?, dice),
+            "move" => self.resolve_move(state, &parse_params(action, params)?, dice),
+            "form" => self.resolve_form(state, &parse_params(action, params)?, dice),
+            "melee" => self.resolve_melee(state, &parse_params(action, params)?, dice),
+            "regroup" => self.resolve_regroup(state, &parse_params(action, params)?, dice),
+            "morale" => self.resolve_morale(state, &parse_params(action, params)?, dice),
+            other => Err(RuleError::Unsupported {
+                rule_set: NAME.into(),
+                action: other.into(),
             }),
         }
     }

@@ -43,6 +43,42 @@ pub struct ScaleData {
 #[serde(deny_unknown_fields)]
 pub struct TurnData {
     pub phases: Vec<String>,
+    /// Action -> the phase of the turn it belongs to; an action runs only
+    /// in its phase.
+    pub action_phase: BTreeMap<String, String>,
+    /// Actions only the side whose turn it is may take (fire and melee are
+    /// simultaneous).
+    pub own_side_actions: Vec<String>,
+}
+
+/// How a formation lays out its figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FormationData {
+    /// Number of ranks (the frontage follows from the unit's size).
+    #[serde(default)]
+    pub ranks: Option<u32>,
+    /// Figures per rank (a column's width).
+    #[serde(default)]
+    pub frontage: Option<u32>,
+    /// A hollow square, sides as equal as possible, every side facing out.
+    #[serde(default)]
+    pub hollow: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormationsData {
+    /// A formation change moves the present formation's move divided by
+    /// this (rounded up).
+    pub change_move_divisor: u32,
+    /// Centre-to-centre spacing of the figures laid out, table inches.
+    pub spacing_in: f64,
+    /// The formation of detached scouts (not taken by a formation change).
+    pub scouts: String,
+    #[serde(default)]
+    pub house: House,
+    pub layout: BTreeMap<String, FormationData>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -156,6 +192,10 @@ pub struct MoraleData {
 #[serde(deny_unknown_fields)]
 pub struct DoubleTimeData {
     pub dice: u32,
+    /// Troops that may double time (scouts never do).
+    pub troops: Vec<String>,
+    /// Troops that lose the high die to heat stroke (the others the low).
+    pub high_die_troops: Vec<String>,
 }
 
 /// The checked Volley Fire! data.
@@ -172,6 +212,7 @@ pub struct VolleyFire {
     pub melee: MeleeData,
     pub morale: MoraleData,
     pub double_time: DoubleTimeData,
+    pub formation: FormationsData,
 }
 
 impl VolleyFire {
@@ -204,6 +245,15 @@ impl VolleyFire {
                     None,
                     format!("weapon.{name}.range_ft"),
                     "band edges must rise",
+                ));
+            }
+        }
+        for (action, phase) in &data.turn.action_phase {
+            if !data.turn.phases.contains(phase) {
+                problems.push(src.problem(
+                    None,
+                    format!("turn.action_phase.{action}"),
+                    format!("`{phase}` is not one of turn.phases"),
                 ));
             }
         }
