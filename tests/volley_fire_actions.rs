@@ -59,8 +59,16 @@ fn actions_run_only_in_their_phase_and_moves_in_their_sides_turn() {
     );
     let err = r.check(&s, &fire).unwrap_err().to_string();
     assert!(err.contains("belongs to the fire phase"), "{err}");
-    let mv = |unit: &str| action("move", serde_json::json!({"unit": unit, "to_in": [36.0, 12.0]}));
-    assert!(r.check(&s, &mv("1st Section")).is_ok(), "a double-rank line moves");
+    let mv = |unit: &str| {
+        action(
+            "move",
+            serde_json::json!({"unit": unit, "to_in": [36.0, 12.0]}),
+        )
+    };
+    assert!(
+        r.check(&s, &mv("1st Section")).is_ok(),
+        "a double-rank line moves"
+    );
     let err = r.check(&s, &mv("Hadendowa")).unwrap_err().to_string();
     assert!(err.contains("own side's turn"), "{err}");
     // The fire phase: both sides fire (simultaneous fire), nobody moves.
@@ -86,7 +94,11 @@ fn actions_run_only_in_their_phase_and_moves_in_their_sides_turn() {
 
 fn front_centre(s: &GameState, unit: &str) -> Point2<f64> {
     let (_, u) = s.unit_named(unit).unwrap();
-    let per = if u.frontage == 0 { u.figures.len() } else { u.frontage as usize };
+    let per = if u.frontage == 0 {
+        u.figures.len()
+    } else {
+        u.frontage as usize
+    };
     let front: Vec<Point2<f64>> = u
         .figures
         .iter()
@@ -116,15 +128,19 @@ fn a_formation_change_moves_half_the_present_move_and_lays_out_the_new_one() {
     let (_, u) = s2.unit_named("1st Section").unwrap();
     assert_eq!(u.formation, "column");
     let after = front_centre(&s2, "1st Section");
-    assert!((after - before - Vector2::new(9.0, 0.0)).norm() < 1e-6, "{after}");
+    assert!(
+        (after - before - Vector2::new(9.0, 0.0)).norm() < 1e-6,
+        "{after}"
+    );
     // Four files facing +x, 1 in apart, ranks 1 in behind each other.
     let p = |k: usize| s2.figure(u.figures[k]).unwrap().placement.center_in_table;
     assert!(((p(1) - p(0)).norm() - 1.0).abs() < 1e-6);
     assert!((p(4) - p(0) - Vector2::new(-1.0, 0.0)).norm() < 1e-6);
-    assert!(u
-        .figures
-        .iter()
-        .all(|id| s2.figure(*id).unwrap().placement.facing_deg.abs() < 1e-9));
+    assert!(
+        u.figures
+            .iter()
+            .all(|id| s2.figure(*id).unwrap().placement.facing_deg.abs() < 1e-9)
+    );
     // Half of 1+1+1 = 3 is 2 (rounded up).
     let ev = run(r.as_ref(), &s, &form, &[1, 1, 1]).unwrap();
     let moved = ev
@@ -155,9 +171,8 @@ fn a_square_is_hollow_with_equal_sides_facing_out() {
             (f.placement.center_in_table, f.placement.facing_deg)
         })
         .collect();
-    let c = Point2::from(
-        pts.iter().fold(Vector2::zeros(), |a, p| a + p.0.coords) / pts.len() as f64,
-    );
+    let c =
+        Point2::from(pts.iter().fold(Vector2::zeros(), |a, p| a + p.0.coords) / pts.len() as f64);
     let mut facings: Vec<i64> = pts.iter().map(|p| p.1.round() as i64).collect();
     facings.sort_unstable();
     facings.dedup();
@@ -259,9 +274,44 @@ fn a_commander_in_the_zone_of_fire_rolls_a_d20_20_killed_19_wounded() {
         .count();
     let mut faces = vec![20; groups];
     faces.push(20);
-    assert_eq!(wound_of(&faces), Some(spotter::rules::stand_to::Wound::Killed));
+    assert_eq!(
+        wound_of(&faces),
+        Some(spotter::rules::stand_to::Wound::Killed)
+    );
     *faces.last_mut().unwrap() = 19;
-    assert_eq!(wound_of(&faces), Some(spotter::rules::stand_to::Wound::Light));
+    assert_eq!(
+        wound_of(&faces),
+        Some(spotter::rules::stand_to::Wound::Light)
+    );
     *faces.last_mut().unwrap() = 18;
     assert_eq!(wound_of(&faces), None);
+}
+
+#[test]
+fn scouts_fire_a_d6_each_4_up_in_the_open_5_up_in_cover() {
+    let (mut s, r) = setup();
+    at(&mut s, 1, "Sudanese");
+    // The three scouts at (59..61, 20) facing +y; the swordsmen 1.5 in ahead.
+    let fire = action(
+        "fire",
+        serde_json::json!({"unit": "Scouts", "target": "Swordsmen"}),
+    );
+    let odds = r.odds(&s, &fire).unwrap();
+    let p = |n: &str| odds.iter().find(|o| o.name == n).unwrap().p;
+    approx::assert_relative_eq!(p("p_any_hit"), 1.0 - 0.125, epsilon = 1e-12);
+    approx::assert_relative_eq!(p("p_all_hit"), 0.125, epsilon = 1e-12);
+    let ev = run(r.as_ref(), &s, &fire, &[4, 3, 6]).unwrap();
+    let down = ev
+        .iter()
+        .filter(|e| matches!(e, Event::Wounded { .. }))
+        .count();
+    assert_eq!(down, 2);
+    let (ui, _) = s.unit_named("Swordsmen").unwrap();
+    s.units[ui].status.insert("cover".into(), "true".into());
+    let ev = run(r.as_ref(), &s, &fire, &[4, 3, 6]).unwrap();
+    let down = ev
+        .iter()
+        .filter(|e| matches!(e, Event::Wounded { .. }))
+        .count();
+    assert_eq!(down, 1, "in cover only the 6 hits");
 }

@@ -31,6 +31,10 @@ const MAX_MELEE_ROUNDS: usize = 200;
 /// Distance between bases (edge gap plus a base) that counts as contact, in.
 const CONTACT_EXTRA_IN: f64 = 1.0;
 
+/// A figure's place in a formation: position (table inches) and facing
+/// (degrees).
+type Spot = (Point2<f64>, f64);
+
 /// Volley Fire! as a [`RuleSet`].
 #[derive(Debug, Clone)]
 pub struct VolleyFireRules {
@@ -292,6 +296,102 @@ impl VolleyFireRules {
         Ok((dice, band, notes))
     }
 
+    /// Scouts fire one d6 each (those with a target figure in range and in
+    /// their 45 degree arc): 4-6 hit in the open, 5-6 in cover. Returns the
+    /// firers and the face needed.
+    fn scout_fire_plan(&self, state: &GameState, p: &FireParams) -> Result<(u32, u32), RuleError> {
+        let (_, u) = unit(state, &p.unit)?;
+        let (_, t) = unit(state, &p.target)?;
+        if u.side == t.side {
+            return Err(not_allowed("a unit does not fire at its own side"));
+        }
+        let w = self.weapon_of(state, u)?;
+        let max_in = self.data.band_edges_in(w).last().copied().unwrap_or(0.0);
+        let targets: Vec<Point2<f64>> = alive(state, t)
+            .into_iter()
+            .map(|(_, id)| pos(state, id))
+            .collect();
+        let firers = alive(state, u)
+            .into_iter()
+            .filter_map(|(_, id)| state.figure(id))
+            .filter(|f| {
+                let from = f.placement.center_in_table;
+                targets.iter().any(|to| {
+                    (to - from).norm() <= max_in
+                        && angle_off_facing_deg(from, f.placement.facing_deg, *to)
+                            <= self.data.fire.cone_deg / 2.0
+                })
+            })
+            .count();
+        if firers == 0 {
+            return Err(not_allowed(format!(
+                "no scout of {} has {} in range and in his {} degree arc",
+                u.name, t.name, self.data.fire.cone_deg
+            )));
+        }
+        let cover = status_is(&t.status, "cover") || status_is(&u.status, "shaken");
+        let need = if cover {
+            self.data.fire.scout_hit_cover
+        } else {
+            self.data.fire.scout_hit_open
+        };
+        Ok((u32::try_from(firers).unwrap_or(u32::MAX), need))
+    }
+
+    /// Exact odds of scout fire: each die hits on `need` or more.
+    fn scout_fire_odds(firers: u32, need: u32) -> Vec<NamedOdds> {
+        let p = f64::from(7_u32.saturating_sub(need)) / 6.0;
+        let n = i32::try_from(firers).unwrap_or(i32::MAX);
+        named(&[
+            ("p_any_hit", 1.0 - (1.0 - p).powi(n)),
+            ("p_all_hit", p.powi(n)),
+        ])
+    }
+
+    fn resolve_scout_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (firers, need) = self.scout_fire_plan(state, p)?;
+        let (_, u) = unit(state, &p.unit)?;
+        let (_, t) = unit(state, &p.target)?;
+        let mut ev = vec![Event::Odds {
+            purpose: format!("{} (scouts) fire at {}", u.name, t.name),
+            odds: Self::scout_fire_odds(firers, need),
+        }];
+        let rolls = dice.roll_n(firers as usize, 6)?;
+        let hits = rolls.iter().filter(|r| r.face >= need).count();
+        ev.push(Event::Rolled {
+            purpose: format!("scout fire, {need}+ hits"),
+            figure: None,
+            dice: rolls,
+        });
+        let from = centroid(
+            state,
+            &alive(state, u)
+                .into_iter()
+                .map(|(_, id)| id)
+                .collect::<Vec<_>>(),
+        );
+        let mut pool: Vec<FigureId> = alive(state, t)
+            .into_iter()
+            .map(|(_, id)| id)
+            .filter(|id| state.figure(*id).is_some_and(|f| !f.leader))
+            .collect();
+        pool.sort_by(|a, b| {
+            (pos(state, *a) - from)
+                .norm()
+                .total_cmp(&(pos(state, *b) - from).norm())
+        });
+        ev.push(Event::Note {
+            text: format!("{} scouts fire: {hits} hits on {}", firers, t.name),
+        });
+        ev.extend(pool.into_iter().take(hits).map(kill));
+        Ok(ev)
+    }
+
     fn resolve_fire(
         &self,
         state: &GameState,
@@ -300,6 +400,9 @@ impl VolleyFireRules {
     ) -> Result<Vec<Event>, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
         let (ti, t) = unit(state, &p.target)?;
+        if u.formation == self.data.formation.scouts {
+            return self.resolve_scout_fire(state, p, dice);
+        }
         let (plan, _, mut ev) = self.fire_plan(state, p)?;
         let odds = fire_odds(&self.data, &plan);
         ev.push(Event::Odds {
@@ -395,9 +498,11 @@ impl VolleyFireRules {
         // in the cone of a firer) rolls an extra d20: killed or wounded.
         let w = self.weapon_of(state, u)?;
         let max_in = self.data.band_edges_in(w).last().copied().unwrap_or(0.0);
-        for c in state.figures.iter().filter(|f| {
-            f.side == t.side && f.active() && status_is(&f.status, "commander")
-        }) {
+        for c in state
+            .figures
+            .iter()
+            .filter(|f| f.side == t.side && f.active() && status_is(&f.status, "commander"))
+        {
             let in_zone = alive(state, u).iter().any(|(_, id)| {
                 state.figure(*id).is_some_and(|f| {
                     let to = c.placement.center_in_table;
@@ -931,7 +1036,7 @@ impl VolleyFireRules {
         n: usize,
         front: Point2<f64>,
         facing_deg: f64,
-    ) -> Result<(Vec<(Point2<f64>, f64)>, u32), RuleError> {
+    ) -> Result<(Vec<Spot>, u32), RuleError> {
         let fd = self.data.formation.layout.get(formation).ok_or_else(|| {
             let known: Vec<&str> = self
                 .data
@@ -1198,7 +1303,12 @@ impl RuleSet for VolleyFireRules {
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
         match command {
             Command::RuleAction { action, params } if action == "fire" => {
-                let (plan, _, _) = self.fire_plan(state, &parse_params(action, params)?)?;
+                let p: FireParams = parse_params(action, params)?;
+                if unit(state, &p.unit)?.1.formation == self.data.formation.scouts {
+                    let (firers, need) = self.scout_fire_plan(state, &p)?;
+                    return Ok(Self::scout_fire_odds(firers, need));
+                }
+                let (plan, _, _) = self.fire_plan(state, &p)?;
                 Ok(fire_named(&fire_odds(&self.data, &plan)))
             }
             _ => Ok(Vec::new()),
