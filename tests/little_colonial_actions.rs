@@ -239,7 +239,11 @@ fn cavalry_saves_4_5_kill_the_horse_6_saves_both() {
     let o = cavalry_volley_odds(&data(), 3, 6, 0);
     assert_relative_eq!(o.p_die_kills, 1.0 / 12.0, epsilon = 1e-12);
     assert_relative_eq!(o.p_die_kills_horse, 1.0 / 18.0, epsilon = 1e-12);
-    assert_relative_eq!(o.riders_killed[0], (11.0_f64 / 12.0).powi(3), epsilon = 1e-12);
+    assert_relative_eq!(
+        o.riders_killed[0],
+        (11.0_f64 / 12.0).powi(3),
+        epsilon = 1e-12
+    );
 }
 
 const GUN: &str = r#"
@@ -306,7 +310,12 @@ fn roundshot_hits_every_figure_on_its_line_and_bounce() {
     assert_relative_eq!(gun_hit_p(&data(), 0), 0.5, epsilon = 1e-12);
     assert_relative_eq!(gun_hit_p(&data(), -2), 1.0 / 6.0, epsilon = 1e-12);
     let mut short = s.clone();
-    for f in short.figures.iter_mut().filter(|f| f.name.starts_with("Crew")).take(2) {
+    for f in short
+        .figures
+        .iter_mut()
+        .filter(|f| f.name.starts_with("Crew"))
+        .take(2)
+    {
         f.wound = Some(Wound::Killed);
     }
     let ev = rules().odds(&short, &shot).expect("odds");
@@ -374,9 +383,23 @@ fn rally_holds_until_the_next_pile_runs_out() {
         20.0,
         270.0,
         r#"status = { level = "veteran", command = "chieftain" }"#,
-    ) + &fig("Raw", "warrior", "Moros", 21.0, 21.0, 270.0, r#"status = { level = "raw" }"#)
-        + &fig("Far", "warrior", "Moros", 30.0, 20.0, 270.0, r#"status = { level = "raw" }"#)
-        + &fig("Spaniard", "private", "Spanish", 20.0, 10.0, 90.0, "");
+    ) + &fig(
+        "Raw",
+        "warrior",
+        "Moros",
+        21.0,
+        21.0,
+        270.0,
+        r#"status = { level = "raw" }"#,
+    ) + &fig(
+        "Far",
+        "warrior",
+        "Moros",
+        30.0,
+        20.0,
+        270.0,
+        r#"status = { level = "raw" }"#,
+    ) + &fig("Spaniard", "private", "Spanish", 20.0, 10.0, 90.0, "");
     let mut s = state("", r#"chits = "0,5,5,5,5""#, &extra);
     card(&mut s, "Datu");
     let fire = action(
@@ -388,7 +411,10 @@ fn rally_holds_until_the_next_pile_runs_out() {
     // (10 in) is not.
     let (after, _) = run(&s, &action("rally", json!({ "officer": "Datu" })), &[]);
     assert_eq!(
-        named(&after, "Raw").status.get("rallied-at").map(String::as_str),
+        named(&after, "Raw")
+            .status
+            .get("rallied-at")
+            .map(String::as_str),
         Some("1")
     );
     assert!(!named(&after, "Far").status.contains_key("rallied-at"));
@@ -460,12 +486,23 @@ fn optional_wounded_rule_turns_kills_into_wounds() {
     let chits = |s: &GameState| s.sides[1].status.get("chits").cloned().unwrap_or_default();
     let before = chits(&s);
     // A wins 6 to 1; B's d6 is 5: hit in the leg, seriously wounded.
-    let (after, _) = run(&s, &action("close-combat", json!({ "a": "A", "b": "B" })), &[6, 1, 5]);
+    let (after, _) = run(
+        &s,
+        &action("close-combat", json!({ "a": "A", "b": "B" })),
+        &[6, 1, 5],
+    );
     assert_eq!(named(&after, "B").wound, Some(Wound::Serious));
-    assert_eq!(named(&after, "B").status.get("wound").map(String::as_str), Some("leg"));
+    assert_eq!(
+        named(&after, "B").status.get("wound").map(String::as_str),
+        Some("leg")
+    );
     assert_ne!(chits(&after), before, "a serious wound costs a chit");
     // A 6: a light wound, he fights on, no chit lost.
-    let (after, _) = run(&s, &action("close-combat", json!({ "a": "A", "b": "C" })), &[6, 1, 6]);
+    let (after, _) = run(
+        &s,
+        &action("close-combat", json!({ "a": "A", "b": "C" })),
+        &[6, 1, 6],
+    );
     assert_eq!(named(&after, "C").wound, Some(Wound::Light));
     assert_eq!(chits(&after), before);
 }
@@ -493,10 +530,42 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
     )
     .replace("base = \"foot\"", "base = \"mounted\"");
     let extra = jungle.to_owned()
-        + &fig("Reg", "private", "Spanish", 10.0, 5.0, 90.0, r#"status = { level = "regular" }"#)
-        + &fig("Green", "private", "Spanish", 5.0, 5.0, 90.0, r#"status = { level = "raw" }"#)
-        + &fig("Jungle", "private", "Spanish", 30.0, 20.0, 0.0, r#"status = { level = "veteran" }"#)
-        + &fig("Waller", "private", "Spanish", 30.0, 40.0, 0.0, r#"status = { level = "regular" }"#)
+        + &fig(
+            "Reg",
+            "private",
+            "Spanish",
+            10.0,
+            5.0,
+            90.0,
+            r#"status = { level = "regular" }"#,
+        )
+        + &fig(
+            "Green",
+            "private",
+            "Spanish",
+            5.0,
+            5.0,
+            90.0,
+            r#"status = { level = "raw" }"#,
+        )
+        + &fig(
+            "Jungle",
+            "private",
+            "Spanish",
+            30.0,
+            20.0,
+            0.0,
+            r#"status = { level = "veteran" }"#,
+        )
+        + &fig(
+            "Waller",
+            "private",
+            "Spanish",
+            30.0,
+            40.0,
+            0.0,
+            r#"status = { level = "regular" }"#,
+        )
         + &cav
         + &fig("W", "warrior", "Moros", 55.0, 55.0, 270.0, "");
     let base = state("", "", &extra);
@@ -504,7 +573,12 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
     let go = |n: &str, path: serde_json::Value, faces: &[u32]| {
         let mut s = base.clone();
         card(&mut s, n);
-        run(&s, &action("move", json!({ "figure": n, "path_in": path })), faces).0
+        run(
+            &s,
+            &action("move", json!({ "figure": n, "path_in": path })),
+            faces,
+        )
+        .0
     };
     // Regular: 20 cm = 8 in of a 10 in path.
     let s = go("Reg", json!([[10.0, 15.0]]), &[]);
@@ -518,7 +592,10 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
     // Infantry moves straight.
     let mut s = base.clone();
     card(&mut s, "Reg");
-    let bend = action("move", json!({ "figure": "Reg", "path_in": [[10.0, 7.0], [12.0, 7.0]] }));
+    let bend = action(
+        "move",
+        json!({ "figure": "Reg", "path_in": [[10.0, 7.0], [12.0, 7.0]] }),
+    );
     assert!(refused(&s, &bend).contains("0 turns"));
     // Jungle: 5 cm of clear, then 15 cm left / 4 = 3.75 cm: 1.5 in in.
     let s = go("Jungle", json!([[44.0, 20.0]]), &[]);
@@ -527,7 +604,11 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
     let s = go("Waller", json!([[40.0, 40.0]]), &[7]);
     assert_relative_eq!(at(&s, "Waller").x, 35.2, epsilon = 0.05);
     // Seasoned cavalry: 25 + 4d6 cm and one turn of 45 degrees or less.
-    let s = go("Trooper", json!([[15.0, 50.0], [25.0, 40.0]]), &[1, 1, 1, 1]);
+    let s = go(
+        "Trooper",
+        json!([[15.0, 50.0], [25.0, 40.0]]),
+        &[1, 1, 1, 1],
+    );
     // 29 cm = 11.6 in: 10 in east, then 1.6 in south-east.
     let p = at(&s, "Trooper");
     assert_relative_eq!(p.x, 15.0 + 1.6 / 2.0_f64.sqrt(), epsilon = 0.03);

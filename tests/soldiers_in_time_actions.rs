@@ -125,15 +125,25 @@ fn refused(s: &GameState, c: &Command) -> String {
 
 #[test]
 fn actions_only_in_their_phase_and_side() {
-    let figs = fig("A", "Red", 10.0, 10.0, 90.0, r#"status = { order = "volley-fire" }"#)
-        + &fig("B", "Black", 10.0, 20.0, 270.0, "");
+    let figs = fig(
+        "A",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        r#"status = { order = "volley-fire" }"#,
+    ) + &fig("B", "Black", 10.0, 20.0, 270.0, "");
     let s = state(&figs, "", "");
     let fire = action("fire", json!({ "shooter": "A" }));
     for phase in ["rally", "command", "movement", "melee", "follow-through"] {
         let why = refused(&at_phase(s.clone(), phase, 0), &fire);
         assert!(why.contains("shooting phase"), "{phase}: {why}");
     }
-    assert!(rules().check(&at_phase(s.clone(), "shooting", 0), &fire).is_ok());
+    assert!(
+        rules()
+            .check(&at_phase(s.clone(), "shooting", 0), &fire)
+            .is_ok()
+    );
     // Black's figure cannot fire in Red's turn.
     let why = refused(
         &at_phase(s.clone(), "shooting", 0),
@@ -228,9 +238,30 @@ fn grapeshot_odds_from_the_card_counts() {
 #[test]
 fn rally_needs_a_leader_for_face_cards() {
     let figs = fig("Leader", "Red", 10.0, 10.0, 90.0, "leader = true")
-        + &fig("Near", "Red", 11.5, 10.0, 90.0, r#"status = { routed = "true" }"#)
-        + &fig("Alone", "Red", 40.0, 10.0, 90.0, r#"status = { routed = "true" }"#)
-        + &fig("Slow", "Red", 10.0, 12.0, 90.0, r#"status = { routed = "true" }"#)
+        + &fig(
+            "Near",
+            "Red",
+            11.5,
+            10.0,
+            90.0,
+            r#"status = { routed = "true" }"#,
+        )
+        + &fig(
+            "Alone",
+            "Red",
+            40.0,
+            10.0,
+            90.0,
+            r#"status = { routed = "true" }"#,
+        )
+        + &fig(
+            "Slow",
+            "Red",
+            10.0,
+            12.0,
+            90.0,
+            r#"status = { routed = "true" }"#,
+        )
         + &fig("Enemy", "Black", 30.0, 40.0, 270.0, "");
     let mut s = at_phase(state(&figs, "", ""), "rally", 0);
     // Near: a face card with the leader 0.5 in away rallies; Alone: a face
@@ -283,7 +314,11 @@ fn a_dead_leader_and_flag_bearer_trigger_morale_checks() {
     // Leader's save card fails (damage 10), Follower's morale card is a
     // red King: face cards only pass near a (living) leader.
     set_deck(&mut s, "Red", &["9H", "KH"]);
-    let (after, ev) = run(&s, &action("artillery", json!({ "gun": "Gun" })), &[10, 1, 1]);
+    let (after, ev) = run(
+        &s,
+        &action("artillery", json!({ "gun": "Gun" })),
+        &[10, 1, 1],
+    );
     assert_eq!(named(&after, "Leader").wound, Some(Wound::Killed));
     assert!(named(&after, "Follower").status.contains_key("routed"));
     assert!(!named(&after, "Distant").status.contains_key("routed"));
@@ -292,8 +327,14 @@ fn a_dead_leader_and_flag_bearer_trigger_morale_checks() {
     ));
 
     // A flag bearer 6 in away steadies a man's morale check like a leader.
-    let figs = fig("Flag", "Red", 16.0, 10.0, 90.0, r#"status = { flag = "true" }"#)
-        + &fig("Man", "Red", 10.0, 10.0, 90.0, "")
+    let figs = fig(
+        "Flag",
+        "Red",
+        16.0,
+        10.0,
+        90.0,
+        r#"status = { flag = "true" }"#,
+    ) + &fig("Man", "Red", 10.0, 10.0, 90.0, "")
         + &fig("Enemy", "Black", 10.0, 30.0, 270.0, "");
     let mut s = at_phase(state(&figs, "", ""), "melee", 0);
     set_deck(&mut s, "Red", &["KH"]);
@@ -313,8 +354,14 @@ fn a_dead_leader_and_flag_bearer_trigger_morale_checks() {
 
 #[test]
 fn minefield_squares_roll_1_to_3_on_a_d10() {
-    let figs = fig("Sapper", "Red", 6.5, 11.0, 0.0, r#"status = { order = "forward-march" }"#)
-        + &fig("Enemy", "Black", 40.0, 40.0, 270.0, "");
+    let figs = fig(
+        "Sapper",
+        "Red",
+        6.5,
+        11.0,
+        0.0,
+        r#"status = { order = "forward-march" }"#,
+    ) + &fig("Enemy", "Black", 40.0, 40.0, 270.0, "");
     let s = at_phase(state(&figs, "", r#", mines = "8,10""#), "movement", 0);
     // Through the square (8..11, 10..13) and out: one roll; a 4 is safe.
     let through = action(
@@ -436,7 +483,15 @@ fn a_charging_horse_hits_harder_over_10_in() {
 status = { horse = "big" }"#,
     )
     .replace("base = \"foot\"", "base = \"mounted\"");
-    let figs = rider + &fig("Foot", "Black", 10.0, 11.8, 270.0, r#"status = { armour = "0" }"#);
+    let figs = rider
+        + &fig(
+            "Foot",
+            "Black",
+            10.0,
+            11.8,
+            270.0,
+            r#"status = { armour = "0" }"#,
+        );
     let mut s = at_phase(state(&figs, "", ""), "melee", 0);
     set_deck(&mut s, "Red", &["5H"]);
     set_deck(&mut s, "Black", &["AS"]);
@@ -444,7 +499,10 @@ status = { horse = "big" }"#,
     // 8 damage; save 6 - 8 = -2: the Ace fails.
     let (after, _) = run(
         &s,
-        &action("horse-impact", json!({ "rider": "Rider", "footman": "Foot" })),
+        &action(
+            "horse-impact",
+            json!({ "rider": "Rider", "footman": "Foot" }),
+        ),
         &[1, 10, 1],
     );
     assert_eq!(named(&after, "Foot").wound, Some(Wound::Killed));
@@ -459,14 +517,29 @@ fn grenades_reach_8_in_and_blast_2_in() {
         10.0,
         90.0,
         r#"status = { grenades = "1", order = "independent-fire" }"#,
-    ) + &fig("A", "Black", 10.0, 17.5, 270.0, r#"status = { armour = "9" }"#)
-        + &fig("B", "Black", 11.8, 17.5, 270.0, r#"status = { armour = "9" }"#)
-        + &fig("C", "Black", 14.0, 17.5, 270.0, "")
+    ) + &fig(
+        "A",
+        "Black",
+        10.0,
+        17.5,
+        270.0,
+        r#"status = { armour = "9" }"#,
+    ) + &fig(
+        "B",
+        "Black",
+        11.8,
+        17.5,
+        270.0,
+        r#"status = { armour = "9" }"#,
+    ) + &fig("C", "Black", 14.0, 17.5, 270.0, "")
         + &fig("Far", "Black", 10.0, 21.0, 270.0, "");
     let mut s = at_phase(state(&figs, "", ""), "shooting", 0);
     assert!(
-        refused(&s, &action("grenade", json!({ "thrower": "Bomber", "target": "Far" })))
-            .contains("8 in")
+        refused(
+            &s,
+            &action("grenade", json!({ "thrower": "Bomber", "target": "Far" }))
+        )
+        .contains("8 in")
     );
     set_deck(&mut s, "Black", &["2S", "3S"]);
     // Throw 4 (<= 6) lands on A; A and B are inside 2 in of the point, C
@@ -476,11 +549,22 @@ fn grenades_reach_8_in_and_blast_2_in() {
         &action("grenade", json!({ "thrower": "Bomber", "target": "A" })),
         &[4, 5, 1, 5, 1],
     );
-    assert_eq!(named(&after, "Bomber").status.get("grenades").map(String::as_str), Some("0"));
+    assert_eq!(
+        named(&after, "Bomber")
+            .status
+            .get("grenades")
+            .map(String::as_str),
+        Some("0")
+    );
     assert_eq!(named(&after, "C").wound, None);
     assert!(!named(&after, "A").status.contains_key("routed"));
-    assert!(refused(&after, &action("grenade", json!({ "thrower": "Bomber", "target": "A" })))
-        .contains("no grenades"));
+    assert!(
+        refused(
+            &after,
+            &action("grenade", json!({ "thrower": "Bomber", "target": "A" }))
+        )
+        .contains("no grenades")
+    );
 }
 
 #[test]
@@ -517,8 +601,14 @@ fn catapult_hits_on_3_or_scatters() {
 
 #[test]
 fn at_most_two_charges_running() {
-    let figs = fig("Zulu", "Red", 10.0, 10.0, 90.0, r#"status = { order = "formed-charge" }"#)
-        + &fig("Enemy", "Black", 10.0, 50.0, 270.0, "");
+    let figs = fig(
+        "Zulu",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        r#"status = { order = "formed-charge" }"#,
+    ) + &fig("Enemy", "Black", 10.0, 50.0, 270.0, "");
     let mut s = at_phase(state(&figs, "", ""), "movement", 0);
     s.turn = 3;
     s.figures[0]

@@ -99,7 +99,12 @@ pub fn disc_touches_base(center: Point2<f64>, radius_in: f64, base: &Placement) 
 
 /// Is `p` inside the half disc of `radius_in` around `center` that lies on
 /// the far side of `center` seen from `from` (the side away from `from`)?
-pub fn in_half_disc(center: Point2<f64>, from: Point2<f64>, radius_in: f64, p: Point2<f64>) -> bool {
+pub fn in_half_disc(
+    center: Point2<f64>,
+    from: Point2<f64>,
+    radius_in: f64,
+    p: Point2<f64>,
+) -> bool {
     let d = p - center;
     d.norm() <= radius_in && d.dot(&(center - from)) >= 0.0
 }
@@ -155,7 +160,11 @@ mod tests {
 
     #[test]
     fn walking_a_path() {
-        let path = [Point2::new(0.0, 0.0), Point2::new(4.0, 0.0), Point2::new(4.0, 4.0)];
+        let path = [
+            Point2::new(0.0, 0.0),
+            Point2::new(4.0, 0.0),
+            Point2::new(4.0, 4.0),
+        ];
         assert_relative_eq!(path_length_in(&path), 8.0);
         let (p, h) = walk_path(&path, 6.0, false).expect("path");
         assert_relative_eq!(p, Point2::new(4.0, 2.0), epsilon = 1e-12);
@@ -189,14 +198,26 @@ mod tests {
             ..horse
         };
         assert!(line_hits_base(a, b, &lower));
-        assert!(disc_touches_base(Point2::new(7.0, 0.0), 1.5, &foot(5.0, 0.0)));
-        assert!(!disc_touches_base(Point2::new(7.0, 0.0), 1.4, &foot(5.0, 0.0)));
+        assert!(disc_touches_base(
+            Point2::new(7.0, 0.0),
+            1.5,
+            &foot(5.0, 0.0)
+        ));
+        assert!(!disc_touches_base(
+            Point2::new(7.0, 0.0),
+            1.4,
+            &foot(5.0, 0.0)
+        ));
     }
 
     #[test]
     fn bearings_and_half_discs() {
         let o = Point2::new(1.0, 1.0);
-        assert_relative_eq!(bearing_deg(o, point_at(o, 225.0, 3.0)), 225.0, epsilon = 1e-9);
+        assert_relative_eq!(
+            bearing_deg(o, point_at(o, 225.0, 3.0)),
+            225.0,
+            epsilon = 1e-9
+        );
         let c = Point2::new(0.0, 10.0);
         let from = Point2::new(0.0, 0.0);
         assert!(in_half_disc(c, from, 2.0, Point2::new(1.0, 11.0)));

@@ -26,7 +26,12 @@ pub fn next_pile(state: &GameState, deck: &str, reshuffle: bool) -> Vec<String> 
 }
 
 /// Exact probability that the next card satisfies `pred`.
-pub fn p_next(state: &GameState, deck: &str, reshuffle: bool, pred: impl FnMut(&String) -> bool) -> f64 {
+pub fn p_next(
+    state: &GameState,
+    deck: &str,
+    reshuffle: bool,
+    pred: impl FnMut(&String) -> bool,
+) -> f64 {
     card_probability(&next_pile(state, deck, reshuffle), pred)
 }
 

@@ -189,9 +189,9 @@ fn set(of: FigureId, key: &str, value: Option<String>) -> Event {
 fn centroid(figs: &[&Figure]) -> Point2<f64> {
     let n = figs.len().max(1) as f64;
     Point2::from(
-        figs.iter()
-            .fold(Vector2::zeros(), |a, f| a + f.placement.center_in_table.coords)
-            / n,
+        figs.iter().fold(Vector2::zeros(), |a, f| {
+            a + f.placement.center_in_table.coords
+        }) / n,
     )
 }
 
@@ -289,7 +289,11 @@ impl LittleColonialRules {
                 return Err(not_allowed(format!(
                     "{}'s card orders {} only",
                     owner.name,
-                    if cavalry(owner) { "cavalry" } else { "infantry" }
+                    if cavalry(owner) {
+                        "cavalry"
+                    } else {
+                        "infantry"
+                    }
                 )));
             }
             if matches!(owner.rank, Rank::Nco) && matches!(f.rank, Rank::Officer | Rank::Chief) {
@@ -331,7 +335,12 @@ impl LittleColonialRules {
 
     /// A figure is killed: the wounded rule may turn it into a wound;
     /// the dead and seriously wounded cost morale chits.
-    fn casualty(&self, work: &mut Work, id: FigureId, dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn casualty(
+        &self,
+        work: &mut Work,
+        id: FigureId,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         let f = work.fig(id)?.clone();
         let result = if Self::wounded_rule(&work.now) {
             let face = work.roll1(dice, self.data.wounded.die, "wounded?", Some(id))?;
@@ -440,7 +449,10 @@ impl LittleColonialRules {
                 let rally = RallyParams {
                     officer: officer.name.clone(),
                 };
-                if self.rally_targets(&now, officer).is_some_and(|v| !v.is_empty()) {
+                if self
+                    .rally_targets(&now, officer)
+                    .is_some_and(|v| !v.is_empty())
+                {
                     work.ev.extend(self.resolve_rally(&now, &rally)?);
                     return Ok(work.into_events());
                 }
@@ -515,7 +527,9 @@ impl LittleColonialRules {
             if men == 0 {
                 continue;
             }
-            let theirs = self.data.morale_piles(u32::try_from(men).unwrap_or(u32::MAX));
+            let theirs = self
+                .data
+                .morale_piles(u32::try_from(men).unwrap_or(u32::MAX));
             let now = parse_piles(work.now.sides[side].status.get("chits"));
             let piles = add_piles(&now, &theirs);
             work.note(format!(
@@ -610,7 +624,10 @@ impl LittleColonialRules {
             name: f.weapon.clone(),
         })?;
         if w.gun.is_some() {
-            return Err(not_allowed(format!("{} serves a gun: use `artillery`", f.name)));
+            return Err(not_allowed(format!(
+                "{} serves a gun: use `artillery`",
+                f.name
+            )));
         }
         Ok((w.dice, if f.mounted() { w.mounted_add } else { 0 }))
     }
@@ -662,7 +679,12 @@ impl LittleColonialRules {
     /// Figures struck one by one (a roundshot's line, shrapnel, hits on a
     /// single figure): each saves as against fire (mounted: 4-5 kills the
     /// horse, 6 saves both). A figure already down is not struck again.
-    fn struck(&self, work: &mut Work, ids: &[FigureId], dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn struck(
+        &self,
+        work: &mut Work,
+        ids: &[FigureId],
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         for &id in ids {
             let f = work.fig(id)?.clone();
             if !in_play(&f) {
@@ -671,7 +693,9 @@ impl LittleColonialRules {
             let face = work.roll1(dice, self.data.fire.die, "save", Some(id))?;
             if f.mounted() {
                 match cavalry_save(&self.data, face) {
-                    CavalrySave::BothSaved => work.note(format!("{} and his horse are unhurt", f.name)),
+                    CavalrySave::BothSaved => {
+                        work.note(format!("{} and his horse are unhurt", f.name))
+                    }
                     CavalrySave::HorseKilled => {
                         work.note(format!("{}'s horse is killed", f.name));
                         work.push(Event::Wounded {
@@ -888,7 +912,11 @@ impl LittleColonialRules {
         });
         let ranks: Vec<Rank> = area.iter().map(|f| f.rank).collect();
         let order = removal_order(&self.data, &ranks, kills + horses);
-        let down: Vec<FigureId> = order.iter().take(kills as usize).map(|i| area[*i].id).collect();
+        let down: Vec<FigureId> = order
+            .iter()
+            .take(kills as usize)
+            .map(|i| area[*i].id)
+            .collect();
         let unhorsed: Vec<FigureId> = order
             .iter()
             .skip(kills as usize)
@@ -987,7 +1015,9 @@ impl LittleColonialRules {
             (self.data.movement.regular_cm, false, 0)
         };
         if turns.len() > max_turns as usize
-            || turns.iter().any(|t| *t > self.data.cavalry.turn_max_deg + 1e-9)
+            || turns
+                .iter()
+                .any(|t| *t > self.data.cavalry.turn_max_deg + 1e-9)
         {
             return Err(not_allowed(format!(
                 "{} may make {max_turns} turns of {} degrees or less; the path has {}",
@@ -1100,13 +1130,21 @@ impl LittleColonialRules {
 
     /// The guns the card's officer commands fire at the nearest enemy:
     /// grapeshot in its range, else roundshot (Napoleons) or shrapnel.
-    fn guns_fire(&self, work: &mut Work, officer: &Figure, dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn guns_fire(
+        &self,
+        work: &mut Work,
+        officer: &Figure,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         let now = work.now.clone();
         let guns: Vec<&Figure> = now
             .figures
             .iter()
             .filter(|g| {
-                self.data.weapons.get(&g.weapon).is_some_and(|w| w.gun.is_some())
+                self.data
+                    .weapons
+                    .get(&g.weapon)
+                    .is_some_and(|w| w.gun.is_some())
                     && g.side == officer.side
                     && self.commanded(&now, g, true).is_ok()
             })
@@ -1142,7 +1180,9 @@ impl LittleColonialRules {
                         work.push(e);
                     }
                 }
-                Err(RuleError::NotAllowed(why)) => work.note(format!("{} does not fire: {why}", g.name)),
+                Err(RuleError::NotAllowed(why)) => {
+                    work.note(format!("{} does not fire: {why}", g.name))
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -1248,9 +1288,17 @@ impl LittleColonialRules {
             }
             let need = self.range_need(range_cm, &target.name)?;
             let rating = self.data.artillery.grapeshot_rating;
-            let faces = work.roll(dice, rating as usize, self.data.fire.die, "grapeshot", Some(g.id))?;
+            let faces = work.roll(
+                dice,
+                rating as usize,
+                self.data.fire.die,
+                "grapeshot",
+                Some(g.id),
+            )?;
             let faces: Vec<u32> = faces.iter().map(|r| r.face).collect();
-            self.apply_area_hits(&mut work, &faces, need, crew_mod, target, from, rating, dice)?;
+            self.apply_area_hits(
+                &mut work, &faces, need, crew_mod, target, from, rating, dice,
+            )?;
             return Ok(work.into_events());
         }
         let aim = match (&p.at_in, &p.target) {
@@ -1267,10 +1315,16 @@ impl LittleColonialRules {
         }
         let p_hit = gun_hit_p(&self.data, crew_mod);
         work.push(Event::Odds {
-            purpose: format!("{} fires {} at ({:.1}, {:.1})", g.name, p.ammo, aim.x, aim.y),
+            purpose: format!(
+                "{} fires {} at ({:.1}, {:.1})",
+                g.name, p.ammo, aim.x, aim.y
+            ),
             odds: named(&[
                 ("p_on_point", p_hit),
-                ("p_figure_in_line_killed", struck_killed_p(&self.data, 1.0, false)),
+                (
+                    "p_figure_in_line_killed",
+                    struck_killed_p(&self.data, 1.0, false),
+                ),
                 (
                     "p_figure_under_shrapnel_killed",
                     struck_killed_p(
@@ -1283,12 +1337,12 @@ impl LittleColonialRules {
             ]),
         });
         let face = work.roll1(dice, self.data.fire.die, "gun to hit", Some(g.id))?;
-        let impact = if i64::from(face) + i64::from(crew_mod) >= i64::from(self.data.artillery.to_hit)
-        {
-            aim
-        } else {
-            self.deviate(&mut work, from, aim, dice, g.id)?
-        };
+        let impact =
+            if i64::from(face) + i64::from(crew_mod) >= i64::from(self.data.artillery.to_hit) {
+                aim
+            } else {
+                self.deviate(&mut work, from, aim, dice, g.id)?
+            };
         if p.ammo == "roundshot" {
             let a = &self.data.artillery;
             let b = work.roll1(dice, a.bounce_die, "bounce", Some(g.id))?;
@@ -1354,7 +1408,12 @@ impl LittleColonialRules {
     ) -> Result<Point2<f64>, RuleError> {
         let a = &self.data.artillery;
         let d = work.roll1(dice, a.deviation_die, "deviation distance", Some(gun))?;
-        let dir = work.roll1(dice, a.deviation_direction_faces, "deviation direction", Some(gun))?;
+        let dir = work.roll1(
+            dice,
+            a.deviation_direction_faces,
+            "deviation direction",
+            Some(gun),
+        )?;
         let step = 360.0 / f64::from(a.deviation_direction_faces.max(1));
         let bearing = bearing_deg(from, aim) - f64::from(dir - 1) * step;
         let cm = f64::from(d) * a.deviation_cm_per_pip;

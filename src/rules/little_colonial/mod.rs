@@ -412,11 +412,17 @@ pub struct CavalryVolleyOdds {
     pub riders_killed: Vec<f64>,
 }
 
-pub fn cavalry_volley_odds(data: &LittleColonial, dice: u32, need: u32, add: i32) -> CavalryVolleyOdds {
+pub fn cavalry_volley_odds(
+    data: &LittleColonial,
+    dice: u32,
+    need: u32,
+    add: i32,
+) -> CavalryVolleyOdds {
     let v = volley_odds(data, 0, need, add);
     let faces = f64::from(data.fire.die);
     let horse = data.cavalry.horse_killed_faces.len() as f64 / faces;
-    let both = f64::from(data.fire.die + 1 - data.cavalry.both_saved_face.min(data.fire.die + 1)) / faces;
+    let both =
+        f64::from(data.fire.die + 1 - data.cavalry.both_saved_face.min(data.fire.die + 1)) / faces;
     let kills = v.p_die_hits * (1.0 - horse - both);
     CavalryVolleyOdds {
         p_die_kills: kills,
@@ -513,7 +519,12 @@ pub fn level_index(data: &LittleColonial, level: &str) -> Option<usize> {
 /// Is a figure of `level` demoralised with `empty` piles exhausted (the
 /// first `empty` piles), if it was rallied when `rallied_at` piles were?
 /// Rallied troops rout again when the next pile runs out.
-pub fn demoralised(data: &LittleColonial, level: &str, empty: usize, rallied_at: Option<usize>) -> bool {
+pub fn demoralised(
+    data: &LittleColonial,
+    level: &str,
+    empty: usize,
+    rallied_at: Option<usize>,
+) -> bool {
     let Some(i) = level_index(data, level) else {
         return false;
     };

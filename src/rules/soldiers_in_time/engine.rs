@@ -40,8 +40,8 @@ use super::{
 };
 use crate::game::{Command, Deck, Event, Figure, FigureId, GameState, Pace, StatusOf};
 use crate::geometry::{
-    angle_off_facing_deg, bearing_deg, disc_touches_base, in_cone, path_length_in,
-    point_at, square_entries, square_outline,
+    angle_off_facing_deg, bearing_deg, disc_touches_base, in_cone, path_length_in, point_at,
+    square_entries, square_outline,
 };
 use crate::rules::action::{CheckDice, next_phase_event, parse_params};
 use crate::rules::common::{
@@ -384,7 +384,8 @@ impl SoldiersInTimeRules {
                 queue.push((n.id, format!("{} fell beside him", f.name)));
             } else if f.leader && gap <= self.data.command.range_in {
                 queue.push((n.id, format!("his leader {} fell", f.name)));
-            } else if f.status.contains_key("flag") && gap <= self.data.special.flag_bearer_radius_in
+            } else if f.status.contains_key("flag")
+                && gap <= self.data.special.flag_bearer_radius_in
             {
                 queue.push((n.id, format!("the flag bearer {} fell", f.name)));
             }
@@ -488,10 +489,7 @@ impl SoldiersInTimeRules {
                 work.note(format!("{} rallies", f.name));
             } else {
                 work.push(set(id, "removed", Some("failed to rally".into())));
-                work.note(format!(
-                    "{} fails to rally and leaves the battle",
-                    f.name
-                ));
+                work.note(format!("{} fails to rally and leaves the battle", f.name));
             }
         }
         Ok(work.into_events())
@@ -533,7 +531,12 @@ impl SoldiersInTimeRules {
             purpose: format!("{} orders {}", leader.name, p.order),
             odds: named(&[(
                 "p_activates",
-                activation_odds(&self.data, &Self::deck_pile(state, leader.side), number, true),
+                activation_odds(
+                    &self.data,
+                    &Self::deck_pile(state, leader.side),
+                    number,
+                    true,
+                ),
             )]),
         });
         let card = Self::draw(&mut work, leader.side, dice)?;
@@ -856,7 +859,10 @@ impl SoldiersInTimeRules {
                         f.name
                     )));
                 }
-                (now.saturating_sub(self.data.movement.horse_fail_slow_levels), now)
+                (
+                    now.saturating_sub(self.data.movement.horse_fail_slow_levels),
+                    now,
+                )
             };
             if !(lo..=hi).contains(&level) {
                 return Err(not_allowed(format!(
@@ -985,7 +991,10 @@ impl SoldiersInTimeRules {
             }
             let name = work.fig(id)?.name.clone();
             work.push(Event::Odds {
-                purpose: format!("{name} in the minefield square at {},{}", corner.x, corner.y),
+                purpose: format!(
+                    "{name} in the minefield square at {},{}",
+                    corner.x, corner.y
+                ),
                 odds: named(&[("p_mine_explodes", mine_p(&self.data, rolls))]),
             });
             let faces = work.roll(dice, rolls as usize, 10, "mine", Some(id))?;
@@ -1082,7 +1091,10 @@ impl SoldiersInTimeRules {
         let r = work.roll1(dice, self.data.fire.die, "reload", Some(g.id))?;
         if r <= w.reload_max {
             work.push(set(g.id, "loaded-with", Some(ammo.clone())));
-            work.note(format!("{} is loaded with {ammo} (marker face down)", g.name));
+            work.note(format!(
+                "{} is loaded with {ammo} (marker face down)",
+                g.name
+            ));
         } else {
             work.note(format!("{} is still reloading", g.name));
         }
@@ -1101,7 +1113,12 @@ impl SoldiersInTimeRules {
     ) -> Result<Point2<f64>, RuleError> {
         let s = &self.data.special;
         let dist = work.roll1(dice, s.scatter_die, "scatter inches", Some(who))?;
-        let dir = work.roll1(dice, s.scatter_direction_faces, "scatter direction", Some(who))?;
+        let dir = work.roll1(
+            dice,
+            s.scatter_direction_faces,
+            "scatter direction",
+            Some(who),
+        )?;
         let step = 360.0 / f64::from(s.scatter_direction_faces.max(1));
         // Clockwise from straight on, as a clock face is read.
         let bearing = bearing_deg(from, aim) - f64::from(dir % s.scatter_direction_faces) * step;
@@ -1120,7 +1137,11 @@ impl SoldiersInTimeRules {
             .iter()
             .filter(|f| {
                 in_play(f)
-                    && disc_touches_base(at, self.data.special.quarter_diameter_in / 2.0, &f.placement)
+                    && disc_touches_base(
+                        at,
+                        self.data.special.quarter_diameter_in / 2.0,
+                        &f.placement,
+                    )
             })
             .map(|f| f.id)
             .collect()
@@ -1137,7 +1158,9 @@ impl SoldiersInTimeRules {
                 Ok((t.placement.center_in_table, Some(t.id)))
             }
             (None, Some(p)) => Ok((point(p), None)),
-            _ => Err(not_allowed("name a `target` figure or an `at_in` point, not both")),
+            _ => Err(not_allowed(
+                "name a `target` figure or an `at_in` point, not both",
+            )),
         }
     }
 
@@ -1414,7 +1437,11 @@ impl SoldiersInTimeRules {
             .unwrap_or(r.experience);
         let pile = Self::deck_pile(state, r.side);
         let p_in = activation_odds(&self.data, &pile, number, r.leader);
-        let (_, _, k) = damage_odds(&dist, &self.shot_for(state, t, 0, 0), &Self::deck_pile(state, t.side));
+        let (_, _, k) = damage_odds(
+            &dist,
+            &self.shot_for(state, t, 0, 0),
+            &Self::deck_pile(state, t.side),
+        );
         work.push(Event::Odds {
             purpose: format!("{}'s horse at {}", r.name, t.name),
             odds: named(&[("p_goes_in", p_in), ("p_footman_killed", p_in * k)]),

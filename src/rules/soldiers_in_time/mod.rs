@@ -270,7 +270,11 @@ impl SoldiersInTime {
         }
         let per = h.die.div_ceil(h.damage_max.max(1)).max(1);
         let base = i64::from(face.div_ceil(per));
-        let fast = if speed_in > h.fast_over_in { h.fast_add } else { 0 };
+        let fast = if speed_in > h.fast_over_in {
+            h.fast_add
+        } else {
+            0
+        };
         Some(u32::try_from((base + i64::from(fast) + i64::from(size_add)).max(0)).unwrap_or(0))
     }
 
