@@ -233,6 +233,14 @@ fn scripted_game_runs_three_turns_and_replays() {
         "three full turns, reached {}",
         game.state().turn
     );
+    // The reinforcements came on at the reshuffle that started turn 3,
+    // and the gun fired.
+    let diaz = game.state().figure_named("Cabo Diaz").expect("Cabo Diaz");
+    assert!(!diaz.status.contains_key("arrives"));
+    let fired = game.history().iter().flat_map(|p| &p.events).any(
+        |e| matches!(e, spotter::game::Event::Rolled { purpose, .. } if purpose == "gun to hit"),
+    );
+    assert!(fired, "the Napoleon fired");
     let replayed = Game::resume(&log, &registry).expect("log resumes");
     assert_eq!(replayed.state(), game.state());
 }

@@ -135,6 +135,21 @@ fn scripted_game_runs_three_turns_and_replays() {
         .filter(|e| matches!(e, spotter::game::Event::CardDrawn { .. }))
         .count();
     assert!(cards >= 6, "activation cards are in the log");
+    // The cornet rode 10 in and followed through 1 in, three times.
+    let lee = game.state().figure_named("Cornet Lee").expect("the cornet");
+    assert!((lee.placement.center_in_table.x - 37.0).abs() < 1e-9);
+    // The ball was fired, and the routed man of turn 1 rallied in turn 2.
+    let notes: Vec<String> = game
+        .history()
+        .iter()
+        .flat_map(|p| &p.events)
+        .filter_map(|e| match e {
+            spotter::game::Event::Note { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(notes.iter().any(|n| n.contains("Rifleman Ellis saves on")));
+    assert!(notes.iter().any(|n| n.ends_with(" rallies")));
     let replayed = Game::resume(&log, &registry).expect("log resumes");
     assert_eq!(replayed.state(), game.state());
 }

@@ -11,10 +11,13 @@ use std::process::ExitCode;
 use anyhow::Context;
 use serde_json::json;
 
-use crate::rules::little_colonial::{LittleColonial, close_combat_p, volley_odds};
+use crate::rules::little_colonial::{
+    LittleColonial, cavalry_volley_odds, close_combat_p, gun_hit_p, struck_killed_p, volley_odds,
+};
 use crate::rules::odds::{card_probability, sum_distribution};
 use crate::rules::soldiers_in_time::{
-    Card, Shot, SoldiersInTime, activation_odds, full_deck, melee_odds, shot_odds,
+    Card, Shot, SoldiersInTime, activation_odds, damage_distribution, damage_odds, full_deck,
+    horse_impact_distribution, melee_odds, mine_p, morale_odds, shot_odds,
 };
 use crate::rules::volley_fire::{
     FireDie, MeleeFighter, VolleyFire, fire_odds, move_distribution, pair_odds,
@@ -118,6 +121,53 @@ pub enum SoldiersInTimeOdds {
         #[arg(long)]
         json: bool,
     },
+    /// A morale or rally card against an experience number (face cards
+    /// pass only with a leader or flag bearer near).
+    Morale {
+        #[arg(long)]
+        number: u8,
+        #[arg(long)]
+        leader: bool,
+        /// A leader within 3 in or a flag bearer within 8 in.
+        #[arg(long)]
+        influenced: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Grapeshot (1d10 a stand) or a grenade blast against one figure.
+    Grapeshot {
+        #[arg(long, default_value_t = 0)]
+        armour: u32,
+        #[arg(long)]
+        target_experience: u8,
+        #[arg(long)]
+        target_red: bool,
+        #[arg(long)]
+        leader_in_range: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A charging horse hitting a footman: damage by speed and size.
+    HorseImpact {
+        #[arg(long)]
+        speed_in: f64,
+        /// -1 small pony, +1 big war horse.
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        size_add: i32,
+        #[arg(long, default_value_t = 0)]
+        armour: u32,
+        #[arg(long)]
+        target_experience: u8,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A minefield square: P(a mine goes off) over the rolls it takes.
+    Mine {
+        #[arg(long, default_value_t = 1)]
+        rolls: u32,
+        #[arg(long)]
+        json: bool,
+    },
     /// Melee: base numbers (weapon value + skill + modifiers) and d10 each.
     Melee {
         #[arg(long, allow_hyphen_values = true)]
@@ -144,6 +194,19 @@ pub enum LittleColonialOdds {
         range_cm: f64,
         #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
         modifier: i32,
+        /// The target is mounted cavalry (saves 4-5 kill the horse).
+        #[arg(long)]
+        cavalry: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A gun: P(on the point) with its crew, P(a figure struck dies).
+    Gun {
+        #[arg(long, default_value_t = 6)]
+        gunners: u32,
+        /// Infantry or cavalry helping (two count as one gunner).
+        #[arg(long, default_value_t = 0)]
+        helpers: u32,
         #[arg(long)]
         json: bool,
     },
@@ -406,6 +469,93 @@ pub fn soldiers_in_time(action: SoldiersInTimeOdds) -> anyhow::Result<ExitCode> 
             );
             show(json, &serde_json::to_value(&o)?, &text)
         }
+        SoldiersInTimeOdds::Morale {
+            number,
+            leader,
+            influenced,
+            json,
+        } => {
+            let p = morale_odds(&data, &full_deck(), number, leader, influenced);
+            show(
+                json,
+                &json!({ "p_holds": p }),
+                &format!("holds {}  routs {}", pct(p), pct(1.0 - p)),
+            )
+        }
+        SoldiersInTimeOdds::Grapeshot {
+            armour,
+            target_experience,
+            target_red,
+            leader_in_range,
+            json,
+        } => {
+            let shot = Shot {
+                fire_skill: 0,
+                modifier: 0,
+                already_loaded: true,
+                target_armour: armour,
+                target_experience,
+                target_red,
+                leader_in_range,
+            };
+            let dist = damage_distribution(1, data.special.grapeshot_damage_sides, 0);
+            let (m, s, k) = damage_odds(&dist, &shot, &full_deck());
+            show(
+                json,
+                &json!({ "p_morale_check_only": m, "p_save_needed": s, "p_killed": k }),
+                &format!(
+                    "morale check only {}  save needed {}  killed {}",
+                    pct(m),
+                    pct(s),
+                    pct(k)
+                ),
+            )
+        }
+        SoldiersInTimeOdds::HorseImpact {
+            speed_in,
+            size_add,
+            armour,
+            target_experience,
+            json,
+        } => {
+            let dist = horse_impact_distribution(&data, speed_in, size_add);
+            if dist.is_empty() {
+                return show(
+                    json,
+                    &json!({ "stops": true }),
+                    "under 5 in the horse just stops",
+                );
+            }
+            let shot = Shot {
+                fire_skill: 0,
+                modifier: 0,
+                already_loaded: true,
+                target_armour: armour,
+                target_experience,
+                target_red: false,
+                leader_in_range: false,
+            };
+            let (m, _, k) = damage_odds(&dist, &shot, &full_deck());
+            let text = format!(
+                "damage:\n{}\n  morale check only {}  killed {} (if the horse goes in)",
+                dist_text(&dist, 0.0, ""),
+                pct(m),
+                pct(k)
+            );
+            show(
+                json,
+                &json!({ "damage": dist, "p_morale_check_only": m, "p_killed": k }),
+                &text,
+            )
+        }
+        SoldiersInTimeOdds::Mine { rolls, json } => {
+            let p = mine_p(&data, rolls);
+            show(
+                json,
+                &json!({ "p_explodes": p }),
+                &format!("a mine goes off {} over {rolls} rolls", pct(p)),
+            )
+        }
         SoldiersInTimeOdds::Melee {
             a_total,
             b_total,
@@ -433,6 +583,54 @@ pub fn little_colonial(action: LittleColonialOdds) -> anyhow::Result<ExitCode> {
             soldiers,
             range_cm,
             modifier,
+            cavalry: true,
+            json,
+        } => {
+            let w = data
+                .weapons
+                .get(&weapon)
+                .with_context(|| format!("no weapon `{weapon}`"))?;
+            let need = data
+                .to_hit(range_cm)
+                .with_context(|| format!("{range_cm} cm is out of range"))?;
+            let o = cavalry_volley_odds(&data, soldiers * w.dice, need, modifier);
+            let text = format!(
+                "{} dice needing {need}+ at cavalry: a die kills a rider {}, a horse {}\n{}",
+                soldiers * w.dice,
+                pct(o.p_die_kills),
+                pct(o.p_die_kills_horse),
+                dist_text(&o.riders_killed, 0.0, " riders")
+            );
+            show(json, &serde_json::to_value(&o)?, &text)
+        }
+        LittleColonialOdds::Gun {
+            gunners,
+            helpers,
+            json,
+        } => {
+            let m = data.crew_modifier(gunners, helpers);
+            let p = gun_hit_p(&data, m);
+            let line = struck_killed_p(&data, 1.0, false);
+            let shrapnel_hit = f64::from(data.fire.die + 1 - data.artillery.shrapnel_hit_on)
+                / f64::from(data.fire.die);
+            let shrapnel = struck_killed_p(&data, shrapnel_hit, false);
+            show(
+                json,
+                &json!({ "crew_modifier": m, "p_on_point": p, "p_killed_in_line": line, "p_killed_under_shrapnel": shrapnel }),
+                &format!(
+                    "crew {m:+}: on the point {}  a figure in the roundshot's line dies {}  under shrapnel {}",
+                    pct(p),
+                    pct(line),
+                    pct(shrapnel)
+                ),
+            )
+        }
+        LittleColonialOdds::Fire {
+            weapon,
+            soldiers,
+            range_cm,
+            modifier,
+            cavalry: false,
             json,
         } => {
             let w = data

@@ -51,7 +51,7 @@ pub struct Placement {
 impl Placement {
     /// Corner points of a rectangular base (counter-clockwise), or the centre
     /// alone for a round base; `radius_in` is added around them.
-    fn core(&self) -> (Vec<Point2<f64>>, f64) {
+    pub(super) fn core(&self) -> (Vec<Point2<f64>>, f64) {
         match self.shape {
             BaseShape::Round { diameter_in } => (vec![self.center_in_table], diameter_in / 2.0),
             BaseShape::Rect {

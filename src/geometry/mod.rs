@@ -18,11 +18,16 @@
 mod arc;
 mod base;
 mod measure;
+mod path;
 mod terrain;
 
 pub use arc::{angle_off_facing_deg, in_cone, normalize_deg};
 pub use base::{BaseShape, Placement, RangeMethod, range_in, within_radius};
 pub use measure::{Band, CALL_MARGIN_SIGMAS, Call, Measured, Scale, band_of, position_sigma_in};
+pub use path::{
+    bearing_deg, disc_touches_base, in_half_disc, line_hits_base, path_length_in, path_turns_deg,
+    point_at, segment_base_distance_in, square_entries, square_outline, walk_path,
+};
 pub use terrain::{
     Cover, Sight, TerrainArea, TerrainKind, length_inside_in, line_of_sight, point_in_polygon,
     segment_crosses,

@@ -12,6 +12,8 @@
 //! Rule sets are found by name in a [`Registry`]; Stand To! is the first.
 
 pub mod action;
+pub mod common;
+pub mod deck;
 pub mod dice;
 pub mod little_colonial;
 pub mod odds;

@@ -25,7 +25,7 @@ pub const NAME: &str = "little-colonial";
 pub const BUILTIN_TOML: &str = include_str!("../../../scenarios/rules/little-colonial.toml");
 pub const BUILTIN_PATH: &str = "scenarios/rules/little-colonial.toml";
 
-pub type House = BTreeMap<String, String>;
+pub use crate::rules::common::House;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -131,6 +131,44 @@ pub struct ArtilleryData {
     pub crew: u32,
     pub missing_gunner_add: i32,
     pub substitutes_per_gunner: u32,
+    /// d6 at or over this (plus the crew modifier) lands on the point.
+    pub to_hit: u32,
+    pub range_cm: f64,
+    /// Deviation of a miss: d`deviation_die` x `deviation_cm_per_pip` cm
+    /// toward a d`deviation_direction_faces` direction (1 = over, on along
+    /// the line of fire, then clockwise).
+    pub deviation_die: u32,
+    pub deviation_cm_per_pip: f64,
+    pub deviation_direction_faces: u32,
+    /// The roundshot bounces on along its line d`bounce_die` x
+    /// `bounce_cm_per_pip` cm.
+    pub bounce_die: u32,
+    pub bounce_cm_per_pip: f64,
+    pub shrapnel_radius_cm: f64,
+    pub shrapnel_hit_on: u32,
+    /// Grapeshot: the gun's rating is its dice and its half circle, cm.
+    pub grapeshot_rating: u32,
+    pub grapeshot_range_cm: f64,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// Napoleons fire roundshot and grapeshot; rifled guns shrapnel and
+/// grapeshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GunKind {
+    Napoleon,
+    Rifled,
+}
+
+impl GunKind {
+    pub fn fires(self, ammo: &str) -> bool {
+        matches!(
+            (self, ammo),
+            (Self::Napoleon, "roundshot" | "grapeshot") | (Self::Rifled, "shrapnel" | "grapeshot")
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,6 +208,9 @@ pub struct WeaponData {
     pub dice: u32,
     #[serde(default)]
     pub mounted_add: i32,
+    /// Artillery pieces.
+    #[serde(default)]
+    pub gun: Option<GunKind>,
 }
 
 impl LittleColonial {
@@ -361,6 +402,59 @@ pub fn volley_odds(data: &LittleColonial, dice: u32, need: u32, add: i32) -> Vol
     }
 }
 
+/// Exact odds of a volley at mounted cavalry: each hit's save die saves
+/// both on a 6, kills the horse on 4-5, else kills the rider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CavalryVolleyOdds {
+    pub p_die_kills: f64,
+    pub p_die_kills_horse: f64,
+    /// Entry `k`: P(k riders killed).
+    pub riders_killed: Vec<f64>,
+}
+
+pub fn cavalry_volley_odds(
+    data: &LittleColonial,
+    dice: u32,
+    need: u32,
+    add: i32,
+) -> CavalryVolleyOdds {
+    let v = volley_odds(data, 0, need, add);
+    let faces = f64::from(data.fire.die);
+    let horse = data.cavalry.horse_killed_faces.len() as f64 / faces;
+    let both =
+        f64::from(data.fire.die + 1 - data.cavalry.both_saved_face.min(data.fire.die + 1)) / faces;
+    let kills = v.p_die_hits * (1.0 - horse - both);
+    CavalryVolleyOdds {
+        p_die_kills: kills,
+        p_die_kills_horse: v.p_die_hits * horse,
+        riders_killed: binomial(dice as usize, kills),
+    }
+}
+
+/// P(a gun lands on its point): d6 plus the crew modifier at or over the
+/// number.
+pub fn gun_hit_p(data: &LittleColonial, crew_modifier: i32) -> f64 {
+    let faces = data.fire.die;
+    (1..=faces)
+        .filter(|f| i64::from(*f) + i64::from(crew_modifier) >= i64::from(data.artillery.to_hit))
+        .count() as f64
+        / f64::from(faces)
+}
+
+/// P(a figure in the line of a roundshot, or under shrapnel, dies): the
+/// shrapnel's hit die (1.0 for roundshot) and then the save.
+pub fn struck_killed_p(data: &LittleColonial, hit_p: f64, mounted: bool) -> f64 {
+    let faces = f64::from(data.fire.die);
+    let survive = if mounted {
+        (data.cavalry.horse_killed_faces.len() as f64
+            + f64::from(data.fire.die + 1 - data.cavalry.both_saved_face.min(data.fire.die + 1)))
+            / faces
+    } else {
+        f64::from(data.fire.die + 1 - data.fire.save_face.min(data.fire.die + 1)) / faces
+    };
+    hit_p * (1.0 - survive)
+}
+
 /// Which figures may be removed, in order, for `hits` area-fire hits: at
 /// least 3 soldiers before an NCO, 6 before an officer, unless nobody else
 /// is left; surplus hits are ignored. Returns indices into `ranks`
@@ -414,8 +508,39 @@ pub fn in_half_circle(
     radius_in: f64,
     p: Point2<f64>,
 ) -> bool {
-    let d = p - target;
-    d.norm() <= radius_in && d.dot(&(target - firers_at)) >= 0.0
+    crate::geometry::in_half_disc(target, firers_at, radius_in, p)
+}
+
+/// The levels (pile names) a figure of `level` belongs to, as an index.
+pub fn level_index(data: &LittleColonial, level: &str) -> Option<usize> {
+    data.morale.piles.iter().position(|l| l == level)
+}
+
+/// Is a figure of `level` demoralised with `empty` piles exhausted (the
+/// first `empty` piles), if it was rallied when `rallied_at` piles were?
+/// Rallied troops rout again when the next pile runs out.
+pub fn demoralised(
+    data: &LittleColonial,
+    level: &str,
+    empty: usize,
+    rallied_at: Option<usize>,
+) -> bool {
+    let Some(i) = level_index(data, level) else {
+        return false;
+    };
+    i < empty && rallied_at.is_none_or(|r| empty > r)
+}
+
+/// Piles added together (reinforcements' chits join the force's).
+pub fn add_piles(a: &[u32], b: &[u32]) -> Vec<u32> {
+    (0..a.len().max(b.len()))
+        .map(|i| a.get(i).copied().unwrap_or(0) + b.get(i).copied().unwrap_or(0))
+        .collect()
+}
+
+/// How many piles, from the first, are exhausted.
+pub fn empty_piles(piles: &[u32]) -> usize {
+    piles.iter().take_while(|p| **p == 0).count()
 }
 
 /// Close combat odds (d6 each; ties fought again unless one side wins

@@ -29,7 +29,7 @@ pub const BUILTIN_TOML: &str = include_str!("../../../scenarios/rules/soldiers-i
 /// Where the built-in data file lives in the repository.
 pub const BUILTIN_PATH: &str = "scenarios/rules/soldiers-in-time.toml";
 
-pub type House = BTreeMap<String, String>;
+pub use crate::rules::common::House;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +70,53 @@ pub struct WeaponData {
     pub damage_add: u32,
     pub reload_max: u32,
     pub range_in: f64,
+    /// Artillery pieces: `cannon` (ball or grapeshot), `catapult`,
+    /// `bolt-thrower`. None for hand weapons.
+    #[serde(default)]
+    pub artillery: Option<ArtilleryKind>,
+}
+
+/// The kinds of artillery piece the text describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArtilleryKind {
+    Cannon,
+    Catapult,
+    BoltThrower,
+}
+
+/// Foot and horse movement (the allowance tables are lost: house values).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovementData {
+    pub foot_in: f64,
+    pub run_in: f64,
+    /// Horse speeds by name, slowest first, and their inches per turn.
+    pub horse_speeds: Vec<String>,
+    pub horse_speeds_in: Vec<f64>,
+    /// Speed levels a rider may change in one turn with an order.
+    pub horse_change_levels: u8,
+    /// A rider who fails his activation may slow by this many levels.
+    pub horse_fail_slow_levels: u8,
+    pub artillery_move_in: f64,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// A charging horse hitting a footman.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HorseImpactData {
+    /// The damage die; damage 1-5 is the face halved, rounded up.
+    pub die: u32,
+    pub damage_max: u32,
+    pub fast_over_in: f64,
+    pub fast_add: i32,
+    pub stops_under_in: f64,
+    pub small_add: i32,
+    pub big_add: i32,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +150,15 @@ pub struct SpecialData {
     pub mine_blast_in: f64,
     pub follow_through_in: f64,
     pub horse_speed_in_per_follow_in: f64,
+    /// "A target area the size of a quarter" (US quarter, 0.955 in).
+    pub quarter_diameter_in: f64,
+    /// A missed catapult shot (or grenade) scatters d`scatter_die` inches in
+    /// the direction of a d`scatter_direction_faces` (clock face).
+    pub scatter_die: u32,
+    pub scatter_direction_faces: u32,
+    pub grenade_damage_sides: u32,
+    #[serde(default)]
+    pub house: House,
 }
 
 /// Which experience number an order is checked against.
@@ -127,6 +183,8 @@ pub struct SoldiersInTime {
     pub melee: MeleeData,
     pub melee_weapon: BTreeMap<String, i32>,
     pub special: SpecialData,
+    pub movement: MovementData,
+    pub horse_impact: HorseImpactData,
     /// Parsed `weapon` entries (the `house` key excluded).
     #[serde(skip)]
     pub weapons: BTreeMap<String, WeaponData>,
@@ -178,10 +236,46 @@ impl SoldiersInTime {
                 ));
             }
         }
+        if data.movement.horse_speeds.len() != data.movement.horse_speeds_in.len()
+            || data.movement.horse_speeds.is_empty()
+        {
+            problems.push(src.problem(
+                None,
+                "movement.horse_speeds_in",
+                "one distance per horse speed name",
+            ));
+        }
         if !problems.is_empty() {
             return Err(src.error(problems));
         }
         Ok(data)
+    }
+
+    /// Inches a horse at speed level `level` moves in a turn.
+    pub fn horse_speed_in(&self, level: u8) -> f64 {
+        let s = &self.movement.horse_speeds_in;
+        s.get(usize::from(level))
+            .or(s.last())
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// The damage of a charging horse's impact for a damage-die face, at
+    /// `speed_in`, with the horse's size modifier (None: under 5 in the
+    /// horse just stops).
+    pub fn horse_impact_damage(&self, face: u32, speed_in: f64, size_add: i32) -> Option<u32> {
+        let h = &self.horse_impact;
+        if speed_in < h.stops_under_in {
+            return None;
+        }
+        let per = h.die.div_ceil(h.damage_max.max(1)).max(1);
+        let base = i64::from(face.div_ceil(per));
+        let fast = if speed_in > h.fast_over_in {
+            h.fast_add
+        } else {
+            0
+        };
+        Some(u32::try_from((base + i64::from(fast) + i64::from(size_add)).max(0)).unwrap_or(0))
     }
 
     /// The experience number an order's activation card is checked against.
@@ -276,6 +370,54 @@ pub fn activation_odds(data: &SoldiersInTime, draw: &[String], number: u8, leade
     })
 }
 
+/// A morale (or rally) card: a number card as an activation check; a face
+/// card passes only under a leader's (or flag bearer's) influence, and
+/// routs the figure otherwise.
+pub fn morale_passes(
+    data: &SoldiersInTime,
+    card: Card,
+    number: u8,
+    leader: bool,
+    influenced: bool,
+) -> bool {
+    if card.is_face() {
+        influenced
+    } else {
+        activation_passes(data, card, number, leader)
+    }
+}
+
+/// Exact probability that the next card from `draw` passes a morale check.
+pub fn morale_odds(
+    data: &SoldiersInTime,
+    draw: &[String],
+    number: u8,
+    leader: bool,
+    influenced: bool,
+) -> f64 {
+    card_probability(draw, |c| {
+        Card::parse(c).is_some_and(|c| morale_passes(data, c, number, leader, influenced))
+    })
+}
+
+/// Distribution of a charging horse's impact damage (entry `t` =
+/// P(damage = t)); empty when the horse just stops.
+pub fn horse_impact_distribution(data: &SoldiersInTime, speed_in: f64, size_add: i32) -> Vec<f64> {
+    let die = data.horse_impact.die.max(1);
+    let mut dist = Vec::new();
+    for face in 1..=die {
+        let Some(d) = data.horse_impact_damage(face, speed_in, size_add) else {
+            return Vec::new();
+        };
+        let d = d as usize;
+        if dist.len() <= d {
+            dist.resize(d + 1, 0.0);
+        }
+        dist[d] += 1.0 / f64::from(die);
+    }
+    dist
+}
+
 /// After damage and armour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Damage {
@@ -341,28 +483,12 @@ pub struct Shot {
     pub leader_in_range: bool,
 }
 
-/// Exact odds of one shot; save cards are drawn from `target_draw`.
-pub fn shot_odds(
-    data: &SoldiersInTime,
-    w: &WeaponData,
-    shot: &Shot,
-    target_draw: &[String],
-) -> ShotOdds {
-    let p_reloaded = if shot.already_loaded {
-        1.0
-    } else {
-        f64::from(w.reload_max.min(data.fire.die)) / f64::from(data.fire.die)
-    };
-    let p_hit_roll = (1..=data.fire.die)
-        .filter(|f| hits(*f, shot.modifier, shot.fire_skill))
-        .count() as f64
-        / f64::from(data.fire.die);
-    let p_hit = p_reloaded * p_hit_roll;
+/// Exact odds of damage from a distribution (entry `t` = P(damage = t))
+/// against a figure: (P(only a morale check), P(a save is needed),
+/// P(killed)); save cards are drawn from `target_draw`.
+pub fn damage_odds(dist: &[f64], shot: &Shot, target_draw: &[String]) -> (f64, f64, f64) {
     let (mut morale, mut save, mut killed) = (0.0, 0.0, 0.0);
-    for (dmg, p) in damage_distribution(w.damage_dice, w.damage_sides, w.damage_add)
-        .iter()
-        .enumerate()
-    {
+    for (dmg, p) in dist.iter().enumerate() {
         match damage_result(
             u32::try_from(dmg).unwrap_or(u32::MAX),
             shot.target_armour,
@@ -379,6 +505,32 @@ pub fn shot_odds(
             }
         }
     }
+    (morale, save, killed)
+}
+
+/// P(a d`die` roll plus `modifier` is at or under `skill`).
+pub fn hit_p(die: u32, modifier: i32, skill: u8) -> f64 {
+    (1..=die).filter(|f| hits(*f, modifier, skill)).count() as f64 / f64::from(die.max(1))
+}
+
+/// Exact odds of one shot; save cards are drawn from `target_draw`.
+pub fn shot_odds(
+    data: &SoldiersInTime,
+    w: &WeaponData,
+    shot: &Shot,
+    target_draw: &[String],
+) -> ShotOdds {
+    let p_reloaded = if shot.already_loaded {
+        1.0
+    } else {
+        f64::from(w.reload_max.min(data.fire.die)) / f64::from(data.fire.die)
+    };
+    let p_hit = p_reloaded * hit_p(data.fire.die, shot.modifier, shot.fire_skill);
+    let (morale, save, killed) = damage_odds(
+        &damage_distribution(w.damage_dice, w.damage_sides, w.damage_add),
+        shot,
+        target_draw,
+    );
     ShotOdds {
         p_reloaded,
         p_hit,
