@@ -75,6 +75,17 @@ fn demo_select_target_odds_roll_log_undo_then_resume() {
         h.state().logic.notices
     );
 
+    // Bound, Hobbs stands where the camera sees #1: placed through the log.
+    let seen_at = h.state().logic.figure(1).unwrap().detection.center_in_table;
+    let hobbs_at = {
+        let s = h.state().logic.session.as_ref().unwrap();
+        let hobbs = s.state().figure_named("Trooper Hobbs").unwrap();
+        assert!(hobbs.placement.sigma_in > 0.0, "the camera's uncertainty");
+        hobbs.placement.center_in_table
+    };
+    assert!((seen_at - hobbs_at).norm() < 0.25, "{seen_at} vs {hobbs_at}");
+    assert!(h.query_by_label_contains("camera: Trooper Hobbs at").is_some());
+
     // Actor and target from the roster.
     h.get_by_label_contains("Trooper Hobbs (").click();
     h.step();
@@ -86,10 +97,22 @@ fn demo_select_target_odds_roll_log_undo_then_resume() {
     // The turn starts with the non-combat phase: no shot yet.
     app_support::step_until_label(&mut h, "Not now");
     h.get_by_label("End phase (E)").click();
-    app_support::step_until_label(&mut h, "8+ needed");
+    app_support::step_until_label(&mut h, "+ needed");
     assert!(
         h.query_by_label_contains("p_on_target").is_some(),
         "odds before the roll"
+    );
+    // The overlay's sight line to the target, drawn from the rule set.
+    let shapes = {
+        let s = h.state().logic.session.as_ref().unwrap();
+        s.overlays(s.actor.unwrap())
+    };
+    assert!(
+        shapes.iter().any(|sh| matches!(
+            sh,
+            spotter::rules::overlay::OverlayShape::Sight { .. }
+        )),
+        "{shapes:?}"
     );
 
     h.get_by_label("Roll (Enter)").click();
@@ -102,7 +125,9 @@ fn demo_select_target_odds_roll_log_undo_then_resume() {
         .unwrap()
         .game
         .history()
-        .len();
+        .iter()
+        .filter(|p| p.command.observations().is_none())
+        .count();
     assert_eq!(played, 2, "end of phase and the shot");
 
     h.get_by_label("Undo (Ctrl+Z)").click();
@@ -115,6 +140,19 @@ fn demo_select_target_odds_roll_log_undo_then_resume() {
     h.step();
     let resumed = h.state().logic.session.as_ref().unwrap();
     assert_eq!(resumed.state(), &state_before);
-    assert_eq!(resumed.game.history().len(), 2);
+    assert_eq!(
+        resumed
+            .game
+            .history()
+            .iter()
+            .filter(|p| p.command.observations().is_none())
+            .count(),
+        2
+    );
+    // The binding was saved with the game.
+    assert_eq!(
+        h.state().logic.bound(1),
+        Some(resumed.state().figure_named("Trooper Hobbs").unwrap().id)
+    );
     app_support::step_until_label(&mut h, "(undone)");
 }

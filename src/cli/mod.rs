@@ -33,8 +33,16 @@ pub const DEFAULT_LAYOUT_PATH: &str = "calibration/table.toml";
     about = "Tabletop companion for miniatures wargames: camera to table inches, figures, rules and odds"
 )]
 pub struct Cli {
+    /// Without a subcommand, `spotter` opens the app (as `spotter app`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+/// `spotter app`'s arguments, for the bare `spotter`.
+#[derive(Debug, Parser)]
+struct AppDefaults {
+    #[command(flatten)]
+    args: app::Args,
 }
 
 #[derive(Debug, Subcommand)]
@@ -64,7 +72,10 @@ pub enum Command {
 /// Runs the command line; the binary's `main`.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command) {
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::App(AppDefaults::parse_from(["spotter"]).args));
+    match run(command) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");

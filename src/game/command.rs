@@ -111,3 +111,40 @@ pub enum Command {
         params: serde_json::Value,
     },
 }
+
+/// The [`Command::RuleAction`] name of an observation: figures placed where
+/// the camera sees them. The game handles it itself, whatever the rule set
+/// ([`crate::game::Game::execute`]); rule sets never see it.
+pub const OBSERVE_ACTION: &str = "observe";
+
+/// Where the camera sees one figure: base centre in table inches, facing in
+/// degrees counter-clockwise from +x, and the position's 1-sigma
+/// uncertainty in inches (calibration residual and detection).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    pub figure: FigureId,
+    pub center_in_table: Point2<f64>,
+    pub facing_deg: f64,
+    pub sigma_in: f64,
+}
+
+impl Command {
+    /// The command that places figures where the camera sees them.
+    pub fn observe(seen: &[Observed]) -> Self {
+        Self::RuleAction {
+            action: OBSERVE_ACTION.to_owned(),
+            params: serde_json::json!({ "figures": seen }),
+        }
+    }
+
+    /// The figures of an observation command; `None` for any other command
+    /// (and for an observation whose figures cannot be read).
+    pub fn observations(&self) -> Option<Vec<Observed>> {
+        match self {
+            Self::RuleAction { action, params } if action == OBSERVE_ACTION => {
+                serde_json::from_value(params.get("figures")?.clone()).ok()
+            }
+            _ => None,
+        }
+    }
+}

@@ -99,6 +99,15 @@ pub enum Event {
         distance_in: f64,
         through_rough: bool,
     },
+    /// The camera saw the figure here (not a move by the rules: his pace
+    /// and everything else stay). `sigma_in` is the position's 1-sigma
+    /// uncertainty, table inches.
+    Placed {
+        figure: FigureId,
+        to_in: Point2<f64>,
+        facing_deg: f64,
+        sigma_in: f64,
+    },
     ObstacleStage {
         figure: FigureId,
         stage: ObstacleStage,

@@ -21,7 +21,7 @@ mod state;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use command::{AimUse, Command, FireMode, OrderVia};
+pub use command::{AimUse, Command, FireMode, OBSERVE_ACTION, Observed, OrderVia};
 pub use event::{Event, StatusOf};
 pub use log::{LogError, LogRecord};
 pub use scenario::{Scenario, ScenarioError};
@@ -207,12 +207,39 @@ impl Game {
 
     /// Can the command be carried out now?
     pub fn check(&self, command: &Command) -> Result<(), GameError> {
+        if let Some(seen) = command.observations() {
+            return self.observed_events(&seen).map(drop);
+        }
         Ok(self.rules.check(&self.state, command)?)
     }
 
     /// Exact odds of the command's rolls.
     pub fn odds(&self, command: &Command) -> Result<Vec<NamedOdds>, GameError> {
+        if command.observations().is_some() {
+            return Ok(Vec::new());
+        }
         Ok(self.rules.odds(&self.state, command)?)
+    }
+
+    /// The events of an observation: each figure placed where it was seen.
+    /// Rule-set neutral, no dice.
+    fn observed_events(&self, seen: &[command::Observed]) -> Result<Vec<Event>, GameError> {
+        seen.iter()
+            .map(|o| {
+                if self.state.figure(o.figure).is_none() {
+                    return Err(GameError::Rule(RuleError::Unknown {
+                        what: "figure",
+                        name: o.figure.0.to_string(),
+                    }));
+                }
+                Ok(Event::Placed {
+                    figure: o.figure,
+                    to_in: o.center_in_table,
+                    facing_deg: crate::geometry::normalize_deg(o.facing_deg),
+                    sigma_in: o.sigma_in.abs(),
+                })
+            })
+            .collect()
     }
 
     /// Checks, rolls, logs and applies a command; returns its events.
@@ -221,7 +248,10 @@ impl Game {
         command: Command,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, GameError> {
-        let events = self.rules.resolve(&self.state, &command, dice)?;
+        let events = match command.observations() {
+            Some(seen) => self.observed_events(&seen)?,
+            None => self.rules.resolve(&self.state, &command, dice)?,
+        };
         let n = self.next_n;
         self.next_n += 1;
         if let Some(log) = self.log.as_mut() {

@@ -460,6 +460,18 @@ impl GameState {
                     }
                 }
             }
+            Event::Placed {
+                figure,
+                to_in,
+                facing_deg,
+                sigma_in,
+            } => {
+                if let Some(f) = self.fig_mut(*figure) {
+                    f.placement.center_in_table = *to_in;
+                    f.placement.facing_deg = *facing_deg;
+                    f.placement.sigma_in = *sigma_in;
+                }
+            }
             Event::ObstacleStage { figure, stage } => {
                 if let Some(f) = self.fig_mut(*figure) {
                     f.obstacle = *stage;

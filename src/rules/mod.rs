@@ -17,13 +17,14 @@ pub mod deck;
 pub mod dice;
 pub mod little_colonial;
 pub mod odds;
+pub mod overlay;
 pub mod soldiers_in_time;
 pub mod stand_to;
 pub mod volley_fire;
 
 use std::sync::Arc;
 
-use crate::game::{Command, Event, GameState};
+use crate::game::{Command, Event, FigureId, GameState};
 use dice::{Dice, DiceError};
 use odds::NamedOdds;
 
@@ -93,6 +94,13 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         _figure: &crate::game::Figure,
     ) -> Option<crate::vision::EdgeColour> {
         None
+    }
+
+    /// What to draw around a selected figure (fire arc, command radius,
+    /// melee zone, line of sight, movement allowance), in table inches.
+    /// Rule sets without overlays draw nothing.
+    fn overlays(&self, _state: &GameState, _figure: FigureId) -> Vec<overlay::OverlayShape> {
+        Vec::new()
     }
 
     /// Can the command be carried out in this state? No dice are rolled.

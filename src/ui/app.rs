@@ -16,7 +16,7 @@ use egui::{Color32, Key, Pos2, Rect, RichText, Sense, TextureHandle, TextureOpti
 use nalgebra::Point2;
 
 use super::logic::{AppLogic, SourceStatus, UiCommand};
-use super::overlay::{self, ScreenFromTable};
+use super::overlay::{self, ScreenFromTable, band_index};
 use super::pipeline::{LockSummary, SeenFigure};
 use super::session::Action;
 use super::theme;
@@ -41,6 +41,8 @@ pub struct SpotterApp {
     scenario_path: String,
     game_path: String,
     typed_dice: String,
+    /// The rule set the New game picker shows scenarios of.
+    picker_rule_set: Option<String>,
 }
 
 impl SpotterApp {
@@ -55,6 +57,7 @@ impl SpotterApp {
             scenario_path: super::session::DEFAULT_SCENARIO.to_owned(),
             game_path: "saved-game.jsonl".to_owned(),
             typed_dice: String::new(),
+            picker_rule_set: None,
         }
     }
 
@@ -351,6 +354,7 @@ impl SpotterApp {
         } else {
             ui.label("no game");
         }
+        self.picker_ui(ui);
         ui.horizontal_wrapped(|ui| {
             ui.label("Scenario:");
             ui.text_edit_singleline(&mut self.scenario_path)
@@ -374,6 +378,38 @@ impl SpotterApp {
                 self.emit(UiCommand::SaveGame(PathBuf::from(&self.game_path)));
             }
         });
+    }
+
+    /// The New game picker: a rule set, then one of its scenarios (which
+    /// fills in the scenario file).
+    fn picker_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Rule set:");
+            for name in self.logic.rule_sets.clone() {
+                let on = self.picker_rule_set.as_deref() == Some(name.as_str());
+                if ui.selectable_label(on, name.as_str()).clicked() {
+                    self.picker_rule_set = if on { None } else { Some(name) };
+                }
+            }
+        });
+        let shown: Vec<(PathBuf, String)> = self
+            .logic
+            .scenarios
+            .iter()
+            .filter(|e| {
+                self.picker_rule_set
+                    .as_deref()
+                    .is_none_or(|r| r == e.rule_set)
+            })
+            .map(|e| (e.path.clone(), format!("{} ({})", e.name, e.rule_set)))
+            .collect();
+        for (path, text) in shown {
+            let path_text = path.display().to_string();
+            let on = self.scenario_path == path_text;
+            if ui.selectable_label(on, text).clicked() {
+                self.scenario_path = path_text;
+            }
+        }
     }
 
     fn game_roster_ui(&mut self, ui: &mut egui::Ui) {
@@ -401,10 +437,24 @@ impl SpotterApp {
                 )
             })
             .collect();
+        let mut follow = self.logic.follow_camera;
+        if ui
+            .checkbox(&mut follow, "Figures follow the camera")
+            .clicked()
+        {
+            self.emit(UiCommand::ToggleFollowCamera);
+        }
         let seen_actor = self.logic.selection.actor;
         for (id, name, text, chosen) in rows {
             if ui.selectable_label(chosen, text).clicked() {
                 self.emit(UiCommand::ClickGameFigure(id));
+            }
+            if let Some(track) = self.logic.track_of(id)
+                && ui
+                    .small_button(format!("unbind {} from {name}", figure_name(track)))
+                    .clicked()
+            {
+                self.emit(UiCommand::Unbind { figure: id });
             }
             // Binding is offered while a seen figure is selected.
             if let Some(track) = seen_actor
@@ -565,6 +615,7 @@ impl SpotterApp {
             let px = mapping.pixel_from_table(t);
             shown.min + Vec2::new(px.x as f32 + 0.5, px.y as f32 + 0.5) * scale
         };
+        self.paint_rule_shapes(&painter, &ui_from_table);
         self.paint_overlay(&painter, &ui_from_table, lock);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
@@ -644,7 +695,10 @@ impl SpotterApp {
         };
         let state = s.state();
         let pos = |id: FigureId| state.figure(id).map(|f| f.placement.center_in_table);
-        if let Some(actor) = s.actor
+        let has_shapes = s.actor.is_some_and(|a| !s.overlays(a).is_empty());
+        if has_shapes {
+            self.paint_rule_shapes(painter, to_screen);
+        } else if let Some(actor) = s.actor
             && let Some(from) = pos(actor)
         {
             for r in s.enemy_ranges(actor) {
@@ -704,14 +758,49 @@ impl SpotterApp {
         }
     }
 
+    /// What the rule set draws around the game's selected figure, from
+    /// where the game has the figures.
+    fn paint_rule_shapes(&self, painter: &egui::Painter, to_screen: ScreenFromTable) {
+        let Some(s) = &self.logic.session else { return };
+        let Some(actor) = s.actor else { return };
+        let shapes = s.overlays(actor);
+        let state = s.state();
+        let place = |id: FigureId| state.figure(id).map(|f| f.placement.center_in_table);
+        overlay::rule_shapes(painter, to_screen, &shapes, &place, self.label_size());
+    }
+
+    fn label_size(&self) -> f32 {
+        if self.logic.large_text {
+            theme::LABEL_SIZE_LARGE
+        } else {
+            theme::LABEL_SIZE
+        }
+    }
+
+    /// A click picks the nearest seen figure, or else the nearest game
+    /// figure not bound to a seen one.
     fn click_at(&mut self, to_screen: ScreenFromTable, pos: Pos2) {
-        let centres: Vec<(u32, Point2<f64>)> = self
+        // Seen figures are ids 0..; game figures are put after them.
+        const GAME_ID_BASE: u32 = 1 << 30;
+        let mut centres: Vec<(u32, Point2<f64>)> = self
             .logic
             .figures()
             .iter()
             .map(|f| (f.id, f.detection.center_in_table))
             .collect();
+        if let Some(s) = &self.logic.session {
+            centres.extend(
+                s.state()
+                    .figures
+                    .iter()
+                    .filter(|f| self.logic.track_of(f.id).is_none())
+                    .map(|f| (GAME_ID_BASE + f.id.0, f.placement.center_in_table)),
+            );
+        }
         match overlay::pick(to_screen, &centres, pos, PICK_RADIUS_PT) {
+            Some(id) if id >= GAME_ID_BASE => {
+                self.emit(UiCommand::ClickGameFigure(FigureId(id - GAME_ID_BASE)));
+            }
             Some(id) => self.emit(UiCommand::ClickFigure(id)),
             None => self.emit(UiCommand::ClearSelection),
         }
@@ -803,15 +892,6 @@ fn experience_edge(
     }
 }
 
-/// Colour index of a range band name (short, medium, long, else out).
-fn band_index(band: &str) -> usize {
-    match band.to_ascii_lowercase().as_str() {
-        "short" | "close" => 0,
-        "medium" => 1,
-        "long" => 2,
-        _ => 3,
-    }
-}
 
 /// The figure's display name until a roster binds one.
 fn figure_name(id: u32) -> String {

@@ -17,9 +17,10 @@ use crate::capture::folder::{FolderSource, Playback};
 use crate::capture::{FailingSource, FrameSource, SourceOpener};
 
 use super::pipeline::{Perceiver, Pipeline, PipelineEvent, Processed, SeenFigure};
-use super::session::{Action, GameSession};
+use super::session::{Action, GameSession, ScenarioEntry};
 use super::stats::Stats;
-use crate::game::FigureId;
+use crate::game::{FigureId, Observed};
+use crate::geometry::{normalize_deg, position_sigma_in};
 use std::collections::BTreeMap;
 
 /// Where frames come from.
@@ -114,6 +115,12 @@ pub enum UiCommand {
         track: u32,
         figure: FigureId,
     },
+    /// Forget which seen figure a game figure is.
+    Unbind {
+        figure: FigureId,
+    },
+    /// Bound figures follow the camera, or stay where the game has them.
+    ToggleFollowCamera,
 }
 
 /// The actor and target chosen by clicking figures.
@@ -138,6 +145,25 @@ impl Selection {
 /// Where screenshots go unless told otherwise.
 pub const SCREENSHOT_DIR: &str = "screenshots";
 
+/// A bound figure seen at least this far from where the game has it is
+/// placed again, inches: less is the camera's jitter, not a move.
+pub const FOLLOW_MIN_MOVE_IN: f64 = 0.25;
+/// ... or turned at least this much, degrees.
+pub const FOLLOW_MIN_TURN_DEG: f64 = 10.0;
+/// Where scenario files are looked for (under the working directory, else
+/// beside the crate).
+pub const SCENARIOS_DIR: &str = "scenarios";
+
+/// The scenarios folder: under the working directory, else beside the crate.
+pub fn scenarios_dir() -> PathBuf {
+    let here = PathBuf::from(SCENARIOS_DIR);
+    if here.is_dir() {
+        here
+    } else {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIOS_DIR)
+    }
+}
+
 /// The app's logic.
 pub struct AppLogic {
     pub source_choice: SourceChoice,
@@ -158,6 +184,13 @@ pub struct AppLogic {
     pub bindings: BTreeMap<u32, FigureId>,
     /// Where new games are logged.
     pub games_dir: PathBuf,
+    /// Bound figures follow the camera: where the camera sees them is logged
+    /// as their position ([`crate::game::Command::observe`]).
+    pub follow_camera: bool,
+    /// The scenarios the New game picker offers.
+    pub scenarios: Vec<ScenarioEntry>,
+    /// Rule sets by name, for the picker.
+    pub rule_sets: Vec<String>,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -186,6 +219,11 @@ impl AppLogic {
             session: None,
             bindings: BTreeMap::new(),
             games_dir: PathBuf::from(super::session::GAMES_DIR),
+            follow_camera: true,
+            scenarios: super::session::list_scenarios(&scenarios_dir()),
+            rule_sets: crate::rules::Registry::builtin()
+                .map(|r| r.names())
+                .unwrap_or_default(),
             pipeline: None,
             make_perceiver,
             wake,
@@ -257,7 +295,61 @@ impl AppLogic {
                 }
             }
         }
+        if new_frame {
+            self.follow_camera();
+        }
         new_frame
+    }
+
+    /// Where the newest frame sees the bound figures, when that differs
+    /// from where the game has them: a position typed in (sigma 0) is
+    /// always replaced, else a move of [`FOLLOW_MIN_MOVE_IN`] or a turn of
+    /// [`FOLLOW_MIN_TURN_DEG`]. Figures not seen on this frame (held, under
+    /// a hand) and frames without a table lock give nothing.
+    pub fn observations(&self) -> Vec<Observed> {
+        let (Some(s), Some(p)) = (&self.session, &self.latest) else {
+            return Vec::new();
+        };
+        let Some(mapping) = &p.perception.lock.locked else {
+            return Vec::new();
+        };
+        let state = s.state();
+        p.perception
+            .figures
+            .iter()
+            .filter(|f| f.detection.confidence > 0.0)
+            .filter_map(|f| {
+                let id = self.bound(f.id)?;
+                let g = state.figure(id)?;
+                let d = &f.detection;
+                let facing_deg = d.facing_deg.unwrap_or(g.placement.facing_deg);
+                let moved = (d.center_in_table - g.placement.center_in_table).norm();
+                let off = normalize_deg(facing_deg - g.placement.facing_deg);
+                let turned = off.min(360.0 - off);
+                let changed = g.placement.sigma_in == 0.0
+                    || moved >= FOLLOW_MIN_MOVE_IN
+                    || turned >= FOLLOW_MIN_TURN_DEG;
+                changed.then(|| Observed {
+                    figure: id,
+                    center_in_table: d.center_in_table,
+                    facing_deg,
+                    sigma_in: position_sigma_in(mapping.residual_in, d.position_sigma_in),
+                })
+            })
+            .collect()
+    }
+
+    /// Logs where the camera sees the bound figures (see
+    /// [`Self::observations`]), when following the camera.
+    fn follow_camera(&mut self) {
+        if !self.follow_camera {
+            return;
+        }
+        let seen = self.observations();
+        if seen.is_empty() {
+            return;
+        }
+        self.with_session("follow the camera", |s| s.observe(&seen).map(drop));
     }
 
     /// Records that the UI painted a frame at `now`, showing `latest`.
@@ -280,7 +372,13 @@ impl AppLogic {
             session.scenario_name,
             session.log_path.display()
         ));
-        self.bindings.clear();
+        self.bindings = match super::session::load_bindings(&session.log_path) {
+            Ok(b) => b,
+            Err(e) => {
+                self.notice(format!("bindings: {e:#}"));
+                BTreeMap::new()
+            }
+        };
         self.session = Some(session);
     }
 
@@ -355,8 +453,32 @@ impl AppLogic {
             UiCommand::Bind { track, figure } => {
                 self.bindings.retain(|_, f| *f != figure);
                 self.bindings.insert(track, figure);
+                if let Some(s) = &self.session
+                    && let Err(e) = super::session::save_bindings(&s.log_path, &self.bindings)
+                {
+                    self.notice(format!("bindings not saved: {e:#}"));
+                }
+                self.follow_camera();
             }
-            UiCommand::ClearSelection => self.selection = Selection::default(),
+            UiCommand::Unbind { figure } => {
+                self.bindings.retain(|_, f| *f != figure);
+                if let Some(s) = &self.session
+                    && let Err(e) = super::session::save_bindings(&s.log_path, &self.bindings)
+                {
+                    self.notice(format!("bindings not saved: {e:#}"));
+                }
+            }
+            UiCommand::ToggleFollowCamera => {
+                self.follow_camera = !self.follow_camera;
+                self.follow_camera();
+            }
+            UiCommand::ClearSelection => {
+                self.selection = Selection::default();
+                if let Some(s) = self.session.as_mut() {
+                    s.actor = None;
+                    s.target = None;
+                }
+            }
             UiCommand::Relock => {
                 if let Some(p) = &self.pipeline {
                     p.relock();

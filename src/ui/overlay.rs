@@ -14,6 +14,8 @@ use egui::{Align2, FontId, Painter, Pos2, Shape, Stroke};
 use nalgebra::{Point2, Vector2};
 
 use super::theme;
+use crate::game::FigureId;
+use crate::rules::overlay::{OverlayShape, Purpose, SightKind};
 use crate::vision::{BaseKind, Detection};
 
 /// Foot base diameter and mounted base size (`TABLE_KIT.md`), inches.
@@ -176,6 +178,261 @@ pub fn highlight(
     );
 }
 
+/// Where a game figure stands, table inches.
+pub type FigurePlace<'a> = &'a dyn Fn(FigureId) -> Option<Point2<f64>>;
+/// Radius of the ring marking a member of a circle or zone, inches.
+const MEMBER_RING_IN: f64 = 0.8;
+/// Dash and gap of dashed outlines, points.
+const DASH_PT: f32 = 8.0;
+const GAP_PT: f32 = 5.0;
+
+/// A closed outline drawn dashed.
+fn dashed_outline(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    pts: &[Point2<f64>],
+    stroke: Stroke,
+) {
+    let mut screen: Vec<Pos2> = pts.iter().map(|p| to_screen(*p)).collect();
+    if let Some(first) = screen.first().copied() {
+        screen.push(first);
+    }
+    painter.extend(Shape::dashed_line(&screen, stroke, DASH_PT, GAP_PT));
+}
+
+/// The colour of a sight line: the band's colour, or the call's when it is
+/// too close to call; blocked lines are the blocked colour.
+pub fn sight_colour(sight: SightKind) -> egui::Color32 {
+    match sight {
+        SightKind::Clear => theme::LOS_CLEAR,
+        SightKind::Soft => theme::LOS_SOFT,
+        SightKind::Hard => theme::LOS_HARD,
+        SightKind::Blocked => theme::LOS_BLOCKED,
+    }
+}
+
+/// The text drawn on a sight line: range, band, line of sight, and the
+/// calls that are too close.
+pub fn sight_text(
+    range_in: f64,
+    band: Option<&str>,
+    band_too_close: bool,
+    sight: SightKind,
+    sight_too_close: bool,
+) -> String {
+    let mut text = format!("{range_in:.1}\" {}", band.unwrap_or("out of range"));
+    if band_too_close {
+        text.push_str(" (TOO CLOSE TO CALL)");
+    }
+    text.push_str(" | ");
+    text.push_str(sight.name());
+    if sight_too_close {
+        text.push_str(" (TOO CLOSE TO CALL)");
+    }
+    text
+}
+
+/// Draws what the rule set describes around the selected figure. Areas
+/// first (arc, movement, command, melee), then sight lines and labels on
+/// top.
+pub fn rule_shapes(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    shapes: &[OverlayShape],
+    place: FigurePlace,
+    label_size: f32,
+) {
+    let member_rings = |members: &[crate::rules::overlay::Member], colour: egui::Color32| {
+        for m in members {
+            if let Some(at) = place(m.figure) {
+                let c = if m.too_close_to_call {
+                    theme::TOO_CLOSE_TO_CALL
+                } else {
+                    colour
+                };
+                outline(
+                    painter,
+                    to_screen,
+                    &circle_in_table(at, MEMBER_RING_IN),
+                    Stroke::new(theme::LINE_WIDTH, c),
+                );
+            }
+        }
+    };
+    for shape in shapes {
+        match shape {
+            OverlayShape::FireArc {
+                origin_in,
+                facing_deg,
+                half_angle_deg,
+                weapon,
+                bands,
+                ..
+            } => {
+                let all_round = *half_angle_deg >= 180.0;
+                let outer = bands.last().map_or(0.0, |b| b.radius_in);
+                if !all_round && outer > 0.0 {
+                    let pie = arc_in_table(*origin_in, *facing_deg, *half_angle_deg, outer);
+                    let screen: Vec<Pos2> = pie.iter().map(|p| to_screen(*p)).collect();
+                    painter.add(Shape::convex_polygon(
+                        screen,
+                        theme::FIRE_ARC_FILL,
+                        Stroke::new(theme::LINE_WIDTH, theme::FIRE_ARC_STROKE),
+                    ));
+                }
+                for (i, band) in bands.iter().enumerate() {
+                    let colour = theme::band_colour(i);
+                    let pts = if all_round {
+                        circle_in_table(*origin_in, band.radius_in)
+                    } else {
+                        arc_in_table(*origin_in, *facing_deg, *half_angle_deg, band.radius_in)
+                            .split_off(1)
+                    };
+                    let screen: Vec<Pos2> = pts.iter().map(|p| to_screen(*p)).collect();
+                    let stroke = Stroke::new(theme::THIN_LINE_WIDTH, colour);
+                    if all_round {
+                        painter.add(Shape::closed_line(screen, stroke));
+                    } else {
+                        painter.add(Shape::line(screen, stroke));
+                    }
+                    // The band's name where the facing meets its ring.
+                    let f = facing_deg.to_radians();
+                    let at = origin_in + Vector2::new(f.cos(), f.sin()) * band.radius_in;
+                    let text = if i + 1 == bands.len() {
+                        format!("{} ({weapon})", band.name)
+                    } else {
+                        band.name.clone()
+                    };
+                    label(painter, to_screen(at), &text, label_size * 0.85, colour);
+                }
+            }
+            OverlayShape::Circle {
+                purpose,
+                center_in,
+                radius_in,
+                label: text,
+                members,
+            } => {
+                let colour = purpose_colour(*purpose);
+                let pts = circle_in_table(*center_in, *radius_in);
+                let stroke = Stroke::new(theme::LINE_WIDTH, colour);
+                if *purpose == Purpose::Movement {
+                    dashed_outline(painter, to_screen, &pts, stroke);
+                } else {
+                    outline(painter, to_screen, &pts, stroke);
+                }
+                member_rings(members, colour);
+                // Labels of concentric circles sit at different angles.
+                let angle = match purpose {
+                    Purpose::Movement => -60.0_f64,
+                    Purpose::Command => 120.0,
+                    _ => -120.0,
+                }
+                .to_radians();
+                let at = center_in + Vector2::new(angle.cos(), angle.sin()) * *radius_in;
+                label(painter, to_screen(at), text, label_size * 0.85, colour);
+            }
+            OverlayShape::Outline {
+                purpose,
+                outline_in,
+                label: text,
+                members,
+            } => {
+                let colour = purpose_colour(*purpose);
+                outline(
+                    painter,
+                    to_screen,
+                    outline_in,
+                    Stroke::new(theme::LINE_WIDTH, colour),
+                );
+                member_rings(members, colour);
+                if let Some(top) = outline_in.iter().max_by(|a, b| a.y.total_cmp(&b.y)) {
+                    label(painter, to_screen(*top), text, label_size * 0.85, colour);
+                }
+            }
+            OverlayShape::Sight { .. } => {}
+        }
+    }
+    for shape in shapes {
+        if let OverlayShape::Sight {
+            from_in,
+            to_in,
+            sight,
+            sight_too_close_to_call,
+            range_in,
+            band,
+            band_too_close_to_call,
+            ..
+        } = shape
+        {
+            let band_colour = if *band_too_close_to_call {
+                theme::TOO_CLOSE_TO_CALL
+            } else {
+                band.as_deref()
+                    .map_or(theme::band_colour(3), |b| theme::band_colour(band_index(b)))
+            };
+            let stroke = theme::line(band_colour);
+            if *sight == SightKind::Blocked {
+                let pts: Vec<Pos2> = [*from_in, *to_in].iter().map(|p| to_screen(*p)).collect();
+                painter.extend(Shape::dashed_line(
+                    &pts,
+                    Stroke::new(theme::LINE_WIDTH, theme::LOS_BLOCKED),
+                    DASH_PT,
+                    GAP_PT,
+                ));
+            } else {
+                segment(painter, to_screen, *from_in, *to_in, stroke);
+            }
+            // A dot by the target in the line-of-sight colour (magenta when
+            // too close to call).
+            let d = to_in - from_in;
+            let len = d.norm();
+            if len > 1.0 {
+                let at = to_in - d / len * 1.0;
+                let c = if *sight_too_close_to_call {
+                    theme::TOO_CLOSE_TO_CALL
+                } else {
+                    sight_colour(*sight)
+                };
+                painter.circle_filled(to_screen(at), theme::LOS_DOT_RADIUS, c);
+            }
+            let mid = Point2::from((from_in.coords + to_in.coords) / 2.0);
+            let text = sight_text(
+                *range_in,
+                band.as_deref(),
+                *band_too_close_to_call,
+                *sight,
+                *sight_too_close_to_call,
+            );
+            let colour = if *band_too_close_to_call || *sight_too_close_to_call {
+                theme::TOO_CLOSE_TO_CALL
+            } else {
+                band_colour
+            };
+            label(painter, to_screen(mid), &text, label_size, colour);
+        }
+    }
+}
+
+fn purpose_colour(purpose: Purpose) -> egui::Color32 {
+    match purpose {
+        Purpose::Command => theme::COMMAND_RADIUS,
+        Purpose::Melee => theme::MELEE_ZONE,
+        Purpose::Movement => theme::MOVE_ALLOWANCE,
+        Purpose::Observation => theme::OBSERVATION,
+    }
+}
+
+/// Colour index of a range band name (short, medium, long, else out).
+pub fn band_index(band: &str) -> usize {
+    match band.to_ascii_lowercase().as_str() {
+        "short" | "close" => 0,
+        "medium" => 1,
+        "long" => 2,
+        _ => 3,
+    }
+}
+
 /// The figure nearest to a screen position, within `max_px` points.
 pub fn pick(
     to_screen: ScreenFromTable,
@@ -225,6 +482,14 @@ mod tests {
         };
         assert_relative_eq!(span(&ys), 2.0, epsilon = 1e-12);
         assert_relative_eq!(span(&xs), 1.0, epsilon = 1e-12);
+    }
+
+    #[test]
+    fn sight_text_marks_calls_too_close() {
+        let t = sight_text(12.04, Some("short"), true, SightKind::Soft, false);
+        assert_eq!(t, "12.0\" short (TOO CLOSE TO CALL) | soft cover");
+        let t = sight_text(70.0, None, false, SightKind::Blocked, true);
+        assert_eq!(t, "70.0\" out of range | blocked (TOO CLOSE TO CALL)");
     }
 
     #[test]

@@ -16,7 +16,11 @@ use anyhow::Context;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::game::{AimUse, Command, Event, FigureId, FireMode, Game, GameState, Played, Scenario};
+use std::collections::BTreeMap;
+
+use crate::game::{
+    AimUse, Command, Event, FigureId, FireMode, Game, GameState, Observed, Played, Scenario,
+};
 use crate::rules::Registry;
 use crate::rules::dice::{RngDice, TypedDice};
 use crate::rules::odds::NamedOdds;
@@ -110,6 +114,79 @@ fn unix_ms() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis())
+}
+
+/// The file beside a game log that keeps which seen figures (track ids)
+/// are bound to which game figures.
+pub fn bindings_path(log_path: &Path) -> PathBuf {
+    let mut name = log_path.as_os_str().to_owned();
+    name.push(".bindings.json");
+    PathBuf::from(name)
+}
+
+/// Saves the bindings of the game logged at `log_path`.
+pub fn save_bindings(log_path: &Path, bindings: &BTreeMap<u32, FigureId>) -> anyhow::Result<()> {
+    let path = bindings_path(log_path);
+    let text = serde_json::to_string_pretty(bindings).context("writing the bindings")?;
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The bindings saved with the game logged at `log_path` (none when the
+/// file is missing).
+pub fn load_bindings(log_path: &Path) -> anyhow::Result<BTreeMap<u32, FigureId>> {
+    let path = bindings_path(log_path);
+    if !path.exists() {
+        return Ok(BTreeMap::new());
+    }
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a bindings file (delete it to start the bindings afresh)",
+            path.display()
+        )
+    })
+}
+
+/// A scenario file offered by the New game picker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioEntry {
+    pub path: PathBuf,
+    pub name: String,
+    pub rule_set: String,
+}
+
+/// The scenario files in `dir` with their names and rule sets, sorted by
+/// rule set then name. Files that cannot be read are left out (the picker
+/// shows only what can be started; a typed path still reports the error).
+pub fn list_scenarios(dir: &Path) -> Vec<ScenarioEntry> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        name: String,
+        rule_set: String,
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<ScenarioEntry> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            // Only the two head fields are read; the rest is checked when
+            // the game starts.
+            let value: toml::Table = toml::from_str(&text).ok()?;
+            let head: Head = toml::Value::Table(value).try_into().ok()?;
+            Some(ScenarioEntry {
+                path,
+                name: head.name,
+                rule_set: head.rule_set,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.rule_set, &a.name).cmp(&(&b.rule_set, &b.name)));
+    out
 }
 
 impl GameSession {
@@ -357,9 +434,24 @@ impl GameSession {
         Ok(self.game.execute(cmd, &mut dice)?)
     }
 
+    /// Takes back the last player action, and the camera's placements
+    /// logged after it (the camera places the figures again on its next
+    /// frame).
     pub fn undo(&mut self) -> anyhow::Result<()> {
-        self.game.undo()?;
+        while self.game.undo()?.observations().is_some() {}
         Ok(())
+    }
+
+    /// Places figures where the camera sees them, through the log.
+    pub fn observe(&mut self, seen: &[Observed]) -> anyhow::Result<Vec<Event>> {
+        let mut dice = RngDice(&mut self.rng);
+        Ok(self.game.execute(Command::observe(seen), &mut dice)?)
+    }
+
+    /// What the rule set draws around `figure` (empty for rule sets
+    /// without overlays).
+    pub fn overlays(&self, figure: FigureId) -> Vec<crate::rules::overlay::OverlayShape> {
+        self.game.rules().overlays(self.state(), figure)
     }
 
     pub fn end_phase(&mut self) -> anyhow::Result<Vec<Event>> {
@@ -376,9 +468,14 @@ impl GameSession {
         format!("Turn {}, {side}: {phase}", s.turn)
     }
 
-    /// The newest command that was not undone.
+    /// The newest player action that was not undone (camera placements
+    /// are not actions).
     pub fn last_played(&self) -> Option<&Played> {
-        self.game.history().iter().rev().find(|p| !p.undone)
+        self.game
+            .history()
+            .iter()
+            .rev()
+            .find(|p| !p.undone && p.command.observations().is_none())
     }
 
     /// One line per command for the log panel, newest last.
@@ -423,6 +520,21 @@ impl GameSession {
                 self.names(defenders)
             ),
             Command::EndPhase => "end of phase".into(),
+            Command::RuleAction { .. } if cmd.observations().is_some() => {
+                let seen = cmd.observations().unwrap_or_default();
+                let list: Vec<String> = seen
+                    .iter()
+                    .map(|o| {
+                        format!(
+                            "{} at ({:.1}, {:.1})",
+                            self.name(o.figure),
+                            o.center_in_table.x,
+                            o.center_in_table.y
+                        )
+                    })
+                    .collect();
+                format!("camera: {}", list.join(", "))
+            }
             other => format!("{other:?}"),
         }
     }
@@ -500,6 +612,76 @@ mod tests {
         assert_eq!(s.log_lines().len(), 2);
         s.undo().unwrap();
         assert!(s.log_lines()[1].ends_with("(undone)"));
+    }
+
+    #[test]
+    fn the_camera_places_figures_through_the_log_and_undo_skips_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = GameSession::new_game(&scenario(), dir.path(), 3).unwrap();
+        let hobbs = s.state().figure_named("Trooper Hobbs").unwrap().id;
+        let warrior = s.state().figure_named("Hadendowa warrior").unwrap().id;
+        s.click(hobbs);
+        s.click(warrior);
+        s.end_phase().unwrap();
+        // Seen 10 in nearer: short range now, 6+ to hit (carbine 12 in).
+        let seen = Observed {
+            figure: hobbs,
+            center_in_table: nalgebra::Point2::new(20.0, 20.0),
+            facing_deg: 370.0,
+            sigma_in: 0.04,
+        };
+        s.observe(&[seen]).unwrap();
+        let p = &s.state().figure(hobbs).unwrap().placement;
+        assert_eq!(p.center_in_table, seen.center_in_table);
+        assert!((p.facing_deg - 10.0).abs() < 1e-9);
+        assert_eq!(p.sigma_in, 0.04);
+        assert_eq!(s.preview().unwrap().needed, Some(6));
+        assert!(s.log_lines()[1].contains("camera: Trooper Hobbs at (20.0, 20.0)"));
+        // Undo takes back the end of the phase and the placement after it.
+        s.undo().unwrap();
+        assert_eq!(s.state().phase, 0);
+        assert_eq!(
+            s.state().figure(hobbs).unwrap().placement.center_in_table,
+            nalgebra::Point2::new(10.0, 20.0)
+        );
+        // Placements survive a restart.
+        s.observe(&[seen]).unwrap();
+        let before = s.state().clone();
+        let log = s.log_path.clone();
+        drop(s);
+        let again = GameSession::resume(&log, 4).unwrap();
+        assert_eq!(again.state(), &before);
+    }
+
+    #[test]
+    fn bindings_are_saved_beside_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("g.jsonl");
+        assert!(load_bindings(&log).unwrap().is_empty());
+        let b = BTreeMap::from([(3_u32, FigureId(1)), (7, FigureId(0))]);
+        save_bindings(&log, &b).unwrap();
+        assert_eq!(load_bindings(&log).unwrap(), b);
+    }
+
+    #[test]
+    fn the_picker_lists_every_scenario_with_its_rule_set() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let list = list_scenarios(&dir);
+        let dragoon = list
+            .iter()
+            .find(|e| e.path.ends_with("dragoon.toml"))
+            .unwrap();
+        assert_eq!(dragoon.rule_set, "stand-to");
+        let registry = Registry::builtin().unwrap();
+        for e in &list {
+            assert!(
+                registry.get(&e.rule_set).is_some(),
+                "{}: {}",
+                e.path.display(),
+                e.rule_set
+            );
+        }
+        assert!(list.len() >= 4);
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub const FIRE_ARC_STROKE: Color32 = Color32::from_rgb(250, 170, 40);
 pub const COMMAND_RADIUS: Color32 = Color32::from_rgb(120, 200, 255);
 pub const MELEE_ZONE: Color32 = Color32::from_rgb(255, 90, 90);
 pub const MOVE_ALLOWANCE: Color32 = Color32::from_rgb(180, 255, 180);
+pub const OBSERVATION: Color32 = Color32::from_rgb(200, 160, 255);
 
 /// The selected figure and the chosen target.
 pub const SELECTED: Color32 = Color32::from_rgb(255, 255, 0);
@@ -84,6 +85,10 @@ pub const NO_FRAME: Color32 = Color32::from_rgb(20, 20, 24);
 pub const RING_WIDTH: f32 = 3.0;
 /// Width of measurement lines, points.
 pub const LINE_WIDTH: f32 = 2.0;
+/// Width of range-band rings, points.
+pub const THIN_LINE_WIDTH: f32 = 1.5;
+/// Radius of the line-of-sight dot by each enemy, points.
+pub const LOS_DOT_RADIUS: f32 = 6.0;
 /// Overlay label size, points, at normal and large text.
 pub const LABEL_SIZE: f32 = 13.0;
 pub const LABEL_SIZE_LARGE: f32 = 22.0;

@@ -2086,6 +2086,14 @@ impl RuleSet for StandToRules {
         self.data.melee_weapon(name).is_some()
     }
 
+    fn overlays(
+        &self,
+        state: &GameState,
+        figure: FigureId,
+    ) -> Vec<crate::rules::overlay::OverlayShape> {
+        self.overlay_shapes(state, figure)
+    }
+
     fn first_side_kind(&self) -> Option<SideKind> {
         Some(self.data.turn.first_side)
     }

@@ -10,6 +10,7 @@
 pub mod calc;
 pub mod data;
 pub mod engine;
+pub mod overlay;
 
 pub use calc::{
     FireOdds, FireOutcome, FireSituation, MeleeOdds, MeleeSide, SaveSituation, Struck,
