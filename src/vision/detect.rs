@@ -160,7 +160,6 @@ impl Detector {
             std::f64::consts::PI * (radius * radius - inner * inner) * p.rectify.px_per_in.powi(2);
         let min_count = (p.candidates.min_component_share * ring_px).ceil() as usize;
         let comps = segment::components(&seg, min_count);
-        let hands = self.hands.find(&top, &view, gains, &self.layout);
         let segmentation = ms_since(t1);
 
         let t2 = Instant::now();
@@ -182,6 +181,8 @@ impl Detector {
         let mut detections = self.classify(&surface, fitted);
         // No phantom figures on an arm, and no figure under a hand reported
         // from the part of its band that shows.
+        let centres: Vec<Point2<f64>> = detections.iter().map(|d| d.center_in_table).collect();
+        let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
         let margin_in = self.hands.params().suppress_margin_in;
         detections.retain(|d| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)));
         let classification = ms_since(t3);

@@ -90,6 +90,10 @@ pub struct HandParams {
     /// Detections whose centre is this close to a hand region are dropped
     /// by the detector, inches.
     pub suppress_margin_in: f64,
+    /// Around each figure the detector found whole, this much of the table
+    /// (a radius, inches) is never taken for a hand: a figure standing by a
+    /// hand is not part of it.
+    pub figure_keep_out_in: f64,
 }
 
 impl Default for HandParams {
@@ -110,7 +114,8 @@ impl Default for HandParams {
             max_terrain_share: 0.5,
             still_frames: 20,
             outline_tolerance_in: 0.2,
-            suppress_margin_in: 0.25,
+            suppress_margin_in: 0.0,
+            figure_keep_out_in: 0.6,
         }
     }
 }
@@ -166,6 +171,7 @@ impl HandParams {
             ("marker_margin_in", self.marker_margin_in),
             ("outline_tolerance_in", self.outline_tolerance_in),
             ("suppress_margin_in", self.suppress_margin_in),
+            ("figure_keep_out_in", self.figure_keep_out_in),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 out.push((name, format!("{v} must be zero or more")));
@@ -215,24 +221,28 @@ impl Grid {
         let h = ((th as f64) / step).ceil().max(1.0) as usize;
         // Every other pixel in each direction is plenty for a mean.
         let stride = if step >= 4.0 { 2 } else { 1 };
-        let mut sum = vec![[0f32; 3]; w * h];
+        let col_cell: Vec<usize> = (0..tw)
+            .step_by(stride)
+            .map(|i| (((i as f64) / step) as usize).min(w - 1))
+            .collect();
+        let mut sum = vec![[0u32; 3]; w * h];
         let mut seen = vec![0u32; w * h];
         let mut total = vec![0u32; w * h];
         let raw = top.as_raw();
         for j in (0..th).step_by(stride) {
-            let cj = ((j as f64) / step) as usize;
+            let base = (((j as f64) / step) as usize).min(h - 1) * w;
             let row = &raw[j * tw * 3..(j + 1) * tw * 3];
-            for i in (0..tw).step_by(stride) {
-                let k = cj.min(h - 1) * w + (((i as f64) / step) as usize).min(w - 1);
+            for (px, &ci) in row.chunks_exact(3 * stride).zip(&col_cell) {
+                let k = base + ci;
                 total[k] += 1;
-                let px = &row[i * 3..i * 3 + 3];
-                if px == [0, 0, 0] {
+                if px[..3] == [0, 0, 0] {
                     continue;
                 }
                 seen[k] += 1;
-                for c in 0..3 {
-                    sum[k][c] += f32::from(px[c]) * gains[c];
-                }
+                let s = &mut sum[k];
+                s[0] += u32::from(px[0]);
+                s[1] += u32::from(px[1]);
+                s[2] += u32::from(px[2]);
             }
         }
         let feat = (0..w * h)
@@ -241,7 +251,10 @@ impl Grid {
                 if n == 0 || (n as f32) < MIN_SEEN_SHARE * total[k] as f32 {
                     return None;
                 }
-                let m = sum[k].map(|s| s / n as f32 + LOG_OFFSET);
+                let mut m = [0f32; 3];
+                for c in 0..3 {
+                    m[c] = sum[k][c] as f32 / n as f32 * gains[c] + LOG_OFFSET;
+                }
                 let level = (m[0] + m[1] + m[2]) / 3.0;
                 Some([(m[0] / m[1]).ln(), (m[2] / m[1]).ln(), level.ln()])
             })
@@ -367,13 +380,15 @@ impl HandFinder {
 
     /// The regions of the table hidden by hands or arms in this top view.
     /// `gains` white-balance the view (the detector's); `layout` gives the
-    /// markers, whose paper is not table.
+    /// markers, whose paper is not table; `figures_in_table` are the centres
+    /// of the figures found whole, which are not hands.
     pub fn find(
         &self,
         top: &RgbImage,
         view: &TopView,
         gains: [f32; 3],
         layout: &TableLayout,
+        figures_in_table: &[Point2<f64>],
     ) -> Vec<OccludedRegion> {
         let p = &self.params;
         let grid = Grid::new(top, gains, p.cell_in * view.px_per_in);
@@ -386,6 +401,10 @@ impl HandFinder {
 
         let usable = self.usable_cells(&grid, view, layout);
         let mut not_table = self.not_table(&grid, &usable);
+        let figure_cells = self.figure_cells(&grid, view, figures_in_table);
+        for &k in &figure_cells {
+            not_table[k] = false;
+        }
         // Terrain seen before is not a hand.
         let tol = p.terrain_tolerance as f32;
         let mut terrain_cells = vec![false; w * h];
@@ -474,6 +493,36 @@ impl HandFinder {
             }
         }
         regions
+    }
+
+    /// Cells within `figure_keep_out_in` of a figure's centre.
+    fn figure_cells(&self, grid: &Grid, view: &TopView, figures: &[Point2<f64>]) -> Vec<usize> {
+        let cell_in = grid.cell_px / view.px_per_in;
+        let r_in = self.params.figure_keep_out_in;
+        let reach = (r_in / cell_in).ceil() as i64 + 1;
+        let mut out = Vec::new();
+        for c in figures {
+            let v = view.view_from_table(*c);
+            // Grid coordinates of the centre (cell corners are integers).
+            let (gi, gj) = ((v.x + 0.5) / grid.cell_px, (v.y + 0.5) / grid.cell_px);
+            if !(gi.is_finite() && gj.is_finite()) {
+                continue;
+            }
+            let (ci, cj) = (gi.floor() as i64, gj.floor() as i64);
+            for j in cj - reach..=cj + reach {
+                for i in ci - reach..=ci + reach {
+                    if i < 0 || j < 0 || i >= grid.w as i64 || j >= grid.h as i64 {
+                        continue;
+                    }
+                    let d_cells = (i as f64 + 0.5 - gi).hypot(j as f64 + 0.5 - gj);
+                    if d_cells * cell_in <= r_in {
+                        // In range by the check above.
+                        out.push(j as usize * grid.w + i as usize);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Cells inside the photo, away from the markers' paper.
@@ -795,7 +844,7 @@ mod tests {
             ],
         );
         let finder = HandFinder::default();
-        let regions = finder.find(&top, &view, [1.0; 3], &layout);
+        let regions = finder.find(&top, &view, [1.0; 3], &layout, &[]);
         assert_eq!(regions.len(), 1, "{regions:?}");
         assert!(covers(&regions, 13.0, 11.5));
         assert!(covers(&regions, 20.0, 11.5));
@@ -805,17 +854,40 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_found_beside_the_hand_is_not_part_of_it() {
+        let (layout, view) = table();
+        // A figure touching the fingers, wide enough to survive the opening.
+        let top = scene(
+            &view,
+            &[
+                ([12.0, 10.0, 24.0, 13.0], SKIN),
+                ([10.9, 10.9, 12.0, 12.1], SKIN),
+            ],
+        );
+        let params = HandParams {
+            open_radius_in: 0.25,
+            ..HandParams::default()
+        };
+        let figure = Point2::new(11.45, 11.5);
+        let blind = HandFinder::new(params.clone()).find(&top, &view, [1.0; 3], &layout, &[]);
+        assert!(covers(&blind, figure.x, figure.y));
+        let regions = HandFinder::new(params).find(&top, &view, [1.0; 3], &layout, &[figure]);
+        assert!(covers(&regions, 18.0, 11.5));
+        assert!(!covers(&regions, figure.x, figure.y), "{regions:?}");
+    }
+
+    #[test]
     fn a_compact_blob_inside_the_table_is_terrain_and_is_remembered() {
         let (layout, view) = table();
         // A building in the middle: not a hand.
         let building = ([9.0, 9.0, 13.0, 13.0], GREY);
         let finder = HandFinder::default();
         let top = scene(&view, &[building]);
-        assert!(finder.find(&top, &view, [1.0; 3], &layout).is_empty());
+        assert!(finder.find(&top, &view, [1.0; 3], &layout, &[]).is_empty());
         // A grey sleeve reaching in from the edge over it: only the new part
         // is the arm.
         let top = scene(&view, &[building, ([11.0, 10.0, 24.0, 12.0], GREY)]);
-        let regions = finder.find(&top, &view, [1.0; 3], &layout);
+        let regions = finder.find(&top, &view, [1.0; 3], &layout, &[]);
         assert_eq!(regions.len(), 1, "{regions:?}");
         assert!(covers(&regions, 18.0, 11.0));
         assert!(!covers(&regions, 9.5, 12.5));
@@ -831,7 +903,7 @@ mod tests {
         });
         let top = scene(&view, &[road]);
         let counts: Vec<usize> = (0..5)
-            .map(|_| finder.find(&top, &view, [1.0; 3], &layout).len())
+            .map(|_| finder.find(&top, &view, [1.0; 3], &layout, &[]).len())
             .collect();
         assert_eq!(counts, [1, 1, 0, 0, 0]);
     }
@@ -840,7 +912,7 @@ mod tests {
     fn a_long_forearm_is_a_hand_even_when_its_elbow_is_out_of_sight() {
         let (layout, view) = table();
         let top = scene(&view, &[([5.0, 10.0, 19.0, 12.5], SKIN)]);
-        let regions = HandFinder::default().find(&top, &view, [1.0; 3], &layout);
+        let regions = HandFinder::default().find(&top, &view, [1.0; 3], &layout, &[]);
         assert_eq!(regions.len(), 1);
         assert!(covers(&regions, 12.0, 11.0));
     }
@@ -852,7 +924,7 @@ mod tests {
         let top = scene(&view, &[([10.0, 0.0, 14.0, 12.0], shadow)]);
         assert!(
             HandFinder::default()
-                .find(&top, &view, [1.0; 3], &layout)
+                .find(&top, &view, [1.0; 3], &layout, &[])
                 .is_empty()
         );
     }
