@@ -23,6 +23,7 @@ use super::{images, load_camera, load_layout};
 use crate::calibration::{self, Lens, TableLayout};
 use crate::game::roster::{Bindings, Roster};
 use crate::vision::detect::Detector;
+use crate::vision::hands::{HandFinder, HandParams};
 use crate::vision::params::DetectorParams;
 use crate::vision::track::{
     FrameObservation, FrameReport, OccludedRegion, TrackEvent, TrackEventKind, TrackId,
@@ -59,6 +60,9 @@ pub struct Args {
     /// Tracker parameter file (TOML; any of the fields of TrackerParams).
     #[arg(long)]
     pub params: Option<PathBuf>,
+    /// Hand finder parameter file (TOML; any of the fields of HandParams).
+    #[arg(long)]
+    pub hand_params: Option<PathBuf>,
     /// Roster files (scenarios/rosters/*.toml) for --bind.
     #[arg(long)]
     pub roster: Vec<PathBuf>,
@@ -312,8 +316,16 @@ impl PhotoDetector {
         let layout = load_layout(args.layout.as_deref())?;
         let lens = load_camera(args.camera.as_deref())?;
         let params = DetectorParams::defaults().context("the built-in detector parameters")?;
+        let hands = match &args.hand_params {
+            Some(p) => {
+                HandParams::load(p).context("loading the hand finder parameters (--hand-params)")?
+            }
+            None => HandParams::default(),
+        };
         Ok(Self {
-            detector: Detector::new(params, layout.clone()),
+            // One detector for the whole series: the hand finder remembers
+            // the terrain it has seen.
+            detector: Detector::new(params, layout.clone()).with_hands(HandFinder::new(hands)),
             layout,
             lens,
         })
@@ -334,8 +346,7 @@ impl PhotoDetector {
                     .detector
                     .detect(&rgb, &mapping)
                     .with_context(|| format!("detecting the figures of {}", path.display()))?;
-                // The detector does not report hands: the tracker infers them.
-                Ok((found.detections, None))
+                Ok((found.detections, Some(found.occluded_regions_in_table)))
             }
             Err(err) => Err(err.to_string()),
         };

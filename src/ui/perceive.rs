@@ -19,7 +19,7 @@ use crate::calibration::{
 use crate::vision::Detection;
 use crate::vision::detect::Detector;
 use crate::vision::params::DetectorParams;
-use crate::vision::track::{FigureState, FrameObservation, Tracker, TrackerParams};
+use crate::vision::track::{FigureState, FrameObservation, OccludedRegion, Tracker, TrackerParams};
 
 use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
 
@@ -28,18 +28,22 @@ pub trait MarkerFinder: Send {
     fn find(&mut self, gray: &GrayImage) -> Result<Vec<MarkerObservation>, String>;
 }
 
+/// What a figure detector found on one frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FoundFigures {
+    pub detections: Vec<Detection>,
+    /// Where hands hide the table; `None` when the detector cannot tell.
+    pub occluded_regions_in_table: Option<Vec<OccludedRegion>>,
+}
+
 /// Finds figures on a frame, given the table mapping.
 pub trait FigureDetector: Send {
-    fn detect(
-        &mut self,
-        image: &RgbImage,
-        mapping: &TableMapping,
-    ) -> Result<Vec<Detection>, String>;
+    fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String>;
 }
 
 /// Gives each detection a stable identity across frames.
 pub trait FigureTracker: Send {
-    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure>;
+    fn track(&mut self, found: FoundFigures) -> Vec<SeenFigure>;
 }
 
 /// The table's ArUco markers, found by the calibration module.
@@ -63,14 +67,13 @@ impl MarkerFinder for ArucoMarkers {
 pub struct VisionDetector(pub Detector);
 
 impl FigureDetector for VisionDetector {
-    fn detect(
-        &mut self,
-        image: &RgbImage,
-        mapping: &TableMapping,
-    ) -> Result<Vec<Detection>, String> {
+    fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
         self.0
             .detect(image, mapping)
-            .map(|f| f.detections)
+            .map(|f| FoundFigures {
+                detections: f.detections,
+                occluded_regions_in_table: Some(f.occluded_regions_in_table),
+            })
             .map_err(|e| e.to_string())
     }
 }
@@ -96,12 +99,13 @@ impl VisionTracker {
 }
 
 impl FigureTracker for VisionTracker {
-    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure> {
+    fn track(&mut self, found: FoundFigures) -> Vec<SeenFigure> {
         let report = self.tracker.update(&FrameObservation {
             time_s: self.started.elapsed().as_secs_f64(),
-            detections: detections.clone(),
-            occluded_regions_in_table: None,
+            detections: found.detections.clone(),
+            occluded_regions_in_table: found.occluded_regions_in_table,
         });
+        let detections = found.detections;
         report
             .figures
             .into_iter()
@@ -137,8 +141,9 @@ impl FigureTracker for VisionTracker {
 pub struct NoTracker;
 
 impl FigureTracker for NoTracker {
-    fn track(&mut self, detections: Vec<Detection>) -> Vec<SeenFigure> {
-        detections
+    fn track(&mut self, found: FoundFigures) -> Vec<SeenFigure> {
+        found
+            .detections
             .into_iter()
             .zip(0_u32..)
             .map(|(detection, id)| SeenFigure { id, detection })
@@ -402,15 +407,18 @@ mod tests {
             &mut self,
             _image: &RgbImage,
             mapping: &TableMapping,
-        ) -> Result<Vec<Detection>, String> {
-            Ok(vec![Detection {
-                center_in_table: mapping.table_from_pixel(Point2::new(100.0, 100.0)),
-                facing_deg: None,
-                edge: EdgeColour::Red,
-                base: BaseKind::Foot,
-                confidence: 1.0,
-                position_sigma_in: 0.02,
-            }])
+        ) -> Result<FoundFigures, String> {
+            Ok(FoundFigures {
+                detections: vec![Detection {
+                    center_in_table: mapping.table_from_pixel(Point2::new(100.0, 100.0)),
+                    facing_deg: None,
+                    edge: EdgeColour::Red,
+                    base: BaseKind::Foot,
+                    confidence: 1.0,
+                    position_sigma_in: 0.02,
+                }],
+                occluded_regions_in_table: None,
+            })
         }
     }
 

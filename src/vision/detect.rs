@@ -19,9 +19,11 @@ use image::RgbImage;
 use nalgebra::Point2;
 
 use super::fit::{FootFit, RectFit, Surface, colour_of};
+use super::hands::HandFinder;
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, WhiteReference};
 use super::segment::{self, Component};
+use super::track::OccludedRegion;
 use super::{BaseKind, Detection, VisionError};
 use crate::calibration::{TableLayout, TableMapping};
 
@@ -52,13 +54,18 @@ pub struct FrameDetections {
     pub timings: StageTimings,
     /// The paper colour used as white, when markers were found.
     pub white: Option<WhiteReference>,
+    /// Where hands or arms hide the table (see [`super::hands`]); figures
+    /// there are not reported.
+    pub occluded_regions_in_table: Vec<OccludedRegion>,
 }
 
-/// The figure detector. Cheap to create; holds the parameters and layout.
+/// The figure detector. Cheap to create; holds the parameters and layout,
+/// and the hand finder's memory of the terrain (feed it one table's frames).
 #[derive(Debug, Clone)]
 pub struct Detector {
     params: DetectorParams,
     layout: TableLayout,
+    hands: HandFinder,
 }
 
 fn ms_since(t: Instant) -> f64 {
@@ -88,7 +95,16 @@ impl Fitted {
 
 impl Detector {
     pub fn new(params: DetectorParams, layout: TableLayout) -> Self {
-        Self { params, layout }
+        Self {
+            params,
+            layout,
+            hands: HandFinder::default(),
+        }
+    }
+
+    /// The same detector with another hand finder (its own parameters).
+    pub fn with_hands(self, hands: HandFinder) -> Self {
+        Self { hands, ..self }
     }
 
     pub fn params(&self) -> &DetectorParams {
@@ -162,7 +178,13 @@ impl Detector {
         let fitting = ms_since(t2);
 
         let t3 = Instant::now();
-        let detections = self.classify(&surface, fitted);
+        let mut detections = self.classify(&surface, fitted);
+        // No phantom figures on an arm, and no figure under a hand reported
+        // from the part of its band that shows.
+        let centres: Vec<Point2<f64>> = detections.iter().map(|d| d.center_in_table).collect();
+        let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
+        let margin_in = self.hands.params().suppress_margin_in;
+        detections.retain(|d| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)));
         let classification = ms_since(t3);
         Ok(FrameDetections {
             detections,
@@ -175,6 +197,7 @@ impl Detector {
                 total: ms_since(t0),
             },
             white,
+            occluded_regions_in_table: hands,
         })
     }
 

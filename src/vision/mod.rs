@@ -70,6 +70,7 @@ pub mod cv;
 pub mod detect;
 pub mod eval;
 mod fit;
+pub mod hands;
 pub mod params;
 pub mod rectify;
 pub mod report;
