@@ -47,7 +47,11 @@ fn captured_views_grow_coverage_then_fit_and_save_a_lens() {
         assert!(cover >= last_cover, "coverage never shrinks");
         last_cover = cover;
         if w.usable_views() < w.params.min_views {
-            assert!(w.fit.is_none(), "no fit before {} views", w.params.min_views);
+            assert!(
+                w.fit.is_none(),
+                "no fit before {} views",
+                w.params.min_views
+            );
         }
     }
     assert!(last_cover >= w.params.min_coverage_frac, "{last_cover}");

@@ -757,7 +757,12 @@ impl SpotterApp {
             egui::StrokeKind::Outside,
         );
         if let Some(sess) = &self.logic.session {
-            overlay::terrain(&painter, &to_screen, &sess.state().terrain, self.label_size());
+            overlay::terrain(
+                &painter,
+                &to_screen,
+                &sess.state().terrain,
+                self.label_size(),
+            );
         }
         self.paint_overlay(&painter, &to_screen, &lock);
         self.paint_game(&painter, &to_screen);
@@ -1002,7 +1007,6 @@ fn experience_edge(
         _ => EdgeColour::Red,
     }
 }
-
 
 /// The figure's display name until a roster binds one.
 fn figure_name(id: u32) -> String {

@@ -142,11 +142,8 @@ impl LensWizard {
         }
         self.image_size = Some(size);
         let gray = image::DynamicImage::ImageRgb8(image.clone()).to_luma8();
-        let (board, params, mut views) = (
-            self.board.clone(),
-            self.params.clone(),
-            self.views.clone(),
-        );
+        let (board, params, mut views) =
+            (self.board.clone(), self.params.clone(), self.views.clone());
         let name = name.to_owned();
         let (tx, rx) = bounded(1);
         thread::Builder::new()
