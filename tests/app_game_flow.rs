@@ -83,8 +83,14 @@ fn demo_select_target_odds_roll_log_undo_then_resume() {
         assert!(hobbs.placement.sigma_in > 0.0, "the camera's uncertainty");
         hobbs.placement.center_in_table
     };
-    assert!((seen_at - hobbs_at).norm() < 0.25, "{seen_at} vs {hobbs_at}");
-    assert!(h.query_by_label_contains("camera: Trooper Hobbs at").is_some());
+    assert!(
+        (seen_at - hobbs_at).norm() < 0.25,
+        "{seen_at} vs {hobbs_at}"
+    );
+    assert!(
+        h.query_by_label_contains("camera: Trooper Hobbs at")
+            .is_some()
+    );
 
     // Actor and target from the roster.
     h.get_by_label_contains("Trooper Hobbs (").click();
@@ -108,10 +114,9 @@ fn demo_select_target_odds_roll_log_undo_then_resume() {
         s.overlays(s.actor.unwrap())
     };
     assert!(
-        shapes.iter().any(|sh| matches!(
-            sh,
-            spotter::rules::overlay::OverlayShape::Sight { .. }
-        )),
+        shapes
+            .iter()
+            .any(|sh| matches!(sh, spotter::rules::overlay::OverlayShape::Sight { .. })),
         "{shapes:?}"
     );
 

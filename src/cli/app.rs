@@ -63,6 +63,13 @@ pub struct Args {
     /// Start a new game instead of resuming the newest one.
     #[arg(long)]
     pub new_game: bool,
+    /// Select this game figure (by name) at start: its fire arc, command
+    /// radius, melee zone, sight lines and movement are drawn.
+    #[arg(long)]
+    pub select: Option<String>,
+    /// Start with large text (readable at arm's length; L toggles it).
+    #[arg(long)]
+    pub large_text: bool,
     /// List the webcams and their modes, then exit.
     #[arg(long)]
     pub list_cameras: bool,
@@ -264,10 +271,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A game that cannot be opened is shown, not fatal: the table view works.
     let session = session.map_err(|e| format!("{e:#}"));
     let games_dir = args.games_dir.clone();
+    let (select, large_text) = (args.select.clone(), args.large_text);
     let setup = move |logic: &mut AppLogic| {
         logic.games_dir = games_dir.clone();
+        logic.large_text = large_text;
         match session {
-            Ok(s) => logic.set_session(s),
+            Ok(mut s) => {
+                if let Some(name) = &select {
+                    match s.state().figure_named(name).map(|f| f.id) {
+                        Some(id) => s.actor = Some(id),
+                        None => logic.notice(format!("--select: no figure named {name:?}")),
+                    }
+                }
+                logic.set_session(s);
+            }
             Err(e) => logic.notice(format!("no game: {e}")),
         }
     };

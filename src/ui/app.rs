@@ -92,6 +92,8 @@ impl SpotterApp {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     self.calibration_ui(ui);
                     ui.separator();
+                    self.lens_wizard_ui(ui);
+                    ui.separator();
                     self.roster_ui(ui);
                 });
             });
@@ -307,6 +309,76 @@ impl SpotterApp {
         if let Some(problem) = &detector_problem {
             ui.colored_label(theme::STATUS_WARN, problem.as_str());
         }
+    }
+
+    /// The lens step of the calibration wizard: views, coverage, RMS, save.
+    fn lens_wizard_ui(&mut self, ui: &mut egui::Ui) {
+        egui::CollapsingHeader::new("Lens calibration")
+            .default_open(false)
+            .show(ui, |ui| {
+                let w = &self.logic.lens_wizard;
+                ui.small("Hold the ChArUco board in view, tilted a different way each time, and spread over the picture.");
+                ui.label(format!(
+                    "Lens views: {} usable of {} (need {})",
+                    w.usable_views(),
+                    w.views(),
+                    w.params.min_views
+                ));
+                let cover = w.coverage_frac();
+                let colour = if cover >= w.params.min_coverage_frac {
+                    theme::STATUS_OK
+                } else {
+                    theme::STATUS_WARN
+                };
+                ui.colored_label(
+                    colour,
+                    format!(
+                        "Coverage {:.0}% (need {:.0}%)",
+                        100.0 * cover,
+                        100.0 * w.params.min_coverage_frac
+                    ),
+                );
+                match &w.fit {
+                    Some(Ok(f)) => {
+                        let ok = f.lens.rms_px <= w.params.max_rms_px;
+                        ui.colored_label(
+                            if ok { theme::STATUS_OK } else { theme::STATUS_WARN },
+                            format!(
+                                "Lens RMS {:.3} px over {} views (fx {:.0}, fy {:.0})",
+                                f.lens.rms_px,
+                                f.views_used,
+                                f.lens.fx(),
+                                f.lens.fy()
+                            ),
+                        );
+                    }
+                    Some(Err(why)) => {
+                        ui.colored_label(theme::STATUS_WARN, why.as_str());
+                    }
+                    None => {}
+                }
+                if let Some(m) = &w.message {
+                    ui.small(m.as_str());
+                }
+                let busy = w.busy();
+                let can_save = matches!(w.fit, Some(Ok(_)));
+                let out = w.out_path.display().to_string();
+                ui.horizontal_wrapped(|ui| {
+                    let text = if busy { "Finding the board..." } else { "Capture board view" };
+                    if ui.add_enabled(!busy, egui::Button::new(text)).clicked() {
+                        self.emit(UiCommand::CaptureLensView);
+                    }
+                    if ui
+                        .add_enabled(can_save, egui::Button::new(format!("Save lens to {out}")))
+                        .clicked()
+                    {
+                        self.emit(UiCommand::SaveLens);
+                    }
+                    if ui.button("Start again").clicked() {
+                        self.emit(UiCommand::ResetLens);
+                    }
+                });
+            });
     }
 
     fn roster_ui(&mut self, ui: &mut egui::Ui) {
@@ -593,6 +665,7 @@ impl SpotterApp {
                 Color32::WHITE,
             );
         }
+        self.paint_lens_coverage(&painter, shown, [w, h]);
         let lock = &p.perception.lock;
         // Markers as seen.
         for m in &p.perception.markers {
@@ -615,6 +688,14 @@ impl SpotterApp {
             let px = mapping.pixel_from_table(t);
             shown.min + Vec2::new(px.x as f32 + 0.5, px.y as f32 + 0.5) * scale
         };
+        if let Some(sess) = &self.logic.session {
+            overlay::terrain(
+                &painter,
+                &ui_from_table,
+                &sess.state().terrain,
+                self.label_size(),
+            );
+        }
         self.paint_rule_shapes(&painter, &ui_from_table);
         self.paint_overlay(&painter, &ui_from_table, lock);
         if response.clicked()
@@ -675,6 +756,14 @@ impl SpotterApp {
             theme::line(theme::TABLE_OUTLINE),
             egui::StrokeKind::Outside,
         );
+        if let Some(sess) = &self.logic.session {
+            overlay::terrain(
+                &painter,
+                &to_screen,
+                &sess.state().terrain,
+                self.label_size(),
+            );
+        }
         self.paint_overlay(&painter, &to_screen, &lock);
         self.paint_game(&painter, &to_screen);
         if response.clicked()
@@ -755,6 +844,33 @@ impl SpotterApp {
                     theme::LAST_ACTION,
                 );
             }
+        }
+    }
+
+    /// The lens wizard's coverage cells over the live view, while it has
+    /// views of this frame size.
+    fn paint_lens_coverage(&self, painter: &egui::Painter, shown: Rect, size: [u32; 2]) {
+        let w = &self.logic.lens_wizard;
+        if w.views() == 0 || w.image_size() != Some(size) {
+            return;
+        }
+        let grid = w.params.coverage_grid.max(1);
+        let cell = shown.size() / grid as f32;
+        for (i, covered) in w.coverage_cells().into_iter().enumerate() {
+            let (cx, cy) = (i as u32 % grid, i as u32 / grid);
+            let r = Rect::from_min_size(
+                shown.min + Vec2::new(cx as f32 * cell.x, cy as f32 * cell.y),
+                cell,
+            );
+            if covered {
+                painter.rect_filled(r.shrink(1.0), 0.0, theme::COVERAGE_CELL);
+            }
+            painter.rect_stroke(
+                r,
+                0.0,
+                egui::Stroke::new(1.0, theme::GRID_LINE),
+                egui::StrokeKind::Inside,
+            );
         }
     }
 
@@ -891,7 +1007,6 @@ fn experience_edge(
         _ => EdgeColour::Red,
     }
 }
-
 
 /// The figure's display name until a roster binds one.
 fn figure_name(id: u32) -> String {

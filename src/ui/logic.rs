@@ -115,6 +115,12 @@ pub enum UiCommand {
         track: u32,
         figure: FigureId,
     },
+    /// Lens wizard: find the ChArUco board on the newest frame.
+    CaptureLensView,
+    /// Lens wizard: write the fitted lens to its camera file.
+    SaveLens,
+    /// Lens wizard: forget the views and start again.
+    ResetLens,
     /// Forget which seen figure a game figure is.
     Unbind {
         figure: FigureId,
@@ -191,6 +197,8 @@ pub struct AppLogic {
     pub scenarios: Vec<ScenarioEntry>,
     /// Rule sets by name, for the picker.
     pub rule_sets: Vec<String>,
+    /// The lens step of the calibration wizard.
+    pub lens_wizard: super::lens_wizard::LensWizard,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -224,6 +232,7 @@ impl AppLogic {
             rule_sets: crate::rules::Registry::builtin()
                 .map(|r| r.names())
                 .unwrap_or_default(),
+            lens_wizard: super::lens_wizard::LensWizard::default(),
             pipeline: None,
             make_perceiver,
             wake,
@@ -259,6 +268,7 @@ impl AppLogic {
     /// Takes every event the pipeline has ready. Returns true when a new
     /// frame arrived.
     pub fn pump(&mut self) -> bool {
+        self.lens_wizard.poll();
         let Some(pipeline) = &self.pipeline else {
             return false;
         };
@@ -468,6 +478,24 @@ impl AppLogic {
                     self.notice(format!("bindings not saved: {e:#}"));
                 }
             }
+            UiCommand::CaptureLensView => {
+                let Some(p) = &self.latest else {
+                    self.notice("lens: no frame yet");
+                    return;
+                };
+                let (name, image) = (format!("view {}", p.frame.seq), p.frame.image.clone());
+                if let Err(e) = self.lens_wizard.capture(&name, &image) {
+                    self.notice(format!("lens: {e}"));
+                }
+            }
+            UiCommand::SaveLens => match self.lens_wizard.save() {
+                Ok(path) => self.notice(format!(
+                    "lens saved to {} (open it with --camera)",
+                    path.display()
+                )),
+                Err(e) => self.notice(format!("lens: {e:#}")),
+            },
+            UiCommand::ResetLens => self.lens_wizard.reset(),
             UiCommand::ToggleFollowCamera => {
                 self.follow_camera = !self.follow_camera;
                 self.follow_camera();

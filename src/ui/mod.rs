@@ -10,6 +10,7 @@
 //!   takes finished frames ([`logic::AppLogic::pump`]) and paints them.
 
 pub mod app;
+pub mod lens_wizard;
 pub mod logic;
 pub mod overlay;
 pub mod perceive;

@@ -414,6 +414,64 @@ pub fn rule_shapes(
     }
 }
 
+/// Is the polygon convex (either winding)? Only convex outlines are
+/// filled; others are drawn as outlines.
+pub fn is_convex(pts: &[Point2<f64>]) -> bool {
+    let n = pts.len();
+    if n < 3 {
+        return false;
+    }
+    let mut sign = 0.0_f64;
+    for i in 0..n {
+        let (a, b, c) = (pts[i], pts[(i + 1) % n], pts[(i + 2) % n]);
+        let cross = (b - a).perp(&(c - b));
+        if cross.abs() <= f64::EPSILON {
+            continue;
+        }
+        if sign == 0.0 {
+            sign = cross.signum();
+        } else if cross.signum() != sign {
+            return false;
+        }
+    }
+    true
+}
+
+/// The scenario's terrain areas with their names.
+pub fn terrain(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    areas: &[crate::geometry::TerrainArea],
+    label_size: f32,
+) {
+    for area in areas {
+        if area.polygon_in.len() < 3 {
+            continue;
+        }
+        let screen: Vec<Pos2> = area.polygon_in.iter().map(|p| to_screen(*p)).collect();
+        let stroke = Stroke::new(theme::LINE_WIDTH, theme::TERRAIN_STROKE);
+        if is_convex(&area.polygon_in) {
+            painter.add(Shape::convex_polygon(screen, theme::TERRAIN_FILL, stroke));
+        } else {
+            painter.add(Shape::closed_line(screen, stroke));
+        }
+        let n = area.polygon_in.len() as f64;
+        let centre = Point2::from(
+            area.polygon_in
+                .iter()
+                .fold(Vector2::zeros(), |acc, p| acc + p.coords)
+                / n,
+        );
+        label(
+            painter,
+            to_screen(centre),
+            &area.name,
+            label_size * 0.8,
+            theme::TERRAIN_STROKE,
+        );
+    }
+}
+
 fn purpose_colour(purpose: Purpose) -> egui::Color32 {
     match purpose {
         Purpose::Command => theme::COMMAND_RADIUS,
@@ -490,6 +548,24 @@ mod tests {
         assert_eq!(t, "12.0\" short (TOO CLOSE TO CALL) | soft cover");
         let t = sight_text(70.0, None, false, SightKind::Blocked, true);
         assert_eq!(t, "70.0\" out of range | blocked (TOO CLOSE TO CALL)");
+    }
+
+    #[test]
+    fn convexity() {
+        let square = [
+            Point2::new(0.0, 0.0),
+            Point2::new(1.0, 0.0),
+            Point2::new(1.0, 1.0),
+            Point2::new(0.0, 1.0),
+        ];
+        assert!(is_convex(&square));
+        let dart = [
+            Point2::new(0.0, 0.0),
+            Point2::new(2.0, 1.0),
+            Point2::new(0.0, 2.0),
+            Point2::new(0.5, 1.0),
+        ];
+        assert!(!is_convex(&dart));
     }
 
     #[test]

@@ -73,6 +73,9 @@ pub const GRID_LINE: Color32 = Color32::from_rgba_premultiplied(40, 40, 40, 60);
 pub const TERRAIN_FILL: Color32 = Color32::from_rgba_premultiplied(90, 70, 40, 120);
 pub const TERRAIN_STROKE: Color32 = Color32::from_rgb(170, 140, 90);
 
+/// Lens wizard: cells of the picture the board's corners have covered.
+pub const COVERAGE_CELL: Color32 = Color32::from_rgba_premultiplied(0, 90, 40, 90);
+
 /// Status texts.
 pub const STATUS_OK: Color32 = Color32::from_rgb(90, 220, 110);
 pub const STATUS_WARN: Color32 = Color32::from_rgb(250, 200, 40);

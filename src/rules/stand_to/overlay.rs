@@ -52,13 +52,7 @@ impl StandToRules {
                     .collect(),
             });
         }
-        if self
-            .data
-            .orders
-            .givers
-            .iter()
-            .any(|g| g == me.rank.name())
-        {
+        if self.data.orders.givers.iter().any(|g| g == me.rank.name()) {
             let shout = self.data.orders.shout_in;
             let members = state
                 .figures
@@ -218,8 +212,7 @@ mod tests {
 
     fn dragoon() -> (StandToRules, GameState) {
         let registry = Registry::builtin().unwrap();
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/dragoon.toml");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/dragoon.toml");
         let sc = Scenario::load(&path, &registry).unwrap();
         (StandToRules::builtin().unwrap(), sc.state)
     }
@@ -258,11 +251,13 @@ mod tests {
         assert_eq!(band.as_deref(), Some("medium"));
         assert!(!band_too_close_to_call);
         // A private gives no orders: no command radius.
-        assert!(
-            !shapes
-                .iter()
-                .any(|s| matches!(s, OverlayShape::Circle { purpose: Purpose::Command, .. }))
-        );
+        assert!(!shapes.iter().any(|s| matches!(
+            s,
+            OverlayShape::Circle {
+                purpose: Purpose::Command,
+                ..
+            }
+        )));
         // The carbine's arc is all round, its rings the weapon's bands.
         let arc = shapes
             .iter()
