@@ -9,7 +9,7 @@ use serde_json::json;
 use spotter::game::{Command, Event, GameState, Scenario};
 use spotter::rules::dice::TypedDice;
 use spotter::rules::little_colonial::{
-    LittleColonial, cavalry_volley_odds, demoralised, gun_hit_p, struck_killed_p,
+    LittleColonial, cavalry_volley_odds, close_combat_p, demoralised, gun_hit_p, struck_killed_p,
 };
 use spotter::rules::stand_to::Wound;
 use spotter::rules::{Registry, RuleError, RuleSet};
@@ -625,4 +625,43 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
         json!({ "figure": "Trooper", "path_in": [[10.0, 50.0], [10.0, 40.0]] }),
     );
     assert!(refused(&s, &sharp).contains("45 degrees"));
+}
+
+#[test]
+fn close_combat_formation_modifiers_from_the_table() {
+    // Line 1 (front rank, Line 3 behind him, Line 2 at his flank and not in
+    // contact with anyone) against a lone warrior: +2.
+    let extra = LINE.to_owned() + &fig("W", "warrior", "Moros", 18.6, 11.6, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Line 1");
+    let c = action("close-combat", json!({ "a": "Line 1", "b": "W" }));
+    let odds = rules().odds(&s, &c).expect("odds");
+    assert_relative_eq!(
+        odds[0].p,
+        close_combat_p(&data(), 2, false, 0, false),
+        epsilon = 1e-12
+    );
+    // d6 each: 2 + 2 beats 3.
+    let (after, ev) = run(&s, &c, &[2, 3]);
+    assert_eq!(named(&after, "W").wound, Some(Wound::Killed));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains("second rank +1")))
+    );
+    // With the second rank gone the line is a single rank: it wins ties,
+    // and only the flank man adds.
+    let mut thin = s.clone();
+    for n in ["Line 3", "Line 4", "Line 5", "Line 6"] {
+        thin.figures
+            .iter_mut()
+            .find(|f| f.name == n)
+            .expect("figure")
+            .wound = Some(Wound::Killed);
+    }
+    let odds = rules().odds(&thin, &c).expect("odds");
+    assert_relative_eq!(
+        odds[0].p,
+        close_combat_p(&data(), 1, true, 0, false),
+        epsilon = 1e-12
+    );
 }

@@ -57,6 +57,14 @@ const MAX_TIE_ROLLS: usize = 50;
 const WALK_STEP_IN: f64 = 0.02;
 /// Slack on a measured move before it is refused, cm.
 const MOVE_SLACK_CM: f64 = 0.1;
+/// A friend "to the flank" stands within this many table inches, centre
+/// to centre (bases touching, with a little play).
+const FLANK_IN: f64 = 1.5;
+/// Half the width of a figure's front, degrees.
+const FRONT_HALF_ARC_DEG: f64 = 45.0;
+/// A friend is at the flank within this many degrees of square to the
+/// facing (beside him, not diagonally behind or ahead).
+const FLANK_SPREAD_DEG: f64 = 30.0;
 
 #[derive(Debug, Clone)]
 pub struct LittleColonialRules {
@@ -1425,6 +1433,81 @@ impl LittleColonialRules {
         Ok(landed)
     }
 
+    /// Is the figure within close-combat contact of an enemy?
+    fn in_contact(&self, state: &GameState, f: &Figure) -> bool {
+        state.figures.iter().any(|e| {
+            e.side != f.side
+                && in_play(e)
+                && self.cm(centre_gap_in(e, f))
+                    <= self.data.close_combat.contact_cm + self.data.scale.cm_per_in
+        })
+    }
+
+    /// The formation modifiers of a fighter against `enemy`: the add, does
+    /// he win ties (a single rank in formation), and the reasons. In a
+    /// formed unit (not `loose`): +1 with a second rank man directly
+    /// behind, +1 more against cavalry in front with a third; anyone: +1 for
+    /// each friend at his flank who is not in close combat himself.
+    fn formation_add(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        enemy: &Figure,
+    ) -> (i32, bool, Vec<String>) {
+        let cc = &self.data.close_combat;
+        let (mut add, mut single, mut why) = (0, false, Vec::new());
+        let unit = state
+            .units
+            .iter()
+            .find(|u| u.formation != "loose" && u.figures.contains(&f.id));
+        if let Some(u) = unit {
+            let alive = |i: usize| {
+                u.figures
+                    .get(i)
+                    .and_then(|id| state.figure(*id))
+                    .is_some_and(in_play)
+            };
+            let fr = u.frontage as usize;
+            let k = u.figures.iter().position(|id| *id == f.id).unwrap_or(0);
+            if fr == 0 || !(fr..u.figures.len()).any(alive) {
+                single = true;
+                why.push("a single rank: wins ties".to_owned());
+            } else if k < fr {
+                if alive(k + fr) {
+                    add += cc.second_rank_add;
+                    why.push(format!("second rank {:+}", cc.second_rank_add));
+                }
+                let in_front = angle_off_facing_deg(
+                    f.placement.center_in_table,
+                    f.placement.facing_deg,
+                    enemy.placement.center_in_table,
+                ) <= FRONT_HALF_ARC_DEG;
+                if enemy.mounted() && in_front && alive(k + 2 * fr) {
+                    add += cc.third_rank_vs_cavalry_add;
+                    why.push(format!(
+                        "third rank against cavalry {:+}",
+                        cc.third_rank_vs_cavalry_add
+                    ));
+                }
+            }
+        }
+        for g in state.figures.iter().filter(|g| {
+            g.side == f.side && g.id != f.id && in_play(g) && centre_gap_in(g, f) <= FLANK_IN
+        }) {
+            let off = angle_off_facing_deg(
+                f.placement.center_in_table,
+                f.placement.facing_deg,
+                g.placement.center_in_table,
+            );
+            let at_flank = (off - 90.0).abs() <= FLANK_SPREAD_DEG;
+            if at_flank && !self.in_contact(state, g) {
+                add += cc.flank_add;
+                why.push(format!("{} at his flank {:+}", g.name, cc.flank_add));
+            }
+        }
+        (add, single, why)
+    }
+
     fn resolve_combat(
         &self,
         state: &GameState,
@@ -1445,18 +1528,25 @@ impl LittleColonialRules {
             )));
         }
         let wins_ties = self.data.close_combat.single_rank_wins_ties;
+        let (fa, a_rank, a_why) = self.formation_add(state, a, b);
+        let (fb, b_rank, b_why) = self.formation_add(state, b, a);
+        let (a_add, b_add) = (p.a_add + fa, p.b_add + fb);
+        let a_ties = wins_ties && (p.a_single_rank || a_rank);
+        let b_ties = wins_ties && (p.b_single_rank || b_rank);
         let mut work = Work::new(state);
+        for (f, why) in [(a, a_why), (b, b_why)] {
+            if !why.is_empty() {
+                work.note(format!("{}: {}", f.name, why.join(", ")));
+            }
+        }
         work.push(Event::Odds {
-            purpose: format!("close combat {} against {}", a.name, b.name),
+            purpose: format!(
+                "close combat {} ({a_add:+}) against {} ({b_add:+})",
+                a.name, b.name
+            ),
             odds: named(&[(
                 "p_a_wins",
-                close_combat_p(
-                    &self.data,
-                    p.a_add,
-                    wins_ties && p.a_single_rank,
-                    p.b_add,
-                    wins_ties && p.b_single_rank,
-                ),
+                close_combat_p(&self.data, a_add, a_ties, b_add, b_ties),
             )]),
         });
         for _ in 0..MAX_TIE_ROLLS {
@@ -1467,9 +1557,9 @@ impl LittleColonialRules {
                 format!("close combat {} against {}", a.name, b.name),
                 Some(a.id),
             )?;
-            let (ta, tb) = (r[0].face as i32 + p.a_add, r[1].face as i32 + p.b_add);
-            let a_wins = ta > tb || (ta == tb && wins_ties && p.a_single_rank && !p.b_single_rank);
-            let b_wins = tb > ta || (ta == tb && wins_ties && p.b_single_rank && !p.a_single_rank);
+            let (ta, tb) = (r[0].face as i32 + a_add, r[1].face as i32 + b_add);
+            let a_wins = ta > tb || (ta == tb && a_ties && !b_ties);
+            let b_wins = tb > ta || (ta == tb && b_ties && !a_ties);
             if a_wins || b_wins {
                 let loser = if a_wins { b } else { a };
                 self.casualty(&mut work, loser.id, dice)?;
