@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError, bounded};
 
 use super::{Frame, FrameSource, SourceOpener};
 
@@ -61,6 +61,9 @@ impl CaptureWorker {
         on_event: Arc<dyn Fn() + Send + Sync>,
     ) -> std::io::Result<Self> {
         let (event_tx, events) = bounded(FRAME_QUEUE);
+        // The thread holds a receiver too, to take out a stale frame that the
+        // consumer has not picked up yet.
+        let stale_rx = events.clone();
         // Status events must not be lost when the frame queue is full: they
         // go through a blocking send, frames through `try_send`.
         let (control, control_rx) = bounded(4);
@@ -90,7 +93,7 @@ impl CaptureWorker {
                     .is_ok()
                 {
                     on_event();
-                    run(source.as_mut(), &event_tx, &control_rx, on_event);
+                    run(source.as_mut(), &event_tx, &stale_rx, &control_rx, on_event);
                 }
             })?;
         Ok(Self {
@@ -126,14 +129,15 @@ impl Drop for CaptureWorker {
 fn run(
     source: &mut dyn FrameSource,
     events: &Sender<CaptureEvent>,
+    stale: &Receiver<CaptureEvent>,
     control: &Receiver<Control>,
     on_event: &(dyn Fn() + Send + Sync),
 ) {
     let mut seq = 0_u64;
     loop {
         match control.try_recv() {
-            Ok(Control::Stop) => return,
-            Ok(Control::Reconnect) | Err(_) => {}
+            Ok(Control::Stop) | Err(TryRecvError::Disconnected) => return,
+            Ok(Control::Reconnect) | Err(TryRecvError::Empty) => {}
         }
         match source.next_frame() {
             Ok((image, label)) => {
@@ -144,12 +148,10 @@ fn run(
                     label,
                 };
                 seq += 1;
-                match events.try_send(CaptureEvent::Frame(frame)) {
-                    Ok(()) => on_event(),
-                    // The consumer is busy: this frame is dropped.
-                    Err(TrySendError::Full(_)) => {}
-                    Err(TrySendError::Disconnected(_)) => return,
+                if !queue_newest(events, stale, frame) {
+                    return;
                 }
+                on_event();
             }
             Err(err) => {
                 let name = source.name();
@@ -180,6 +182,33 @@ fn run(
                         on_event();
                         break;
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Queues `frame`, replacing a frame the consumer has not taken yet so that
+/// the consumer always gets the newest one. A queued status event is never
+/// replaced (the new frame is dropped instead). False when the consumer has
+/// gone.
+fn queue_newest(
+    events: &Sender<CaptureEvent>,
+    stale: &Receiver<CaptureEvent>,
+    frame: Frame,
+) -> bool {
+    let mut item = CaptureEvent::Frame(frame);
+    loop {
+        match events.try_send(item) {
+            Ok(()) => return true,
+            Err(TrySendError::Disconnected(_)) => return false,
+            Err(TrySendError::Full(back)) => {
+                item = back;
+                match stale.try_recv() {
+                    // The stale frame is dropped; try again with the new one.
+                    Ok(CaptureEvent::Frame(_)) | Err(_) => {}
+                    // A status event: put it back, drop the new frame.
+                    Ok(status) => return events.send(status).is_ok(),
                 }
             }
         }
@@ -241,5 +270,22 @@ mod tests {
             w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
             CaptureEvent::Frame(_)
         ));
+    }
+
+    #[test]
+    fn a_busy_consumer_gets_the_newest_frame_not_the_first() {
+        let open: SourceOpener = Box::new(|| Ok(Box::new(Still)));
+        let w = CaptureWorker::spawn(open, Arc::new(|| {})).unwrap();
+        assert!(matches!(
+            w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
+            CaptureEvent::Opened { .. }
+        ));
+        // The consumer is busy while the source makes several frames.
+        thread::sleep(Duration::from_millis(300));
+        let CaptureEvent::Frame(frame) = w.events.recv_timeout(Duration::from_secs(10)).unwrap()
+        else {
+            panic!("expected a frame");
+        };
+        assert!(frame.seq > 0, "the stale first frame was kept");
     }
 }
