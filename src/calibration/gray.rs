@@ -22,7 +22,8 @@ pub fn gray_from_rgb(rgb: &RgbImage) -> GrayImage {
         .as_raw()
         .chunks_exact(3)
         .map(|p| {
-            let l = LUMA[0] * u32::from(p[0]) + LUMA[1] * u32::from(p[1]) + LUMA[2] * u32::from(p[2]);
+            let l =
+                LUMA[0] * u32::from(p[0]) + LUMA[1] * u32::from(p[1]) + LUMA[2] * u32::from(p[2]);
             // At most 255 by the weights' sum.
             (l / LUMA_DIV) as u8
         })
@@ -75,7 +76,11 @@ mod tests {
     #[test]
     fn luma_matches_the_image_crate() {
         let rgb = RgbImage::from_fn(37, 11, |x, y| {
-            Rgb([(x * 7 + y) as u8, (x * 3 + y * 19) as u8, (255 - x * 5) as u8])
+            Rgb([
+                (x * 7 + y) as u8,
+                (x * 3 + y * 19) as u8,
+                (255 - x * 5) as u8,
+            ])
         });
         assert_eq!(gray_from_rgb(&rgb), image::imageops::grayscale(&rgb));
     }

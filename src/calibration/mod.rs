@@ -248,7 +248,11 @@ fn refine_marker(
         .zip(&m.corners_px)
         .map(|(a, b)| (a - b).norm())
         .fold(0.0, f64::max);
-    if total > params.max_shift_px { m } else { current }
+    if total > params.max_shift_px {
+        m
+    } else {
+        current
+    }
 }
 
 /// The pixels the pattern fit of a marker of `cells` cells a side may
