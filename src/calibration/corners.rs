@@ -58,50 +58,82 @@ fn srgb_to_linear(v: u8) -> f64 {
     }
 }
 
-/// A grey image converted to linear light once, sampled bilinearly.
+/// A grey image, or a window of one, converted to linear light once and
+/// sampled bilinearly in the full image's pixel coordinates.
 pub struct LinearImage {
+    /// Full-image position of the window's top-left pixel.
+    x0: usize,
+    y0: usize,
     width: usize,
     height: usize,
     data: Vec<f32>,
 }
 
+/// The sRGB curve for every 8-bit value, computed once.
+fn srgb_lut() -> &'static [f32; 256] {
+    static LUT: std::sync::OnceLock<[f32; 256]> = std::sync::OnceLock::new();
+    LUT.get_or_init(|| std::array::from_fn(|v| srgb_to_linear(v as u8) as f32))
+}
+
 impl LinearImage {
-    /// Linearised with the sRGB curve.
+    /// The whole image, linearised with the sRGB curve.
     pub fn new(gray: &GrayImage) -> Self {
-        Self::with_curve(gray, srgb_to_linear)
+        Self::window(gray, [0, 0, gray.width(), gray.height()])
+    }
+
+    /// The pixels `x0 <= x < x1`, `y0 <= y < y1` of `[x0, y0, x1, y1]`
+    /// (clipped to the image), linearised with the sRGB curve; samples
+    /// outside the window are `None` as if it were the whole image.
+    pub fn window(gray: &GrayImage, bounds: [u32; 4]) -> Self {
+        Self::with_lut(gray, bounds, srgb_lut())
     }
 
     /// Linearised with a pure power law `v^gamma` (v in 0..1).
     pub fn with_gamma(gray: &GrayImage, gamma: f64) -> Self {
-        Self::with_curve(gray, |v| (f64::from(v) / 255.0).powf(gamma))
+        let lut: [f32; 256] = std::array::from_fn(|v| (v as f64 / 255.0).powf(gamma) as f32);
+        Self::with_lut(gray, [0, 0, gray.width(), gray.height()], &lut)
     }
 
-    fn with_curve(gray: &GrayImage, curve: impl Fn(u8) -> f64) -> Self {
-        let lut: Vec<f32> = (0..=255u8).map(|v| curve(v) as f32).collect();
+    fn with_lut(gray: &GrayImage, bounds: [u32; 4], lut: &[f32; 256]) -> Self {
+        let full_w = gray.width() as usize;
+        let x1 = (bounds[2].min(gray.width())) as usize;
+        let y1 = (bounds[3].min(gray.height())) as usize;
+        let x0 = (bounds[0] as usize).min(x1);
+        let y0 = (bounds[1] as usize).min(y1);
+        let (width, height) = (x1 - x0, y1 - y0);
+        let mut data = Vec::with_capacity(width * height);
+        if width > 0 {
+            for row in gray.as_raw().chunks_exact(full_w).skip(y0).take(height) {
+                data.extend(row[x0..x1].iter().map(|&v| lut[usize::from(v)]));
+            }
+        }
         Self {
-            width: gray.width() as usize,
-            height: gray.height() as usize,
-            data: gray.as_raw().iter().map(|&v| lut[usize::from(v)]).collect(),
+            x0,
+            y0,
+            width,
+            height,
+            data,
         }
     }
 
-    /// Bilinear sample; `None` outside the image.
+    /// Bilinear sample at a full-image position; `None` outside the window.
     pub fn sample(&self, p: Point2<f64>) -> Option<f64> {
-        if !(p.x >= 0.0 && p.y >= 0.0) {
+        let (x, y) = (p.x - self.x0 as f64, p.y - self.y0 as f64);
+        if !(x >= 0.0 && y >= 0.0) {
             return None;
         }
-        let (x0, y0) = (p.x.floor() as usize, p.y.floor() as usize);
-        if x0 + 1 >= self.width || y0 + 1 >= self.height {
+        // Non-negative by the check above; truncation is floor here.
+        let (xi, yi) = (x as usize, y as usize);
+        if xi + 1 >= self.width || yi + 1 >= self.height {
             return None;
         }
-        let (fx, fy) = (p.x - x0 as f64, p.y - y0 as f64);
-        let at = |x: usize, y: usize| f64::from(self.data[y * self.width + x]);
-        Some(
-            at(x0, y0) * (1.0 - fx) * (1.0 - fy)
-                + at(x0 + 1, y0) * fx * (1.0 - fy)
-                + at(x0, y0 + 1) * (1.0 - fx) * fy
-                + at(x0 + 1, y0 + 1) * fx * fy,
-        )
+        let (fx, fy) = (x - xi as f64, y - yi as f64);
+        let i = yi * self.width + xi;
+        let row0 = self.data.get(i..i + 2)?;
+        let row1 = self.data.get(i + self.width..i + self.width + 2)?;
+        let (a, b) = (f64::from(row0[0]), f64::from(row0[1]));
+        let (c, d) = (f64::from(row1[0]), f64::from(row1[1]));
+        Some(a * (1.0 - fx) * (1.0 - fy) + b * fx * (1.0 - fy) + c * (1.0 - fx) * fy + d * fx * fy)
     }
 }
 

@@ -42,6 +42,28 @@ fn cv_err(err: opencv::Error) -> CalibrationError {
     CalibrationError::OpenCv(err.to_string())
 }
 
+/// Speed-related knobs of the ArUco search; the defaults are OpenCV's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArucoTuning {
+    /// Adaptive threshold windows tried, pixels: min, max and step (one
+    /// contour search per window).
+    pub threshold_windows_px: (i32, i32, i32),
+    /// Smallest marker perimeter, as a share of the image's larger side.
+    pub min_perimeter_rate: f64,
+    /// Refine corners with cornerSubPix (else contour corners).
+    pub subpixel: bool,
+}
+
+impl Default for ArucoTuning {
+    fn default() -> Self {
+        Self {
+            threshold_windows_px: (3, 23, 10),
+            min_perimeter_rate: 0.03,
+            subpixel: true,
+        }
+    }
+}
+
 /// Sub-pixel termination: OpenCV's own default for cornerSubPix.
 const SUBPIX_MAX_ITER: i32 = 40;
 const SUBPIX_EPS_PX: f64 = 0.001;
@@ -85,10 +107,21 @@ mod aruco_api {
     pub fn detect(
         image: &Mat,
         dict: ArucoDictionary,
+        tuning: &ArucoTuning,
     ) -> opencv::Result<(Vector<Vector<Point2f>>, Vector<i32>)> {
         let dictionary = dictionary(dict)?;
         let mut params = aruco::DetectorParameters::create()?;
-        params.set_corner_refinement_method(aruco::CornerRefineMethod::CORNER_REFINE_SUBPIX as i32);
+        let refine = if tuning.subpixel {
+            aruco::CornerRefineMethod::CORNER_REFINE_SUBPIX
+        } else {
+            aruco::CornerRefineMethod::CORNER_REFINE_NONE
+        };
+        params.set_corner_refinement_method(refine as i32);
+        let (lo, hi, step) = tuning.threshold_windows_px;
+        params.set_adaptive_thresh_win_size_min(lo);
+        params.set_adaptive_thresh_win_size_max(hi);
+        params.set_adaptive_thresh_win_size_step(step);
+        params.set_min_marker_perimeter_rate(tuning.min_perimeter_rate);
         let mut corners = Vector::<Vector<Point2f>>::new();
         let mut ids = Vector::<i32>::new();
         let mut rejected = Vector::<Vector<Point2f>>::new();
@@ -127,12 +160,21 @@ mod aruco_api {
     pub fn detect(
         image: &Mat,
         dict: ArucoDictionary,
+        tuning: &ArucoTuning,
     ) -> opencv::Result<(Vector<Vector<Point2f>>, Vector<i32>)> {
         let dictionary = dictionary(dict)?;
         let mut params = objdetect::DetectorParameters::default()?;
-        params.set_corner_refinement_method(
-            objdetect::CornerRefineMethod::CORNER_REFINE_SUBPIX as i32,
-        );
+        let refine = if tuning.subpixel {
+            objdetect::CornerRefineMethod::CORNER_REFINE_SUBPIX
+        } else {
+            objdetect::CornerRefineMethod::CORNER_REFINE_NONE
+        };
+        params.set_corner_refinement_method(refine as i32);
+        let (lo, hi, step) = tuning.threshold_windows_px;
+        params.set_adaptive_thresh_win_size_min(lo);
+        params.set_adaptive_thresh_win_size_max(hi);
+        params.set_adaptive_thresh_win_size_step(step);
+        params.set_min_marker_perimeter_rate(tuning.min_perimeter_rate);
         let detector = objdetect::ArucoDetector::new(
             &dictionary,
             &params,
@@ -159,8 +201,17 @@ pub fn detect_markers(
     gray: &GrayImage,
     dict: ArucoDictionary,
 ) -> Result<Vec<MarkerObservation>, CalibrationError> {
+    detect_markers_tuned(gray, dict, &ArucoTuning::default())
+}
+
+/// [`detect_markers`] with the search tuned for speed.
+pub fn detect_markers_tuned(
+    gray: &GrayImage,
+    dict: ArucoDictionary,
+    tuning: &ArucoTuning,
+) -> Result<Vec<MarkerObservation>, CalibrationError> {
     let mat = mat_from_gray(gray)?;
-    let (corners, ids) = aruco_api::detect(&mat, dict).map_err(cv_err)?;
+    let (corners, ids) = aruco_api::detect(&mat, dict, tuning).map_err(cv_err)?;
     Ok(ids
         .iter()
         .zip(corners.iter())

@@ -91,9 +91,33 @@ pub struct RectFit {
     pub facing_deg: Option<f64>,
 }
 
-fn dir(deg: f64) -> Vector2<f64> {
+fn dir_exact(deg: f64) -> Vector2<f64> {
     let a = deg.to_radians();
     Vector2::new(a.cos(), a.sin())
+}
+
+/// Table steps per degree of [`dir`].
+const DIR_TABLE_PER_DEG: usize = 2;
+
+/// Unit vector at `deg`. The sample angles asked for are nearly all whole or
+/// half degrees (rings every 7.5, axes every 2), so those come from a table
+/// computed once with the same formula: the same vectors, without a sine
+/// and cosine per sample.
+fn dir(deg: f64) -> Vector2<f64> {
+    static TABLE: std::sync::OnceLock<Vec<Vector2<f64>>> = std::sync::OnceLock::new();
+    let k = deg * DIR_TABLE_PER_DEG as f64;
+    // The cast truncates; equality means `deg` is exactly on the table.
+    let ki = k as usize;
+    if k >= 0.0 && ki < 360 * DIR_TABLE_PER_DEG && ki as f64 == k {
+        let table = TABLE.get_or_init(|| {
+            (0..360 * DIR_TABLE_PER_DEG)
+                .map(|i| dir_exact(i as f64 / DIR_TABLE_PER_DEG as f64))
+                .collect()
+        });
+        table[ki]
+    } else {
+        dir_exact(deg)
+    }
 }
 
 fn median(v: &mut [f64]) -> Option<f64> {
@@ -143,12 +167,17 @@ impl Surface<'_> {
     /// Label of the pixel nearest a table point.
     pub fn label(&self, t: Point2<f64>) -> u8 {
         let v = self.view.view_from_table(t);
-        let (i, j) = (v.x.round(), v.y.round());
-        if i < 0.0 || j < 0.0 || i >= self.seg.width as f64 || j >= self.seg.height as f64 {
+        // Nearest pixel, rounding as f64::round does for these positions; a
+        // cast of the non-negative v + 0.5 is that floor without a libm call
+        // (this runs for every sample of every candidate).
+        if !(v.x > -0.5 && v.y > -0.5) {
             return NONE;
         }
-        // In range by the check above.
-        self.seg.labels[j as usize * self.seg.width + i as usize]
+        let (i, j) = ((v.x + 0.5) as usize, (v.y + 0.5) as usize);
+        if i >= self.seg.width || j >= self.seg.height {
+            return NONE;
+        }
+        self.seg.labels[j * self.seg.width + i]
     }
 
     /// Share of ring samples in `label`, of inner samples and of samples

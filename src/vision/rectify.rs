@@ -211,21 +211,34 @@ impl TopView {
         }
         let mut map_x = vec![0f32; w * h];
         let mut map_y = vec![0f32; w * h];
+        // Row by row: the node row pair is blended once per output row, then
+        // each grid cell of the row is filled from its two blended ends.
         let inv = 1.0 / g as f64;
-        for j in 0..h {
+        let fx: Vec<f64> = (0..g).map(|k| k as f64 * inv).collect();
+        let mut row_nodes = vec![(0.0f64, 0.0f64); gw];
+        for (j, (row_x, row_y)) in map_x
+            .chunks_exact_mut(w)
+            .zip(map_y.chunks_exact_mut(w))
+            .enumerate()
+        {
             let gj = j / g;
             let fy = (j % g) as f64 * inv;
-            for i in 0..w {
-                let gi = i / g;
-                let fx = (i % g) as f64 * inv;
-                let a = nodes[gj * gw + gi];
-                let b = nodes[gj * gw + gi + 1];
-                let c = nodes[(gj + 1) * gw + gi];
-                let d = nodes[(gj + 1) * gw + gi + 1];
-                let top = (a.0 + (b.0 - a.0) * fx, a.1 + (b.1 - a.1) * fx);
-                let bot = (c.0 + (d.0 - c.0) * fx, c.1 + (d.1 - c.1) * fx);
-                map_x[j * w + i] = (top.0 + (bot.0 - top.0) * fy) as f32;
-                map_y[j * w + i] = (top.1 + (bot.1 - top.1) * fy) as f32;
+            let upper = &nodes[gj * gw..(gj + 1) * gw];
+            let lower = &nodes[(gj + 1) * gw..(gj + 2) * gw];
+            for ((r, a), c) in row_nodes.iter_mut().zip(upper).zip(lower) {
+                *r = (a.0 + (c.0 - a.0) * fy, a.1 + (c.1 - a.1) * fy);
+            }
+            for ((cell_x, cell_y), ends) in row_x
+                .chunks_mut(g)
+                .zip(row_y.chunks_mut(g))
+                .zip(row_nodes.windows(2))
+            {
+                let (a, b) = (ends[0], ends[1]);
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                for ((ox, oy), f) in cell_x.iter_mut().zip(cell_y.iter_mut()).zip(&fx) {
+                    *ox = (a.0 + dx * f) as f32;
+                    *oy = (a.1 + dy * f) as f32;
+                }
             }
         }
         (map_x, map_y)
@@ -250,10 +263,10 @@ pub fn sample_rgb(img: &RgbImage, p: Point2<f64>) -> Option<[f32; 3]> {
     if !(p.x >= 0.0 && p.y >= 0.0 && p.x <= w - 1.0 && p.y <= h - 1.0) {
         return None;
     }
-    let (x0, y0) = (p.x.floor(), p.y.floor());
-    let (fx, fy) = ((p.x - x0) as f32, (p.y - y0) as f32);
-    // In range by the check above.
-    let (x0, y0) = (x0 as u32, y0 as u32);
+    // Non-negative and in range by the check above, so the cast is the
+    // floor (without a libm call: this runs for every edge sample).
+    let (x0, y0) = (p.x as u32, p.y as u32);
+    let (fx, fy) = ((p.x - f64::from(x0)) as f32, (p.y - f64::from(y0)) as f32);
     let x1 = (x0 + 1).min(img.width() - 1);
     let y1 = (y0 + 1).min(img.height() - 1);
     let a = img.get_pixel(x0, y0).0;
