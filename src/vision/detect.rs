@@ -144,21 +144,6 @@ impl Detector {
             std::f64::consts::PI * (radius * radius - inner * inner) * p.rectify.px_per_in.powi(2);
         let min_count = (p.candidates.min_component_share * ring_px).ceil() as usize;
         let comps = segment::components(&seg, min_count);
-        if let Ok(dir) = std::env::var("SPOTTER_DEBUG_DIR") {
-            let pal = [[0u8, 0, 0], [0, 255, 0], [255, 255, 255], [0, 0, 255], [255, 0, 0]];
-            let mut lab = RgbImage::new(seg.width as u32, seg.height as u32);
-            let mut wb = top.clone();
-            for (k, px) in lab.pixels_mut().enumerate() {
-                px.0 = pal[seg.labels[k] as usize];
-            }
-            for px in wb.pixels_mut() {
-                for c in 0..3 {
-                    px.0[c] = (f32::from(px.0[c]) * gains[c]).min(255.0) as u8;
-                }
-            }
-            let _ = lab.save(format!("{dir}/labels.png"));
-            let _ = wb.save(format!("{dir}/top.png"));
-        }
         let segmentation = ms_since(t1);
 
         let t2 = Instant::now();

@@ -199,8 +199,8 @@ impl Surface<'_> {
                 let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
                 let (ring, inner, outer) = self.ring_score(c, comp.label);
                 if ring >= cp.min_ring_score
-                    && inner <= cp.max_inner_score
                     && outer <= cp.max_outer_score
+                    && (inner <= cp.max_inner_score || outer <= cp.max_outer_score_filled)
                 {
                     scored.push((c, ring - inner));
                 }

@@ -69,6 +69,13 @@ pub struct ColourParams {
     /// Hues a green that is bluer than its table may have (wider than
     /// `green_hue`: a thin band blurs toward the table's colour).
     pub green_relative_hue: HueRange,
+    /// A pale red or blue (at least `relative_min_saturation`) is accepted
+    /// when its hue is this far round the wheel from the table's.
+    pub relative_min_saturation: f64,
+    pub relative_min_hue_distance_deg: f64,
+    /// Colours accepted relative to the table must be at least this share
+    /// of its level (shadowed foliage is darker than paint).
+    pub relative_min_level_over_table: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -93,6 +100,9 @@ pub struct CandidateParams {
     pub min_rect_score: f64,
     pub max_inner_score: f64,
     pub max_outer_score: f64,
+    /// A candidate whose inside is band colour (a model painted like its
+    /// band) is still a base when at most this share of its outside is.
+    pub max_outer_score_filled: f64,
     /// The outside counts as band colour only where it is also band colour
     /// this far beyond the edge, inches (a neighbour's band is narrower).
     pub outer_far_in: f64,
@@ -168,6 +178,9 @@ struct RawColour {
     green_pale_saturation: F,
     green_min_hue_over_table: F,
     green_relative_hue_deg: Pair,
+    relative_min_saturation: F,
+    relative_min_hue_distance_deg: F,
+    relative_min_level_over_table: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -187,6 +200,7 @@ struct RawCandidates {
     min_rect_score: F,
     max_inner_score: F,
     max_outer_score: F,
+    max_outer_score_filled: F,
     outer_far_in: F,
     min_component_share: F,
 }
@@ -354,6 +368,24 @@ impl DetectorParams {
                 180.0,
             ),
             green_relative_hue: c.hue("colour.green_relative_hue_deg", &co.green_relative_hue_deg),
+            relative_min_saturation: c.num(
+                "colour.relative_min_saturation",
+                &co.relative_min_saturation,
+                0.0,
+                1.0,
+            ),
+            relative_min_hue_distance_deg: c.num(
+                "colour.relative_min_hue_distance_deg",
+                &co.relative_min_hue_distance_deg,
+                0.0,
+                180.0,
+            ),
+            relative_min_level_over_table: c.num(
+                "colour.relative_min_level_over_table",
+                &co.relative_min_level_over_table,
+                0.0,
+                10.0,
+            ),
             green_min_saturation: c.num(
                 "colour.green_min_saturation",
                 &co.green_min_saturation,
@@ -402,6 +434,12 @@ impl DetectorParams {
             min_rect_score: c.num("candidates.min_rect_score", &ca.min_rect_score, 0.0, 1.0),
             max_inner_score: c.num("candidates.max_inner_score", &ca.max_inner_score, 0.0, 1.0),
             max_outer_score: c.num("candidates.max_outer_score", &ca.max_outer_score, 0.0, 1.0),
+            max_outer_score_filled: c.num(
+                "candidates.max_outer_score_filled",
+                &ca.max_outer_score_filled,
+                0.0,
+                1.0,
+            ),
             outer_far_in: c.num("candidates.outer_far_in", &ca.outer_far_in, 0.0, 4.0),
             min_component_share: c.num(
                 "candidates.min_component_share",

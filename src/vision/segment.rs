@@ -103,6 +103,27 @@ pub fn segment(
         .collect();
     let cell_level: Vec<f32> = cell_rgb.iter().map(|c| c[0].max(c[1]).max(c[2])).collect();
     let cell_hsv: Vec<(f32, f32, f32)> = cell_rgb.iter().map(|c| hsv(*c)).collect();
+    // The table's hue near each cell: the median over the 3 x 3 cells
+    // around it, so that a base, a model or an arm in one cell does not
+    // move it; and over the whole table, for larger things (an arm across
+    // several cells). A colour must stand out from both.
+    let seen: Vec<bool> = n.iter().map(|c| *c > 0).collect();
+    let local_hue = median_field(
+        &cell_hsv.iter().map(|c| c.0).collect::<Vec<_>>(),
+        &seen,
+        cw,
+        ch,
+    );
+    let global_hue = {
+        let mut v: Vec<f32> = cell_hsv
+            .iter()
+            .zip(&seen)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c.0)
+            .collect();
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
     let illumination = illumination_field(&cell_level, cw, ch, p.white_min_illumination as f32);
     let min_sat = p.min_saturation as f32;
     let green_sat = p.green_min_saturation as f32;
@@ -113,6 +134,9 @@ pub fn segment(
     let white_level = p.white_min_level as f32 * paper_level;
     let white_over = p.white_min_over_table as f32;
     let coloured_table = p.white_coloured_table_saturation as f32;
+    let rel_sat = p.relative_min_saturation as f32;
+    let rel_hue = p.relative_min_hue_distance_deg as f32;
+    let rel_level = p.relative_min_level_over_table as f32;
     let white_on_colour = p.white_min_level_on_colour as f32;
     let mut labels = vec![NONE; w * h];
     for j in 0..h {
@@ -128,13 +152,19 @@ pub fn segment(
             let ck = cj * cw + i / cell;
             let table_level = cell_level[ck];
             let hue_deg = f64::from(hue);
-            let (table_hue, table_sat, _) = cell_hsv[ck];
+            let (_, table_sat, _) = cell_hsv[ck];
+            let table_hue = local_hue[ck];
             // A pale or blurred green is accepted when it is bluer than the
             // table around it (mats and foliage are yellower than the paint).
+            let bright_enough = val >= rel_level * table_level;
             let greener_than_table = p.green_relative_hue.contains(hue_deg)
                 && sat >= green_pale_sat
-                && hue - table_hue >= green_hue_over;
-            let label = if sat >= min_sat && p.red_hue.contains(hue_deg) {
+                && bright_enough
+                && hue - table_hue.max(global_hue) >= green_hue_over;
+            let unlike_table = sat >= rel_sat
+                && bright_enough
+                && hue_distance(hue, table_hue).min(hue_distance(hue, global_hue)) >= rel_hue;
+            let label = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table) {
                 label_of(EdgeColour::Red)
             } else if greener_than_table
                 || (p.green_hue.contains(hue_deg)
@@ -142,7 +172,7 @@ pub fn segment(
                         || (sat >= green_pale_sat && val >= green_pale_over * table_level)))
             {
                 label_of(EdgeColour::Green)
-            } else if sat >= min_sat && p.blue_hue.contains(hue_deg) {
+            } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table) {
                 label_of(EdgeColour::Blue)
             } else if sat <= white_sat
                 && val >= white_level * illumination[ck]
@@ -161,6 +191,35 @@ pub fn segment(
         height: h,
         labels,
     }
+}
+
+/// Distance round the hue wheel, degrees in [0, 180].
+fn hue_distance(a: f32, b: f32) -> f32 {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d)
+}
+
+/// Median of each cell's value and its seen neighbours' (3 x 3).
+fn median_field(value: &[f32], seen: &[bool], cw: usize, ch: usize) -> Vec<f32> {
+    let mut out = value.to_vec();
+    let mut near: Vec<f32> = Vec::with_capacity(9);
+    for cj in 0..ch {
+        for ci in 0..cw {
+            near.clear();
+            for nj in cj.saturating_sub(1)..=(cj + 1).min(ch - 1) {
+                for ni in ci.saturating_sub(1)..=(ci + 1).min(cw - 1) {
+                    if seen[nj * cw + ni] {
+                        near.push(value[nj * cw + ni]);
+                    }
+                }
+            }
+            if !near.is_empty() {
+                near.sort_by(f32::total_cmp);
+                out[cj * cw + ci] = near[near.len() / 2];
+            }
+        }
+    }
+    out
 }
 
 /// Local illumination of each cell: the median level of the 3 x 3 cells
