@@ -161,10 +161,13 @@ pub fn segment(
                 && sat >= green_pale_sat
                 && bright_enough
                 && hue - table_hue.max(global_hue) >= green_hue_over;
-            let unlike_table = sat >= rel_sat
-                && bright_enough
-                && hue_distance(hue, table_hue).min(hue_distance(hue, global_hue)) >= rel_hue;
-            let label = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table) {
+            // Evaluated only for red and blue hues below `min_sat`.
+            let unlike_table = || {
+                sat >= rel_sat
+                    && bright_enough
+                    && hue_distance(hue, table_hue).min(hue_distance(hue, global_hue)) >= rel_hue
+            };
+            let label = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
                 label_of(EdgeColour::Red)
             } else if greener_than_table
                 || (p.green_hue.contains(hue_deg)
@@ -172,7 +175,7 @@ pub fn segment(
                         || (sat >= green_pale_sat && val >= green_pale_over * table_level)))
             {
                 label_of(EdgeColour::Green)
-            } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table) {
+            } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
                 label_of(EdgeColour::Blue)
             } else if sat <= white_sat
                 && val >= white_level * illumination[ck]
