@@ -197,9 +197,11 @@ impl Surface<'_> {
             })
             .count();
         let r_out = self.radius_in() + OUTER_RING_IN;
+        let r_far = self.radius_in() + self.params.candidates.outer_far_in.max(OUTER_RING_IN);
         let outer = (0..RING_SAMPLES)
             .filter(|&s| {
-                self.label(c + dir(360.0 * s as f64 / RING_SAMPLES as f64) * r_out) == label
+                let d = dir(360.0 * s as f64 / RING_SAMPLES as f64);
+                self.label(c + d * r_out) == label && self.label(c + d * r_far) == label
             })
             .count();
         (
@@ -226,8 +228,8 @@ impl Surface<'_> {
                 let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
                 let (ring, inner, outer) = self.ring_score(c, comp.label);
                 if ring >= cp.min_ring_score
-                    && inner <= cp.max_inner_score
                     && outer <= cp.max_outer_score
+                    && (inner <= cp.max_inner_score || outer <= cp.max_outer_score_filled)
                 {
                     scored.push((c, ring - inner));
                 }
@@ -512,6 +514,7 @@ impl Surface<'_> {
     /// line just outside the base.
     fn rect_score(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> (f64, f64, f64) {
         let band = self.params.kit.band_width_in;
+        let far_in = self.params.candidates.outer_far_in.max(OUTER_RING_IN);
         let mut on = 0usize;
         let mut total = 0usize;
         let mut inner_on = 0usize;
@@ -530,7 +533,8 @@ impl Surface<'_> {
                 inner_total += 1;
                 inner_on += usize::from(self.label(q) == label);
                 let o = c + n * (off + OUTER_RING_IN) + t * along;
-                outer_on += usize::from(self.label(o) == label);
+                let far = c + n * (off + far_in) + t * along;
+                outer_on += usize::from(self.label(o) == label && self.label(far) == label);
             }
         }
         (

@@ -64,6 +64,18 @@ pub struct ColourParams {
     pub green_min_saturation: f64,
     pub green_pale_over_table: f64,
     pub green_pale_saturation: f64,
+    /// Degrees a pale green must be bluer than the local table's hue.
+    pub green_min_hue_over_table: f64,
+    /// Hues a green that is bluer than its table may have (wider than
+    /// `green_hue`: a thin band blurs toward the table's colour).
+    pub green_relative_hue: HueRange,
+    /// A pale red or blue (at least `relative_min_saturation`) is accepted
+    /// when its hue is this far round the wheel from the table's.
+    pub relative_min_saturation: f64,
+    pub relative_min_hue_distance_deg: f64,
+    /// Colours accepted relative to the table must be at least this share
+    /// of its level (shadowed foliage is darker than paint).
+    pub relative_min_level_over_table: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -71,6 +83,14 @@ pub struct ColourParams {
     /// Share of the paper level.
     pub white_min_level: f64,
     pub white_min_over_table: f64,
+    /// Lowest local illumination (table level here over the table's median
+    /// level) that the white level is scaled down to, 0..1.
+    pub white_min_illumination: f64,
+    /// On a coloured table (mean saturation at least this), white may stand
+    /// out by its greyness: it needs only `white_min_level_on_colour` of
+    /// the table's level.
+    pub white_coloured_table_saturation: f64,
+    pub white_min_level_on_colour: f64,
     pub table_cell_in: f64,
 }
 
@@ -80,6 +100,12 @@ pub struct CandidateParams {
     pub min_rect_score: f64,
     pub max_inner_score: f64,
     pub max_outer_score: f64,
+    /// A candidate whose inside is band colour (a model painted like its
+    /// band) is still a base when at most this share of its outside is.
+    pub max_outer_score_filled: f64,
+    /// The outside counts as band colour only where it is also band colour
+    /// this far beyond the edge, inches (a neighbour's band is narrower).
+    pub outer_far_in: f64,
     pub min_component_share: f64,
 }
 
@@ -150,12 +176,20 @@ struct RawColour {
     green_min_saturation: F,
     green_pale_over_table: F,
     green_pale_saturation: F,
+    green_min_hue_over_table: F,
+    green_relative_hue_deg: Pair,
+    relative_min_saturation: F,
+    relative_min_hue_distance_deg: F,
+    relative_min_level_over_table: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
     white_max_saturation: F,
     white_min_level: F,
     white_min_over_table: F,
+    white_min_illumination: F,
+    white_coloured_table_saturation: F,
+    white_min_level_on_colour: F,
     table_cell_in: F,
 }
 
@@ -166,6 +200,8 @@ struct RawCandidates {
     min_rect_score: F,
     max_inner_score: F,
     max_outer_score: F,
+    max_outer_score_filled: F,
+    outer_far_in: F,
     min_component_share: F,
 }
 
@@ -325,6 +361,31 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
+            green_min_hue_over_table: c.num(
+                "colour.green_min_hue_over_table",
+                &co.green_min_hue_over_table,
+                0.0,
+                180.0,
+            ),
+            green_relative_hue: c.hue("colour.green_relative_hue_deg", &co.green_relative_hue_deg),
+            relative_min_saturation: c.num(
+                "colour.relative_min_saturation",
+                &co.relative_min_saturation,
+                0.0,
+                1.0,
+            ),
+            relative_min_hue_distance_deg: c.num(
+                "colour.relative_min_hue_distance_deg",
+                &co.relative_min_hue_distance_deg,
+                0.0,
+                180.0,
+            ),
+            relative_min_level_over_table: c.num(
+                "colour.relative_min_level_over_table",
+                &co.relative_min_level_over_table,
+                0.0,
+                10.0,
+            ),
             green_min_saturation: c.num(
                 "colour.green_min_saturation",
                 &co.green_min_saturation,
@@ -347,6 +408,24 @@ impl DetectorParams {
                 0.0,
                 10.0,
             ),
+            white_min_illumination: c.num(
+                "colour.white_min_illumination",
+                &co.white_min_illumination,
+                0.0,
+                1.0,
+            ),
+            white_coloured_table_saturation: c.num(
+                "colour.white_coloured_table_saturation",
+                &co.white_coloured_table_saturation,
+                0.0,
+                1.0,
+            ),
+            white_min_level_on_colour: c.num(
+                "colour.white_min_level_on_colour",
+                &co.white_min_level_on_colour,
+                0.0,
+                10.0,
+            ),
             table_cell_in: c.num("colour.table_cell_in", &co.table_cell_in, 0.2, 12.0),
         };
         let ca = &raw.candidates;
@@ -355,6 +434,13 @@ impl DetectorParams {
             min_rect_score: c.num("candidates.min_rect_score", &ca.min_rect_score, 0.0, 1.0),
             max_inner_score: c.num("candidates.max_inner_score", &ca.max_inner_score, 0.0, 1.0),
             max_outer_score: c.num("candidates.max_outer_score", &ca.max_outer_score, 0.0, 1.0),
+            max_outer_score_filled: c.num(
+                "candidates.max_outer_score_filled",
+                &ca.max_outer_score_filled,
+                0.0,
+                1.0,
+            ),
+            outer_far_in: c.num("candidates.outer_far_in", &ca.outer_far_in, 0.0, 4.0),
             min_component_share: c.num(
                 "candidates.min_component_share",
                 &ca.min_component_share,

@@ -73,36 +73,71 @@ pub fn segment(
     let raw = top.as_raw();
     let cell = cell_px.max(1);
     let (cw, ch) = (w.div_ceil(cell), h.div_ceil(cell));
-    // Mean level per cell, counting only pixels that were seen (remap leaves
-    // black outside the photo).
-    let mut sum = vec![0f32; cw * ch];
+    // Mean colour per cell, counting only pixels that were seen (remap
+    // leaves black outside the photo).
+    let mut sum = vec![[0f32; 3]; cw * ch];
     let mut n = vec![0u32; cw * ch];
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
         let cj = j / cell;
         for (i, px) in row.chunks_exact(3).enumerate() {
-            let v = (f32::from(px[0]) * gains[0])
-                .max(f32::from(px[1]) * gains[1])
-                .max(f32::from(px[2]) * gains[2]);
-            if v > 0.0 {
+            if px[0] > 0 || px[1] > 0 || px[2] > 0 {
                 let k = cj * cw + i / cell;
-                sum[k] += v;
+                for c in 0..3 {
+                    sum[k][c] += f32::from(px[c]) * gains[c];
+                }
                 n[k] += 1;
             }
         }
     }
-    let cell_level: Vec<f32> = sum
+    let cell_rgb: Vec<[f32; 3]> = sum
         .iter()
         .zip(&n)
-        .map(|(s, c)| if *c > 0 { s / *c as f32 } else { 0.0 })
+        .map(|(s, c)| {
+            if *c > 0 {
+                s.map(|v| v / *c as f32)
+            } else {
+                [0.0; 3]
+            }
+        })
         .collect();
+    let cell_level: Vec<f32> = cell_rgb.iter().map(|c| c[0].max(c[1]).max(c[2])).collect();
+    let cell_hsv: Vec<(f32, f32, f32)> = cell_rgb.iter().map(|c| hsv(*c)).collect();
+    // The table's hue near each cell: the median over the 3 x 3 cells
+    // around it, so that a base, a model or an arm in one cell does not
+    // move it; and over the whole table, for larger things (an arm across
+    // several cells). A colour must stand out from both.
+    let seen: Vec<bool> = n.iter().map(|c| *c > 0).collect();
+    let local_hue = median_field(
+        &cell_hsv.iter().map(|c| c.0).collect::<Vec<_>>(),
+        &seen,
+        cw,
+        ch,
+    );
+    let global_hue = {
+        let mut v: Vec<f32> = cell_hsv
+            .iter()
+            .zip(&seen)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c.0)
+            .collect();
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let illumination = illumination_field(&cell_level, cw, ch, p.white_min_illumination as f32);
     let min_sat = p.min_saturation as f32;
     let green_sat = p.green_min_saturation as f32;
     let green_pale_sat = p.green_pale_saturation as f32;
     let green_pale_over = p.green_pale_over_table as f32;
+    let green_hue_over = p.green_min_hue_over_table as f32;
     let white_sat = p.white_max_saturation as f32;
     let white_level = p.white_min_level as f32 * paper_level;
     let white_over = p.white_min_over_table as f32;
+    let coloured_table = p.white_coloured_table_saturation as f32;
+    let rel_sat = p.relative_min_saturation as f32;
+    let rel_hue = p.relative_min_hue_distance_deg as f32;
+    let rel_level = p.relative_min_level_over_table as f32;
+    let white_on_colour = p.white_min_level_on_colour as f32;
     let mut labels = vec![NONE; w * h];
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
@@ -114,18 +149,39 @@ pub fn segment(
                 f32::from(px[2]) * gains[2],
             ];
             let (hue, sat, val) = hsv(c);
-            let table_level = cell_level[cj * cw + i / cell];
+            let ck = cj * cw + i / cell;
+            let table_level = cell_level[ck];
             let hue_deg = f64::from(hue);
-            let label = if sat >= min_sat && p.red_hue.contains(hue_deg) {
+            let (_, table_sat, _) = cell_hsv[ck];
+            let table_hue = local_hue[ck];
+            // A pale or blurred green is accepted when it is bluer than the
+            // table around it (mats and foliage are yellower than the paint).
+            let bright_enough = val >= rel_level * table_level;
+            let greener_than_table = p.green_relative_hue.contains(hue_deg)
+                && sat >= green_pale_sat
+                && bright_enough
+                && hue - table_hue.max(global_hue) >= green_hue_over;
+            // Evaluated only for red and blue hues below `min_sat`.
+            let unlike_table = || {
+                sat >= rel_sat
+                    && bright_enough
+                    && hue_distance(hue, table_hue).min(hue_distance(hue, global_hue)) >= rel_hue
+            };
+            let label = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
                 label_of(EdgeColour::Red)
-            } else if p.green_hue.contains(hue_deg)
-                && (sat >= green_sat
-                    || (sat >= green_pale_sat && val >= green_pale_over * table_level))
+            } else if greener_than_table
+                || (p.green_hue.contains(hue_deg)
+                    && (sat >= green_sat
+                        || (sat >= green_pale_sat && val >= green_pale_over * table_level)))
             {
                 label_of(EdgeColour::Green)
-            } else if sat >= min_sat && p.blue_hue.contains(hue_deg) {
+            } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
                 label_of(EdgeColour::Blue)
-            } else if sat <= white_sat && val >= white_level && val >= white_over * table_level {
+            } else if sat <= white_sat
+                && val >= white_level * illumination[ck]
+                && (val >= white_over * table_level
+                    || (table_sat >= coloured_table && val >= white_on_colour * table_level))
+            {
                 label_of(EdgeColour::White)
             } else {
                 NONE
@@ -138,6 +194,69 @@ pub fn segment(
         height: h,
         labels,
     }
+}
+
+/// Distance round the hue wheel, degrees in [0, 180].
+fn hue_distance(a: f32, b: f32) -> f32 {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d)
+}
+
+/// Median of each cell's value and its seen neighbours' (3 x 3).
+fn median_field(value: &[f32], seen: &[bool], cw: usize, ch: usize) -> Vec<f32> {
+    let mut out = value.to_vec();
+    let mut near: Vec<f32> = Vec::with_capacity(9);
+    for cj in 0..ch {
+        for ci in 0..cw {
+            near.clear();
+            for nj in cj.saturating_sub(1)..=(cj + 1).min(ch - 1) {
+                for ni in ci.saturating_sub(1)..=(ci + 1).min(cw - 1) {
+                    if seen[nj * cw + ni] {
+                        near.push(value[nj * cw + ni]);
+                    }
+                }
+            }
+            if !near.is_empty() {
+                near.sort_by(f32::total_cmp);
+                out[cj * cw + ci] = near[near.len() / 2];
+            }
+        }
+    }
+    out
+}
+
+/// Local illumination of each cell: the median level of the 3 x 3 cells
+/// around it (a model or a base in one cell does not move it) over the
+/// median of all cells, clamped to `[min, 1]`. The table's own brightness
+/// field stands in for the light where no paper is.
+fn illumination_field(level: &[f32], cw: usize, ch: usize, min: f32) -> Vec<f32> {
+    let mut seen: Vec<f32> = level.iter().copied().filter(|v| *v > 0.0).collect();
+    if seen.is_empty() {
+        return vec![1.0; level.len()];
+    }
+    seen.sort_by(f32::total_cmp);
+    let global = seen[seen.len() / 2];
+    let mut out = vec![1.0; level.len()];
+    let mut near: Vec<f32> = Vec::with_capacity(9);
+    for cj in 0..ch {
+        for ci in 0..cw {
+            near.clear();
+            for nj in cj.saturating_sub(1)..=(cj + 1).min(ch - 1) {
+                for ni in ci.saturating_sub(1)..=(ci + 1).min(cw - 1) {
+                    let v = level[nj * cw + ni];
+                    if v > 0.0 {
+                        near.push(v);
+                    }
+                }
+            }
+            if near.is_empty() {
+                continue;
+            }
+            near.sort_by(f32::total_cmp);
+            out[cj * cw + ci] = (near[near.len() / 2] / global).clamp(min.min(1.0), 1.0);
+        }
+    }
+    out
 }
 
 /// Clears the labels of every pixel for which `inside` holds (markers and
