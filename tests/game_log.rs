@@ -2,16 +2,16 @@
 //! its log, even after the process is killed in the middle of a game; undo
 //! and replay work from the log.
 
-mod standto_common;
+mod common;
 
 use std::io::Write;
 use std::path::Path;
 use std::process::Command as Process;
 use std::time::{Duration, Instant};
 
+use common::*;
 use spotter::game::{AimUse, Command, FireMode, Game, GameState};
 use spotter::rules::dice::{Dice, seeded};
-use standto_common::*;
 
 const SEED: u64 = 4242;
 const CHILD_ENV: &str = "SPOTTER_TEST_CHILD_LOG";

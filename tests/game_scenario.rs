@@ -1,13 +1,13 @@
 //! Scenario and rule-data files: the shipped ones load; errors name the
 //! file, the line and the field.
 
-mod standto_common;
+mod common;
 
+use common::*;
 use spotter::game::Scenario;
 use spotter::rules::stand_to::StandTo;
 use spotter::rules::stand_to::data::BUILTIN_TOML;
 use spotter::spec::SourceFile;
-use standto_common::*;
 
 #[test]
 fn every_shipped_scenario_loads() {

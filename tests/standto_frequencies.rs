@@ -2,14 +2,14 @@
 //! frequency of every outcome agrees with the exact odds within 3 standard
 //! errors.
 
-mod standto_common;
+mod common;
 
+use common::*;
 use nalgebra::Point2;
 use spotter::game::{AimUse, Command, Event, FigureId, FireMode, GameState, Scenario};
 use spotter::rules::RuleSet;
 use spotter::rules::dice::seeded;
 use spotter::rules::stand_to::Wound;
-use standto_common::*;
 
 const TRIALS: u32 = 10_000;
 

@@ -1,15 +1,15 @@
 //! Stand To!'s orders vocabulary, the fanatic's forced charge and the
 //! referee's pre-game options, as the seed text states them.
 
-mod standto_common;
+mod common;
 
+use common::*;
 use nalgebra::Point2;
 use spotter::game::{Command, Event, Game, GameState, OrderVia, Pace, Scenario, StatusOf};
 use spotter::rules::RuleSet;
 use spotter::rules::dice::TypedDice;
 use spotter::rules::stand_to::engine::{CHARGING_KEY, ROLL_EXPERIENCE};
 use spotter::spec::SourceFile;
-use standto_common::*;
 
 fn run(
     state: &GameState,

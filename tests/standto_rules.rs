@@ -1,8 +1,9 @@
 //! Every Stand To! number that RULES.md lists, as a test.
 
-mod standto_common;
+mod common;
 
 use approx::assert_relative_eq;
+use common::*;
 use nalgebra::Point2;
 use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
 use spotter::geometry::Scale;
@@ -11,7 +12,6 @@ use spotter::rules::dice::TypedDice;
 use spotter::rules::stand_to::{
     FireSituation, MeleeSide, SaveSituation, Wound, fire_outcome, melee_outcome, save_number,
 };
-use standto_common::*;
 
 fn run(
     state: &GameState,
