@@ -583,7 +583,7 @@ pub fn little_colonial(action: LittleColonialOdds) -> anyhow::Result<ExitCode> {
             soldiers,
             range_cm,
             modifier,
-            cavalry: true,
+            cavalry,
             json,
         } => {
             let w = data
@@ -593,15 +593,27 @@ pub fn little_colonial(action: LittleColonialOdds) -> anyhow::Result<ExitCode> {
             let need = data
                 .to_hit(range_cm)
                 .with_context(|| format!("{range_cm} cm is out of range"))?;
-            let o = cavalry_volley_odds(&data, soldiers * w.dice, need, modifier);
-            let text = format!(
-                "{} dice needing {need}+ at cavalry: a die kills a rider {}, a horse {}\n{}",
-                soldiers * w.dice,
-                pct(o.p_die_kills),
-                pct(o.p_die_kills_horse),
-                dist_text(&o.riders_killed, 0.0, " riders")
-            );
-            show(json, &serde_json::to_value(&o)?, &text)
+            if cavalry {
+                let o = cavalry_volley_odds(&data, soldiers * w.dice, need, modifier);
+                let text = format!(
+                    "{} dice needing {need}+ at cavalry: a die kills a rider {}, a horse {}\n{}",
+                    soldiers * w.dice,
+                    pct(o.p_die_kills),
+                    pct(o.p_die_kills_horse),
+                    dist_text(&o.riders_killed, 0.0, " riders")
+                );
+                show(json, &serde_json::to_value(&o)?, &text)
+            } else {
+                let o = volley_odds(&data, soldiers * w.dice, need, modifier);
+                let text = format!(
+                    "{} dice needing {need}+ (a die hits {}), saves on 6:\n{}\n  mean hits {:.2}  radius {soldiers} cm",
+                    o.dice,
+                    pct(o.p_die_hits),
+                    dist_text(&o.hits, 0.0, " hits"),
+                    o.mean_hits
+                );
+                show(json, &serde_json::to_value(&o)?, &text)
+            }
         }
         LittleColonialOdds::Gun {
             gunners,
@@ -624,31 +636,6 @@ pub fn little_colonial(action: LittleColonialOdds) -> anyhow::Result<ExitCode> {
                     pct(shrapnel)
                 ),
             )
-        }
-        LittleColonialOdds::Fire {
-            weapon,
-            soldiers,
-            range_cm,
-            modifier,
-            cavalry: false,
-            json,
-        } => {
-            let w = data
-                .weapons
-                .get(&weapon)
-                .with_context(|| format!("no weapon `{weapon}`"))?;
-            let need = data
-                .to_hit(range_cm)
-                .with_context(|| format!("{range_cm} cm is out of range"))?;
-            let o = volley_odds(&data, soldiers * w.dice, need, modifier);
-            let text = format!(
-                "{} dice needing {need}+ (a die hits {}), saves on 6:\n{}\n  mean hits {:.2}  radius {soldiers} cm",
-                o.dice,
-                pct(o.p_die_hits),
-                dist_text(&o.hits, 0.0, " hits"),
-                o.mean_hits
-            );
-            show(json, &serde_json::to_value(&o)?, &text)
         }
         LittleColonialOdds::Draw {
             cards_left,

@@ -549,22 +549,10 @@ impl VolleyFireRules {
     ) -> Result<Vec<Event>, RuleError> {
         let (_, u) = unit(state, &p.unit)?;
         let troops = u.status.get("troops").cloned().unwrap_or_default();
-        let members: Vec<(usize, FigureId)> = alive(state, u);
+        let (from, members) = self.front_of(state, u);
         if members.is_empty() {
             return Err(not_allowed(format!("{} has nobody left", u.name)));
         }
-        // The front is the foremost rank that still has men in it.
-        let first_rank = members
-            .iter()
-            .map(|(k, _)| u.rank_of(*k))
-            .min()
-            .unwrap_or(0);
-        let front: Vec<FigureId> = members
-            .iter()
-            .filter(|(k, _)| u.rank_of(*k) == first_rank)
-            .map(|(_, id)| *id)
-            .collect();
-        let from = centroid(state, &front);
         // British units need their own leader; Dervish groups a leader
         // within 24 in.
         let has_leader = if troops.starts_with("dervish") {
