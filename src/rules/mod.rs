@@ -103,6 +103,26 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         Vec::new()
     }
 
+    /// The actions a player takes by clicking an actor, then a target
+    /// (the app's action panel), by label. The default is the game's own
+    /// fire and melee commands.
+    fn target_actions(&self) -> Vec<&'static str> {
+        DEFAULT_TARGET_ACTIONS.to_vec()
+    }
+
+    /// The command of the action labelled `action` by `actor` at `target`
+    /// (`None`: not an action of this rule set, or the figures cannot take
+    /// it, e.g. a figure outside any unit where the rules move units).
+    fn target_command(
+        &self,
+        _state: &GameState,
+        action: &str,
+        actor: FigureId,
+        target: FigureId,
+    ) -> Option<Command> {
+        default_target_command(action, actor, target)
+    }
+
     /// Can the command be carried out in this state? No dice are rolled.
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError>;
 
@@ -116,6 +136,40 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         command: &Command,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError>;
+}
+
+/// Labels of the default [`RuleSet::target_actions`].
+pub const DEFAULT_TARGET_ACTIONS: [&str; 3] = ["Aimed fire", "Snap fire", "Melee"];
+
+/// The default [`RuleSet::target_command`]: the game's [`Command::Fire`]
+/// (aimed or snap, the best use of an aim) and [`Command::Melee`].
+pub fn default_target_command(action: &str, actor: FigureId, target: FigureId) -> Option<Command> {
+    use crate::game::{AimUse, FireMode};
+    let fire = |mode| Command::Fire {
+        shooter: actor,
+        target,
+        mode,
+        rapid: false,
+        aim_use: AimUse::Best,
+        at_mount: false,
+    };
+    match action {
+        "Aimed fire" => Some(fire(FireMode::Aimed)),
+        "Snap fire" => Some(fire(FireMode::Snap)),
+        "Melee" => Some(Command::Melee {
+            attackers: vec![actor],
+            defenders: vec![target],
+        }),
+        _ => None,
+    }
+}
+
+/// A [`Command::RuleAction`] from its name and parameters.
+pub fn rule_action(action: &str, params: serde_json::Value) -> Command {
+    Command::RuleAction {
+        action: action.to_owned(),
+        params,
+    }
 }
 
 /// The odds a dry resolve recorded in its `Odds` event (none when the

@@ -15,8 +15,8 @@
 use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
 
-use crate::game::FigureId;
-use crate::geometry::BaseShape;
+use crate::game::{Figure, FigureId, GameState};
+use crate::geometry::{self, Band, BaseShape, Cover, Measured, line_of_sight};
 
 /// One range band of a weapon, drawn as a ring.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -162,6 +162,113 @@ pub fn grown_base_outline(
         }
     }
     pts
+}
+
+/// One range band of a weapon for [`sights_to_enemies`]: its name and its
+/// outer edge, in the unit the rule set's range measure returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BandEdge {
+    pub name: String,
+    pub edge: f64,
+}
+
+/// The figures of `candidates` whose `measure` from the selected figure is
+/// at most `limit`, with those the uncertainty could put either side marked
+/// too close to call.
+pub fn members_within<'a>(
+    candidates: impl Iterator<Item = &'a Figure>,
+    limit: f64,
+    measure: impl Fn(&Figure) -> Measured,
+) -> Vec<Member> {
+    candidates
+        .filter_map(|f| {
+            let call = measure(f).at_most(limit);
+            (call.value || call.too_close_to_call).then_some(Member {
+                figure: f.id,
+                too_close_to_call: call.too_close_to_call,
+            })
+        })
+        .collect()
+}
+
+/// Centre to centre, table inches, with both positions' uncertainty.
+pub fn centre_range(a: &Figure, b: &Figure) -> Measured {
+    Measured::new(
+        (a.placement.center_in_table - b.placement.center_in_table).norm(),
+        a.placement.sigma_in.hypot(b.placement.sigma_in),
+    )
+}
+
+/// Line of sight, cover, range and range band from `me` to every living
+/// enemy. `cover_reach_in` (table inches) is how far in front of a target
+/// cover still covers him; `range` measures as the rule set does, in the
+/// unit of the band edges (the last band's edge is the weapon's reach; no
+/// bands: no band is named).
+pub fn sights_to_enemies(
+    state: &GameState,
+    me: &Figure,
+    cover_reach_in: f64,
+    bands: &[BandEdge],
+    range: impl Fn(&Figure) -> Measured,
+) -> Vec<OverlayShape> {
+    let edges: Vec<f64> = bands.iter().map(|b| b.edge).collect();
+    state
+        .figures
+        .iter()
+        .filter(|f| f.side != me.side && f.alive())
+        .map(|t| {
+            let seen = line_of_sight(&me.placement, &t.placement, &state.terrain, cover_reach_in);
+            let sight = if !seen.clear.value {
+                SightKind::Blocked
+            } else {
+                match seen.cover.value {
+                    Cover::None => SightKind::Clear,
+                    Cover::Soft => SightKind::Soft,
+                    Cover::Hard => SightKind::Hard,
+                }
+            };
+            let measured = range(t);
+            let (band, band_too_close_to_call) = if edges.is_empty() {
+                (None, false)
+            } else {
+                let call = geometry::band_of(measured, &edges);
+                let name = match call.value {
+                    Band::Within(i) => bands.get(i).map(|b| b.name.clone()),
+                    Band::OutOfRange => None,
+                };
+                (name, call.too_close_to_call)
+            };
+            OverlayShape::Sight {
+                from: me.id,
+                to: t.id,
+                from_in: me.placement.center_in_table,
+                to_in: t.placement.center_in_table,
+                sight,
+                sight_too_close_to_call: seen.clear.too_close_to_call
+                    || seen.cover.too_close_to_call,
+                range_in: measured.value_in,
+                band,
+                band_too_close_to_call,
+                areas: seen.areas,
+            }
+        })
+        .collect()
+}
+
+/// Movement circles about the figure, one per (label, radius in table
+/// inches); radii that are not finite and positive are left out.
+pub fn movement_circles(me: &Figure, paces: Vec<(String, f64)>) -> Vec<OverlayShape> {
+    paces
+        .into_iter()
+        .filter(|(_, r)| r.is_finite() && *r > 0.0)
+        .map(|(label, radius_in)| OverlayShape::Circle {
+            purpose: Purpose::Movement,
+            center_in: me.placement.center_in_table,
+            radius_in,
+            label,
+            members: Vec::new(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

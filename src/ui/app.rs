@@ -18,7 +18,6 @@ use nalgebra::Point2;
 use super::logic::{AppLogic, SourceStatus, UiCommand};
 use super::overlay::{self, ScreenFromTable, band_index};
 use super::pipeline::{LockSummary, SeenFigure};
-use super::session::Action;
 use super::theme;
 use crate::game::FigureId;
 
@@ -547,10 +546,11 @@ impl SpotterApp {
         let actor = s.actor.map_or("-".into(), |f| s.name(f));
         let target = s.target.map_or("-".into(), |f| s.name(f));
         let preview = s.preview();
+        let labels = s.action_labels();
         ui.horizontal_wrapped(|ui| {
-            for a in Action::ALL {
-                if ui.selectable_label(current == a, a.label()).clicked() {
-                    self.emit(UiCommand::SetAction(a));
+            for (i, label) in labels.into_iter().enumerate() {
+                if ui.selectable_label(current == i, label).clicked() {
+                    self.emit(UiCommand::SetAction(i));
                 }
             }
         });

@@ -17,7 +17,7 @@ use crate::capture::folder::{FolderSource, Playback};
 use crate::capture::{FailingSource, FrameSource, SourceOpener};
 
 use super::pipeline::{Perceiver, Pipeline, PipelineEvent, Processed, SeenFigure};
-use super::session::{Action, GameSession, ScenarioEntry};
+use super::session::{GameSession, ScenarioEntry};
 use super::stats::Stats;
 use crate::game::{FigureId, Observed};
 use crate::geometry::{normalize_deg, position_sigma_in};
@@ -97,7 +97,8 @@ pub enum UiCommand {
     SaveScreenshot,
     /// A click on a game figure in the roster (actor, then target).
     ClickGameFigure(FigureId),
-    SetAction(Action),
+    /// Choose the action by its index in the rule set's action labels.
+    SetAction(usize),
     /// Roll the chosen action with Spotter's dice.
     Roll,
     /// Resolve the chosen action with dice typed in from the table.

@@ -33,26 +33,6 @@ pub const DEFAULT_SCENARIO: &str = "scenarios/dragoon.toml";
 /// only what does not depend on the dice (measurements, number needed).
 const PREVIEW_SEED: u64 = 0;
 
-/// The actions the panel offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    AimedFire,
-    SnapFire,
-    Melee,
-}
-
-impl Action {
-    pub const ALL: [Self; 3] = [Self::AimedFire, Self::SnapFire, Self::Melee];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::AimedFire => "Aimed fire",
-            Self::SnapFire => "Snap fire",
-            Self::Melee => "Melee",
-        }
-    }
-}
-
 /// A measurement the rules will use, for the panel and the overlay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
@@ -94,7 +74,8 @@ pub struct GameSession {
     pub scenario_name: String,
     pub actor: Option<FigureId>,
     pub target: Option<FigureId>,
-    pub action: Action,
+    /// Index into [`GameSession::action_labels`].
+    pub action: usize,
     rng: StdRng,
 }
 
@@ -244,7 +225,7 @@ impl GameSession {
             scenario_name,
             actor: None,
             target: None,
-            action: Action::AimedFire,
+            action: 0,
             rng: StdRng::seed_from_u64(seed),
         }
     }
@@ -281,27 +262,19 @@ impl GameSession {
         }
     }
 
+    /// The actions of the rule set for an actor and a target, by label.
+    pub fn action_labels(&self) -> Vec<&'static str> {
+        self.game.rules().target_actions()
+    }
+
     /// The command the current choice makes, if complete.
     pub fn command(&self) -> Option<Command> {
         let (actor, target) = (self.actor?, self.target?);
-        Some(match self.action {
-            Action::AimedFire | Action::SnapFire => Command::Fire {
-                shooter: actor,
-                target,
-                mode: if self.action == Action::AimedFire {
-                    FireMode::Aimed
-                } else {
-                    FireMode::Snap
-                },
-                rapid: false,
-                aim_use: AimUse::Best,
-                at_mount: false,
-            },
-            Action::Melee => Command::Melee {
-                attackers: vec![actor],
-                defenders: vec![target],
-            },
-        })
+        let labels = self.action_labels();
+        let action = labels.get(self.action)?;
+        self.game
+            .rules()
+            .target_command(self.state(), action, actor, target)
     }
 
     /// Odds, number needed and measurements of the chosen action, before
@@ -535,6 +508,36 @@ impl GameSession {
                     .collect();
                 format!("camera: {}", list.join(", "))
             }
+            Command::RuleAction { action, params } => {
+                // "fire: unit 1st Section, target Hadendowa"
+                let fields: Vec<String> = params
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .filter(|(_, v)| !matches!(v, serde_json::Value::Bool(false)))
+                            .map(|(k, v)| match v {
+                                serde_json::Value::String(t) => format!("{k} {t}"),
+                                serde_json::Value::Bool(true) => k.clone(),
+                                serde_json::Value::Array(a) => format!(
+                                    "{k} {}",
+                                    a.iter()
+                                        .map(|x| x
+                                            .as_str()
+                                            .map_or_else(|| x.to_string(), str::to_owned))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
+                                _ => format!("{k} {v}"),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if fields.is_empty() {
+                    action.clone()
+                } else {
+                    format!("{action}: {}", fields.join("; "))
+                }
+            }
             other => format!("{other:?}"),
         }
     }
@@ -612,6 +615,89 @@ mod tests {
         assert_eq!(s.log_lines().len(), 2);
         s.undo().unwrap();
         assert!(s.log_lines()[1].ends_with("(undone)"));
+    }
+
+    /// A game of `scenario`, its first figure of each side clicked as actor
+    /// and target, and the phase advanced to `phase`.
+    fn clicked_in_phase(scenario: &str, phase: &str, dir: &Path) -> GameSession {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(scenario);
+        let mut s = GameSession::new_game(&path, dir, 11).unwrap();
+        let first = |side| {
+            s.state()
+                .figures
+                .iter()
+                .find(|f| f.side == side)
+                .unwrap()
+                .id
+        };
+        let (a, t) = (first(0), first(1));
+        s.click(a);
+        s.click(t);
+        for _ in 0..8 {
+            if s.turn_text().contains(phase) {
+                break;
+            }
+            s.end_phase().unwrap();
+        }
+        assert!(s.turn_text().contains(phase), "{}", s.turn_text());
+        s
+    }
+
+    #[test]
+    fn every_rule_set_offers_its_own_actions_with_odds_before_the_roll() {
+        let dir = tempfile::tempdir().unwrap();
+        // Volley Fire!: the section fires at the Hadendowa as a unit.
+        let mut vf = clicked_in_phase("scenarios/vf-sudan-patrol.toml", "fire", dir.path());
+        assert_eq!(vf.action_labels(), vec!["Unit fires", "Unit charges"]);
+        let cmd = vf.command().unwrap();
+        assert!(matches!(&cmd, Command::RuleAction { action, .. } if action == "fire"));
+        let p = vf.preview().unwrap();
+        assert_eq!(p.refused, None);
+        assert!(!p.odds.is_empty());
+        vf.roll().unwrap();
+        let lines = vf.log_lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[1].starts_with("2. fire: unit 1st Section; target Hadendowa:"),
+            "{lines:?}"
+        );
+        vf.undo().unwrap();
+
+        // Little Colonial Rules and Soldiers in Time name their actions;
+        // each is a command of its own rule set.
+        for (scenario, labels) in [
+            (
+                "scenarios/lcr-baler.toml",
+                vec!["Fire", "Formation fire", "Close combat"],
+            ),
+            (
+                "scenarios/sit-skirmish.toml",
+                vec!["Fire", "Snap fire", "Melee"],
+            ),
+        ] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(scenario);
+            let mut s = GameSession::new_game(&path, dir.path(), 5).unwrap();
+            assert_eq!(s.action_labels(), labels);
+            let first = |side| {
+                s.state()
+                    .figures
+                    .iter()
+                    .find(|f| f.side == side)
+                    .unwrap()
+                    .id
+            };
+            let (a, t) = (first(0), first(1));
+            s.click(a);
+            s.click(t);
+            let cmd = s.command().unwrap();
+            assert!(
+                matches!(&cmd, Command::RuleAction { action, .. } if action == "fire"),
+                "{cmd:?}"
+            );
+            // Whatever the phase, the preview answers: odds, or why not.
+            let p = s.preview().unwrap();
+            assert!(p.refused.is_some() || !p.odds.is_empty());
+        }
     }
 
     #[test]

@@ -178,7 +178,7 @@ pub fn in_play(f: &Figure) -> bool {
     f.active() && !f.status.contains_key("arrives")
 }
 
-fn cavalry(f: &Figure) -> bool {
+pub(super) fn cavalry(f: &Figure) -> bool {
     f.status.contains_key("cavalry")
 }
 
@@ -211,7 +211,7 @@ impl LittleColonialRules {
     }
 
     /// The cards a figure puts in the order deck.
-    fn cards_of(&self, f: &Figure) -> u32 {
+    pub(super) fn cards_of(&self, f: &Figure) -> u32 {
         let level = f.status.get("level").map_or("regular", String::as_str);
         let cavalry = cavalry(f);
         match f.rank {
@@ -228,7 +228,7 @@ impl LittleColonialRules {
             .collect()
     }
 
-    fn radius_in(&self, f: &Figure) -> f64 {
+    pub(super) fn radius_in(&self, f: &Figure) -> f64 {
         let rank = f.status.get("command").map_or("leader", String::as_str);
         self.data
             .command_radius_cm(rank, f.mounted() || cavalry(f))
@@ -240,7 +240,7 @@ impl LittleColonialRules {
         inches * self.data.scale.cm_per_in
     }
 
-    fn inches(&self, cm: f64) -> f64 {
+    pub(super) fn inches(&self, cm: f64) -> f64 {
         cm / self.data.scale.cm_per_in
     }
 
@@ -1673,6 +1673,60 @@ impl RuleSet for LittleColonialRules {
             command,
             &mut CheckDice,
         )?))
+    }
+
+    fn target_actions(&self) -> Vec<&'static str> {
+        vec!["Fire", "Formation fire", "Close combat"]
+    }
+
+    /// Fire by the actor alone at the target; formation fire by the actor's
+    /// whole formed unit (its 90 degree arc) at the target's side; close
+    /// combat between the two.
+    fn target_command(
+        &self,
+        state: &GameState,
+        action: &str,
+        actor: FigureId,
+        target: FigureId,
+    ) -> Option<Command> {
+        let a = state.figure(actor)?;
+        let t = state.figure(target)?.name.clone();
+        match action {
+            "Fire" => Some(crate::rules::rule_action(
+                "fire",
+                serde_json::json!({ "firers": [a.name], "target": t, "individual": true }),
+            )),
+            "Formation fire" => {
+                let unit = state
+                    .units
+                    .iter()
+                    .find(|u| u.formation != "loose" && u.figures.contains(&actor))?;
+                let firers: Vec<String> = unit
+                    .figures
+                    .iter()
+                    .filter_map(|id| state.figure(*id))
+                    .filter(|f| in_play(f))
+                    .map(|f| f.name.clone())
+                    .collect();
+                Some(crate::rules::rule_action(
+                    "fire",
+                    serde_json::json!({ "firers": firers, "target": t, "formation": true }),
+                ))
+            }
+            "Close combat" => Some(crate::rules::rule_action(
+                "close-combat",
+                serde_json::json!({ "a": a.name, "b": t }),
+            )),
+            _ => None,
+        }
+    }
+
+    fn overlays(
+        &self,
+        state: &GameState,
+        figure: FigureId,
+    ) -> Vec<crate::rules::overlay::OverlayShape> {
+        self.overlay_shapes(state, figure)
     }
 
     fn resolve(

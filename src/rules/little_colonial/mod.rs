@@ -9,6 +9,7 @@
 //! - Fire dice are d6 at or over the band's number; saves are 6s.
 
 pub mod engine;
+mod overlay;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1637,6 +1637,42 @@ impl RuleSet for SoldiersInTimeRules {
         )?))
     }
 
+    fn target_actions(&self) -> Vec<&'static str> {
+        vec!["Fire", "Snap fire", "Melee"]
+    }
+
+    fn target_command(
+        &self,
+        state: &GameState,
+        action: &str,
+        actor: FigureId,
+        target: FigureId,
+    ) -> Option<Command> {
+        let (a, t) = (
+            state.figure(actor)?.name.clone(),
+            state.figure(target)?.name.clone(),
+        );
+        match action {
+            "Fire" | "Snap fire" => Some(crate::rules::rule_action(
+                "fire",
+                serde_json::json!({ "shooter": a, "target": t, "snap": action == "Snap fire" }),
+            )),
+            "Melee" => Some(crate::rules::rule_action(
+                "melee",
+                serde_json::json!({ "a": a, "b": t }),
+            )),
+            _ => None,
+        }
+    }
+
+    fn overlays(
+        &self,
+        state: &GameState,
+        figure: FigureId,
+    ) -> Vec<crate::rules::overlay::OverlayShape> {
+        self.overlay_shapes(state, figure)
+    }
+
     fn resolve(
         &self,
         state: &GameState,

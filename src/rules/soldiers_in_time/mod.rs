@@ -11,6 +11,7 @@
 //!   is added to the die and makes success harder.
 
 pub mod engine;
+mod overlay;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -11,9 +11,10 @@
 //! inches, as the players read them in the book.
 
 use crate::game::{Figure, FigureId, GameState, SideKind};
-use crate::geometry::{self, Band, Cover, line_of_sight};
+use crate::geometry::line_of_sight;
 use crate::rules::overlay::{
-    Member, OverlayShape, Purpose, RangeRing, SightKind, grown_base_outline,
+    BandEdge, OverlayShape, Purpose, RangeRing, grown_base_outline, members_within,
+    movement_circles, sights_to_enemies,
 };
 
 use super::engine::{BAND_NAMES, StandToRules};
@@ -53,28 +54,7 @@ impl StandToRules {
             });
         }
         if self.data.orders.givers.iter().any(|g| g == me.rank.name()) {
-            let shout = self.data.orders.shout_in;
-            let members = state
-                .figures
-                .iter()
-                .filter(|f| f.side == me.side && f.id != id && f.active())
-                .filter_map(|f| {
-                    let call = self
-                        .rule_range(state, me, f, self.data.measure.orders)
-                        .at_most(shout);
-                    (call.value || call.too_close_to_call).then_some(Member {
-                        figure: f.id,
-                        too_close_to_call: call.too_close_to_call,
-                    })
-                })
-                .collect();
-            out.push(OverlayShape::Circle {
-                purpose: Purpose::Command,
-                center_in: me.placement.center_in_table,
-                radius_in: table_in(shout),
-                label: format!("shout {shout:.0}\""),
-                members,
-            });
+            out.extend(self.order_circles(state, me));
         }
         out.push(self.melee_zone(state, me));
         out.extend(self.movement_circles(state, me));
@@ -85,20 +65,14 @@ impl StandToRules {
     /// The 1 in engagement zone around the base and the enemies in it.
     fn melee_zone(&self, state: &GameState, me: &Figure) -> OverlayShape {
         let reach = self.data.melee.engagement_in;
-        let members = state
-            .figures
-            .iter()
-            .filter(|f| f.side != me.side && f.active())
-            .filter_map(|f| {
-                let call = self
-                    .rule_range(state, me, f, self.data.measure.melee)
-                    .at_most(reach);
-                (call.value || call.too_close_to_call).then_some(Member {
-                    figure: f.id,
-                    too_close_to_call: call.too_close_to_call,
-                })
-            })
-            .collect();
+        let members = members_within(
+            state
+                .figures
+                .iter()
+                .filter(|f| f.side != me.side && f.active()),
+            reach,
+            |f| self.rule_range(state, me, f, self.data.measure.melee),
+        );
         OverlayShape::Outline {
             purpose: Purpose::Melee,
             outline_in: grown_base_outline(
@@ -139,66 +113,80 @@ impl StandToRules {
                 paces.push(("charge".into(), rates.charge));
             }
         }
-        paces
+        let paces = paces
             .into_iter()
-            .map(|(name, rule_in)| OverlayShape::Circle {
-                purpose: Purpose::Movement,
-                center_in: me.placement.center_in_table,
-                radius_in: state.scale.table_from_rule_in(rule_in),
-                label: format!("{name} {rule_in:.0}\""),
-                members: Vec::new(),
+            .map(|(name, rule_in)| {
+                (
+                    format!("{name} {rule_in:.0}\""),
+                    state.scale.table_from_rule_in(rule_in),
+                )
             })
-            .collect()
+            .collect();
+        movement_circles(me, paces)
+    }
+
+    /// Who hears an order giver: the friends within shouting range, and
+    /// those within hand-signal range who can see him (a man firing, aiming
+    /// or in melee is too busy to watch; the engine checks that when the
+    /// order is given).
+    fn order_circles(&self, state: &GameState, me: &Figure) -> Vec<OverlayShape> {
+        let friends = || {
+            state
+                .figures
+                .iter()
+                .filter(move |f| f.side == me.side && f.id != me.id && f.active())
+        };
+        let orders = &self.data.orders;
+        let range = |f: &Figure| self.rule_range(state, me, f, self.data.measure.orders);
+        let shout = orders.shout_in;
+        let mut out = vec![OverlayShape::Circle {
+            purpose: Purpose::Command,
+            center_in: me.placement.center_in_table,
+            radius_in: state.scale.table_from_rule_in(shout),
+            label: format!("shout {shout:.0}\""),
+            members: members_within(friends(), shout, range),
+        }];
+        let signal = orders.hand_signal_in;
+        let reach = state
+            .scale
+            .table_from_rule_in(self.data.measure.cover_reach_in);
+        let seen = friends().filter(|f| {
+            line_of_sight(&f.placement, &me.placement, &state.terrain, reach)
+                .clear
+                .value
+        });
+        out.push(OverlayShape::Circle {
+            purpose: Purpose::Command,
+            center_in: me.placement.center_in_table,
+            radius_in: state.scale.table_from_rule_in(signal),
+            label: format!("hand signal {signal:.0}\""),
+            members: members_within(seen, signal, range),
+        });
+        out
     }
 
     /// Line of sight, cover and the range band of his weapon to each enemy.
     fn sights(&self, state: &GameState, me: &Figure) -> Vec<OverlayShape> {
-        let weapon = self.data.weapon(&me.weapon);
+        let bands: Vec<BandEdge> = self
+            .data
+            .weapon(&me.weapon)
+            .map(|w| {
+                BAND_NAMES
+                    .iter()
+                    .zip(w.range_in)
+                    .map(|(name, edge)| BandEdge {
+                        name: (*name).to_owned(),
+                        edge,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let reach = state
             .scale
             .table_from_rule_in(self.data.measure.cover_reach_in);
-        state
-            .figures
-            .iter()
-            .filter(|f| f.side != me.side && f.alive())
-            .map(|t| {
-                let seen = line_of_sight(&me.placement, &t.placement, &state.terrain, reach);
-                let sight = if !seen.clear.value {
-                    SightKind::Blocked
-                } else {
-                    match seen.cover.value {
-                        Cover::None => SightKind::Clear,
-                        Cover::Soft => SightKind::Soft,
-                        Cover::Hard => SightKind::Hard,
-                    }
-                };
-                let range = self.rule_range(state, me, t, self.data.measure.fire);
-                let (band, band_too_close_to_call) = match weapon {
-                    Some(w) => {
-                        let call = geometry::band_of(range, &w.range_in);
-                        let name = match call.value {
-                            Band::Within(i) => BAND_NAMES.get(i).map(|n| (*n).to_owned()),
-                            Band::OutOfRange => None,
-                        };
-                        (name, call.too_close_to_call)
-                    }
-                    None => (None, false),
-                };
-                OverlayShape::Sight {
-                    from: me.id,
-                    to: t.id,
-                    from_in: me.placement.center_in_table,
-                    to_in: t.placement.center_in_table,
-                    sight,
-                    sight_too_close_to_call: seen.clear.too_close_to_call
-                        || seen.cover.too_close_to_call,
-                    range_in: range.value_in,
-                    band,
-                    band_too_close_to_call,
-                    areas: seen.areas,
-                }
-            })
-            .collect()
+        sights_to_enemies(state, me, reach, &bands, |t| {
+            self.rule_range(state, me, t, self.data.measure.fire)
+        })
     }
 }
 
@@ -208,6 +196,7 @@ mod tests {
     use crate::game::Scenario;
     use crate::geometry::{Scale, TerrainArea, TerrainKind};
     use crate::rules::Registry;
+    use crate::rules::overlay::{Member, SightKind};
     use nalgebra::Point2;
 
     fn dragoon() -> (StandToRules, GameState) {
@@ -379,5 +368,54 @@ mod tests {
                 too_close_to_call: false
             }]
         );
+    }
+
+    #[test]
+    fn a_leaders_hand_signals_reach_the_friends_who_see_him() {
+        let (rules, mut state) = dragoon();
+        let hobbs = id_of(&state, "Trooper Hobbs");
+        let other = id_of(&state, "Hadendowa warrior");
+        // Make Hobbs an NCO and the other man his friend, 18 in away:
+        // beyond a shout, within a hand signal.
+        state.figures[hobbs.index()].rank = crate::game::Rank::Nco;
+        state.figures[other.index()].side = state.figures[hobbs.index()].side;
+        let circles = |state: &GameState| -> Vec<(String, Vec<Member>)> {
+            rules
+                .overlay_shapes(state, hobbs)
+                .into_iter()
+                .filter_map(|s| match s {
+                    OverlayShape::Circle {
+                        purpose: Purpose::Command,
+                        label,
+                        members,
+                        ..
+                    } => Some((label, members)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let c = circles(&state);
+        assert_eq!(c.len(), 2);
+        assert!(c[0].0.starts_with("shout") && c[0].1.is_empty());
+        assert!(c[1].0.starts_with("hand signal"));
+        assert_eq!(
+            c[1].1,
+            vec![Member {
+                figure: other,
+                too_close_to_call: false
+            }]
+        );
+        // A house between them: he cannot see the signal.
+        state.terrain = vec![TerrainArea {
+            name: "house".into(),
+            kinds: vec![TerrainKind::Blocking],
+            polygon_in: vec![
+                Point2::new(18.0, 15.0),
+                Point2::new(20.0, 15.0),
+                Point2::new(20.0, 25.0),
+                Point2::new(18.0, 25.0),
+            ],
+        }];
+        assert!(circles(&state)[1].1.is_empty());
     }
 }

@@ -29,7 +29,7 @@ use crate::rules::{RuleError, RuleSet};
 /// Melee rounds after which a fight that keeps tying is left undecided.
 const MAX_MELEE_ROUNDS: usize = 200;
 /// Distance between bases (edge gap plus a base) that counts as contact, in.
-const CONTACT_EXTRA_IN: f64 = 1.0;
+pub(super) const CONTACT_EXTRA_IN: f64 = 1.0;
 
 /// A figure's place in a formation: position (table inches) and facing
 /// (degrees).
@@ -146,7 +146,7 @@ fn quantized(p: Point2<f64>) -> Point2<f64> {
     Point2::new(q(p.x), q(p.y))
 }
 
-fn status_is(s: &crate::game::Status, key: &str) -> bool {
+pub(super) fn status_is(s: &crate::game::Status, key: &str) -> bool {
     s.get(key).is_some_and(|v| v == "true")
 }
 
@@ -553,21 +553,7 @@ impl VolleyFireRules {
         if members.is_empty() {
             return Err(not_allowed(format!("{} has nobody left", u.name)));
         }
-        // British units need their own leader; Dervish groups a leader
-        // within 24 in.
-        let has_leader = if troops.starts_with("dervish") {
-            state.figures.iter().any(|f| {
-                f.side == u.side
-                    && f.leader
-                    && f.active()
-                    && (f.placement.center_in_table - from).norm()
-                        <= self.data.movement.dervish_leader_radius_in
-            })
-        } else {
-            members
-                .iter()
-                .any(|(_, id)| state.figure(*id).is_some_and(|f| f.leader))
-        };
+        let has_leader = self.has_leader(state, u, &troops, from, &members);
         let formation = if status_is(&u.status, "shaken") {
             None
         } else {
@@ -1082,9 +1068,38 @@ impl VolleyFireRules {
         Ok((out, u32::try_from(per_rank).unwrap_or(u32::MAX)))
     }
 
+    /// British units need their own leader; Dervish groups a leader within
+    /// 24 in of their front.
+    pub(super) fn has_leader(
+        &self,
+        state: &GameState,
+        u: &Unit,
+        troops: &str,
+        from: Point2<f64>,
+        members: &[(usize, FigureId)],
+    ) -> bool {
+        if troops.starts_with("dervish") {
+            state.figures.iter().any(|f| {
+                f.side == u.side
+                    && f.leader
+                    && f.active()
+                    && (f.placement.center_in_table - from).norm()
+                        <= self.data.movement.dervish_leader_radius_in
+            })
+        } else {
+            members
+                .iter()
+                .any(|(_, id)| state.figure(*id).is_some_and(|f| f.leader))
+        }
+    }
+
     /// The front centre of a unit (its foremost rank with men left) and its
     /// alive figures.
-    fn front_of(&self, state: &GameState, u: &Unit) -> (Point2<f64>, Vec<(usize, FigureId)>) {
+    pub(super) fn front_of(
+        &self,
+        state: &GameState,
+        u: &Unit,
+    ) -> (Point2<f64>, Vec<(usize, FigureId)>) {
         let members = alive(state, u);
         let first_rank = members
             .iter()
@@ -1301,6 +1316,48 @@ impl RuleSet for VolleyFireRules {
             }
             _ => Ok(Vec::new()),
         }
+    }
+
+    fn target_actions(&self) -> Vec<&'static str> {
+        vec!["Unit fires", "Unit charges"]
+    }
+
+    /// Volley Fire! moves and fires by units: the actor's unit fires at,
+    /// or charges, the target's unit.
+    fn target_command(
+        &self,
+        state: &GameState,
+        action: &str,
+        actor: FigureId,
+        target: FigureId,
+    ) -> Option<Command> {
+        let unit_of = |id: FigureId| {
+            state
+                .units
+                .iter()
+                .find(|u| u.figures.contains(&id))
+                .map(|u| u.name.clone())
+        };
+        let (mine, theirs) = (unit_of(actor)?, unit_of(target)?);
+        match action {
+            "Unit fires" => Some(crate::rules::rule_action(
+                "fire",
+                serde_json::json!({ "unit": mine, "target": theirs }),
+            )),
+            "Unit charges" => Some(crate::rules::rule_action(
+                "melee",
+                serde_json::json!({ "attacker": mine, "defender": theirs }),
+            )),
+            _ => None,
+        }
+    }
+
+    fn overlays(
+        &self,
+        state: &GameState,
+        figure: FigureId,
+    ) -> Vec<crate::rules::overlay::OverlayShape> {
+        self.overlay_shapes(state, figure)
     }
 
     fn resolve(

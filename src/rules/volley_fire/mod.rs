@@ -11,6 +11,7 @@
 //! - Range bands are indexed 0 = point blank, 1 = deadly, 2 = close.
 
 pub mod engine;
+mod overlay;
 
 use std::collections::BTreeMap;
 use std::path::Path;
