@@ -116,6 +116,8 @@ pub enum OverlayShape {
         range_in: f64,
         /// The weapon's band at that range; `None` when out of range.
         band: Option<String>,
+        /// Its index, nearest band 0 (the painter's colour).
+        band_index: Option<usize>,
         /// The range is within its uncertainty of a band edge.
         band_too_close_to_call: bool,
         /// Terrain areas giving the cover or blocking the view.
@@ -228,16 +230,19 @@ pub fn sights_to_enemies(
                 }
             };
             let measured = range(t);
-            let (band, band_too_close_to_call) = if edges.is_empty() {
+            let (band_index, band_too_close_to_call) = if edges.is_empty() {
                 (None, false)
             } else {
                 let call = geometry::band_of(measured, &edges);
-                let name = match call.value {
-                    Band::Within(i) => bands.get(i).map(|b| b.name.clone()),
+                let index = match call.value {
+                    Band::Within(i) => Some(i),
                     Band::OutOfRange => None,
                 };
-                (name, call.too_close_to_call)
+                (index, call.too_close_to_call)
             };
+            let band = band_index
+                .and_then(|i| bands.get(i))
+                .map(|b| b.name.clone());
             OverlayShape::Sight {
                 from: me.id,
                 to: t.id,
@@ -248,6 +253,7 @@ pub fn sights_to_enemies(
                     || seen.cover.too_close_to_call,
                 range_in: measured.value_in,
                 band,
+                band_index,
                 band_too_close_to_call,
                 areas: seen.areas,
             }

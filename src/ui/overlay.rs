@@ -21,6 +21,10 @@ use crate::vision::{BaseKind, Detection};
 /// Foot base diameter and mounted base size (`TABLE_KIT.md`), inches.
 pub const FOOT_BASE_DIAMETER_IN: f64 = 1.0;
 pub const MOUNTED_BASE_IN: [f64; 2] = [2.0, 1.0];
+/// Sight lines labelled with range and band, nearest first.
+const MAX_SIGHT_LABELS: usize = 6;
+/// The band colour index of a target out of range.
+const OUT_OF_RANGE_BAND: usize = 3;
 /// Points sampled on a circle outline.
 const CIRCLE_SEGMENTS: usize = 48;
 /// Length of the facing tick beyond the base edge, inches.
@@ -115,10 +119,66 @@ pub fn segment(
 
 /// Text on a dark plate, for reading over a busy photo.
 pub fn label(painter: &Painter, pos: Pos2, text: &str, size: f32, colour: egui::Color32) {
+    place_label(painter, pos, text, size, colour, true);
+}
+
+/// A label drawn only where it does not cover another label (a sight
+/// line's or a ring's, which the player can read off the colour when the
+/// table is crowded).
+pub fn label_if_room(painter: &Painter, pos: Pos2, text: &str, size: f32, colour: egui::Color32) {
+    place_label(painter, pos, text, size, colour, false);
+}
+
+/// The labels placed so far in this pass on one painter's area.
+#[derive(Debug, Clone, Default)]
+struct PlacedLabels {
+    pass: u64,
+    rects: Vec<egui::Rect>,
+}
+
+/// Places a label at `pos`, or moved down or up by its height when that
+/// spot is taken; `always`: draw it at `pos` even when every spot is taken.
+fn place_label(
+    painter: &Painter,
+    pos: Pos2,
+    text: &str,
+    size: f32,
+    colour: egui::Color32,
+    always: bool,
+) {
     let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(size), colour);
     let rect = Align2::CENTER_TOP
         .anchor_size(pos, galley.size())
         .expand(2.0);
+    let clip = painter.clip_rect();
+    let key = egui::Id::unique((
+        "spotter-labels",
+        painter.layer_id(),
+        clip.min.x as i32,
+        clip.min.y as i32,
+        clip.max.x as i32,
+        clip.max.y as i32,
+    ));
+    let pass = painter.ctx().cumulative_pass_nr();
+    // Touching rectangles count as overlapping: step a point further.
+    let h = rect.height() + 1.0;
+    let chosen = painter.ctx().data_mut(|d| {
+        let placed = d.get_temp_mut_or_default::<PlacedLabels>(key);
+        if placed.pass != pass {
+            placed.pass = pass;
+            placed.rects.clear();
+        }
+        let free = [0.0, h, -h, 2.0 * h, -2.0 * h]
+            .into_iter()
+            .map(|dy| rect.translate(egui::vec2(0.0, dy)))
+            .find(|r| !placed.rects.iter().any(|o| o.intersects(*r)));
+        let chosen = free.or(always.then_some(rect));
+        if let Some(r) = chosen {
+            placed.rects.push(r);
+        }
+        chosen
+    });
+    let Some(rect) = chosen else { return };
     painter.rect_filled(rect, 3.0, theme::LABEL_PLATE);
     painter.galley(rect.min + egui::vec2(2.0, 2.0), galley, colour);
 }
@@ -303,7 +363,7 @@ pub fn rule_shapes(
                     } else {
                         band.name.clone()
                     };
-                    label(painter, to_screen(at), &text, label_size * 0.85, colour);
+                    label_if_room(painter, to_screen(at), &text, label_size * 0.85, colour);
                 }
             }
             OverlayShape::Circle {
@@ -353,7 +413,15 @@ pub fn rule_shapes(
             OverlayShape::Sight { .. } => {}
         }
     }
-    for shape in shapes {
+    // Lines to every enemy; labels for the nearest few and every call
+    // that is too close, where there is room (a crowd of enemies would
+    // bury the table under text).
+    let mut sights: Vec<&OverlayShape> = shapes
+        .iter()
+        .filter(|s| matches!(s, OverlayShape::Sight { .. }))
+        .collect();
+    sights.sort_by(|a, b| sight_range(a).total_cmp(&sight_range(b)));
+    for (rank, shape) in sights.into_iter().enumerate() {
         if let OverlayShape::Sight {
             from_in,
             to_in,
@@ -361,6 +429,7 @@ pub fn rule_shapes(
             sight_too_close_to_call,
             range_in,
             band,
+            band_index,
             band_too_close_to_call,
             ..
         } = shape
@@ -368,8 +437,7 @@ pub fn rule_shapes(
             let band_colour = if *band_too_close_to_call {
                 theme::TOO_CLOSE_TO_CALL
             } else {
-                band.as_deref()
-                    .map_or(theme::band_colour(3), |b| theme::band_colour(band_index(b)))
+                theme::band_colour(band_index.unwrap_or(OUT_OF_RANGE_BAND))
             };
             let stroke = theme::line(band_colour);
             if *sight == SightKind::Blocked {
@@ -409,8 +477,17 @@ pub fn rule_shapes(
             } else {
                 band_colour
             };
-            label(painter, to_screen(mid), &text, label_size, colour);
+            if rank < MAX_SIGHT_LABELS || *band_too_close_to_call || *sight_too_close_to_call {
+                label_if_room(painter, to_screen(mid), &text, label_size, colour);
+            }
         }
+    }
+}
+
+fn sight_range(shape: &OverlayShape) -> f64 {
+    match shape {
+        OverlayShape::Sight { range_in, .. } => *range_in,
+        _ => f64::INFINITY,
     }
 }
 
@@ -574,5 +651,36 @@ mod tests {
         let figs = [(1, Point2::new(1.0, 1.0)), (2, Point2::new(2.0, 1.0))];
         assert_eq!(pick(&to_screen, &figs, Pos2::new(17.0, 10.0), 8.0), Some(2));
         assert_eq!(pick(&to_screen, &figs, Pos2::new(50.0, 50.0), 8.0), None);
+    }
+
+    /// Text shapes painted when `n` labels are asked for at one spot.
+    fn texts_painted(n: usize, always: bool) -> usize {
+        let ctx = egui::Context::default();
+        let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+            let painter = ui.painter();
+            for k in 0..n {
+                let text = format!("label {k}");
+                let at = Pos2::new(200.0, 200.0);
+                if always {
+                    label(painter, at, &text, 14.0, egui::Color32::WHITE);
+                } else {
+                    label_if_room(painter, at, &text, 14.0, egui::Color32::WHITE);
+                }
+            }
+        });
+        out.textures_delta.clear();
+        out.shapes
+            .iter()
+            .filter(|c| matches!(c.shape, Shape::Text(_)))
+            .count()
+    }
+
+    #[test]
+    fn crowded_labels_move_aside_and_optional_ones_give_way() {
+        // Five spots (the asked one, one and two heights below and above):
+        // optional labels beyond them are left out, required ones are not.
+        assert_eq!(texts_painted(3, false), 3);
+        assert_eq!(texts_painted(9, false), 5);
+        assert_eq!(texts_painted(9, true), 9);
     }
 }
