@@ -830,7 +830,8 @@ impl SpotterApp {
             if s.target == Some(f.id) {
                 overlay::highlight(painter, to_screen, &det, theme::TARGET);
             }
-            overlay::figure(painter, to_screen, &det, &f.name, label_size);
+            let chosen = s.actor == Some(f.id) || s.target == Some(f.id);
+            overlay::figure(painter, to_screen, &det, &f.name, label_size, chosen);
         }
         if let Some(last) = s.last_played() {
             let at = last_action_place(&last.command).and_then(pos);
@@ -972,12 +973,14 @@ impl SpotterApp {
             overlay::highlight(painter, to_screen, &target.detection, theme::TARGET);
         }
         for f in self.logic.figures() {
+            let chosen = sel.actor == Some(f.id) || sel.target == Some(f.id);
             overlay::figure(
                 painter,
                 to_screen,
                 &f.detection,
                 &figure_name(f.id),
                 label_size,
+                chosen,
             );
         }
     }

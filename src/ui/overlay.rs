@@ -183,13 +183,15 @@ fn place_label(
     painter.galley(rect.min + egui::vec2(2.0, 2.0), galley, colour);
 }
 
-/// One figure: its ring in the edge colour, a facing tick, and its name.
+/// One figure: its ring in the edge colour, a facing tick, and its name
+/// (where there is room for it, unless `always_named`).
 pub fn figure(
     painter: &Painter,
     to_screen: ScreenFromTable,
     det: &Detection,
     name: &str,
     label_size: f32,
+    always_named: bool,
 ) {
     let colour = theme::edge_colour(det.edge);
     outline(
@@ -214,12 +216,13 @@ pub fn figure(
     let below = det.center_in_table - Vector2::new(0.0, front_offset_in(det) + HIGHLIGHT_GAP_IN);
     // Below the base in table terms; in the image that may be any side, so
     // the label is anchored at the mapped point.
-    label(
+    place_label(
         painter,
         to_screen(below),
         &text,
         label_size,
         theme::LABEL_TEXT,
+        always_named,
     );
 }
 
