@@ -46,6 +46,20 @@ pub struct SpotterApp {
 
 impl SpotterApp {
     pub fn new(logic: AppLogic) -> Self {
+        // The picker starts on the scenario of the game that is open.
+        let scenario_path = logic
+            .session
+            .as_ref()
+            .and_then(|s| {
+                logic
+                    .scenarios
+                    .iter()
+                    .find(|e| e.name == s.scenario_name)
+            })
+            .map_or_else(
+                || super::session::DEFAULT_SCENARIO.to_owned(),
+                |e| e.path.display().to_string(),
+            );
         Self {
             logic,
             texture: None,
@@ -53,7 +67,7 @@ impl SpotterApp {
             screenshot_results: unbounded(),
             commands: Vec::new(),
             applied_zoom: None,
-            scenario_path: super::session::DEFAULT_SCENARIO.to_owned(),
+            scenario_path,
             game_path: "saved-game.jsonl".to_owned(),
             typed_dice: String::new(),
             picker_rule_set: None,
