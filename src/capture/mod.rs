@@ -1,20 +1,21 @@
 //! Capture: frames in, from a webcam ([`camera`], the only module that sees
-//! nokhwa), a recorded folder of photos ([`folder`]), or a simulated source
-//! that fails ([`failing`]); and the capture thread ([`worker`]) that pulls
-//! them off the UI thread.
+//! nokhwa), a recorded folder of photos ([`folder`]), a video file
+//! ([`video`], through OpenCV's `videoio`), or a simulated source that fails
+//! ([`failing`]); and the capture thread ([`worker`]) that pulls them off
+//! the UI thread.
 //!
 //! # Conventions
 //! - Frames are 8-bit sRGB [`image::RgbImage`]s in the image frame: pixels,
 //!   origin at the top-left pixel, x right, y down.
 //! - Every frame carries the [`Instant`] it was captured at; latency is
 //!   measured from there.
-//! - Video files: the OpenCV build used here has no `videoio`, so a recorded
-//!   game is a folder of numbered JPEG (or PNG) photos; that is the recorded
-//!   format this module reads.
+//! - A recorded game is a folder of numbered JPEG (or PNG) photos, or a
+//!   video file in any format the system's OpenCV (FFmpeg) decodes.
 
 pub mod camera;
 pub mod failing;
 pub mod folder;
+pub mod video;
 pub mod worker;
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use image::RgbImage;
 
 pub use failing::FailingSource;
 pub use folder::FolderSource;
+pub use video::VideoSource;
 pub use worker::{CaptureEvent, CaptureWorker};
 
 /// What can go wrong while capturing.

@@ -29,8 +29,9 @@ const WINDOW_SIZE: [f32; 2] = [1600.0, 1000.0];
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// `camera` (the first webcam), `camera:N` (webcam N), or a folder of
-    /// photos (a recorded game). Default: the webcam, else the demo.
+    /// `camera` (the first webcam), `camera:N` (webcam N), a folder of
+    /// photos or a video file (a recorded game: .mp4, .avi, .mkv ...).
+    /// Default: the webcam, else the demo.
     #[arg(long)]
     pub source: Option<String>,
     /// Open the bundled demo recording.
@@ -134,6 +135,16 @@ fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
                 None => 0,
             };
             Ok(SourceChoice::Camera(CameraChoice { index, mode }))
+        }
+        Some(path) if crate::capture::video::is_video(Path::new(path)) => {
+            let path = PathBuf::from(path);
+            if !path.is_file() {
+                bail!("{}: no such video file", path.display());
+            }
+            if args.fail_after.is_some() {
+                bail!("--fail-after simulates a lost camera on a folder of photos, not a video");
+            }
+            Ok(SourceChoice::Video { path, playback })
         }
         Some(dir) => folder(PathBuf::from(dir)),
         None => match camera::list_cameras() {

@@ -50,12 +50,7 @@ impl SpotterApp {
         let scenario_path = logic
             .session
             .as_ref()
-            .and_then(|s| {
-                logic
-                    .scenarios
-                    .iter()
-                    .find(|e| e.name == s.scenario_name)
-            })
+            .and_then(|s| logic.scenarios.iter().find(|e| e.name == s.scenario_name))
             .map_or_else(
                 || super::session::DEFAULT_SCENARIO.to_owned(),
                 |e| e.path.display().to_string(),

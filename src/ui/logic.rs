@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::capture::camera::{CameraChoice, CameraSource};
 use crate::capture::folder::{FolderSource, Playback};
-use crate::capture::{FailingSource, FrameSource, SourceOpener};
+use crate::capture::{FailingSource, FrameSource, SourceOpener, VideoSource};
 
 use super::pipeline::{Perceiver, Pipeline, PipelineEvent, Processed, SeenFigure};
 use super::session::{GameSession, ScenarioEntry};
@@ -30,6 +30,8 @@ pub enum SourceChoice {
     Camera(CameraChoice),
     /// A recorded folder of photos.
     Folder { dir: PathBuf, playback: Playback },
+    /// A recorded video file.
+    Video { path: PathBuf, playback: Playback },
     /// A recorded folder that fails after some frames (the unplugged camera,
     /// simulated); reconnects are refused `refused_reconnects` times.
     Failing {
@@ -49,6 +51,9 @@ impl SourceChoice {
             }
             Self::Folder { dir, playback } => Box::new(move || {
                 Ok(Box::new(FolderSource::open(&dir, playback)?) as Box<dyn FrameSource>)
+            }),
+            Self::Video { path, playback } => Box::new(move || {
+                Ok(Box::new(VideoSource::open(&path, playback)?) as Box<dyn FrameSource>)
             }),
             Self::Failing {
                 dir,
