@@ -261,6 +261,133 @@ pub fn sights_to_enemies(
         .collect()
 }
 
+/// The zone within `reach_in` of the figure's base (table inches), with
+/// who is inside it.
+pub fn zone_around_base(
+    me: &Figure,
+    purpose: Purpose,
+    reach_in: f64,
+    label: String,
+    members: Vec<Member>,
+) -> OverlayShape {
+    let p = &me.placement;
+    OverlayShape::Outline {
+        purpose,
+        outline_in: grown_base_outline(p.center_in_table, p.facing_deg, p.shape, reach_in),
+        label,
+        members,
+    }
+}
+
+/// The zone within `radius_in` of the figure's base centre (rules that
+/// measure centre to centre), with who is inside it.
+pub fn zone_about_centre(
+    me: &Figure,
+    purpose: Purpose,
+    radius_in: f64,
+    label: String,
+    members: Vec<Member>,
+) -> OverlayShape {
+    OverlayShape::Outline {
+        purpose,
+        outline_in: grown_base_outline(
+            me.placement.center_in_table,
+            0.0,
+            BaseShape::Round { diameter_in: 0.0 },
+            radius_in,
+        ),
+        label,
+        members,
+    }
+}
+
+/// Mean face of a d6 (a move thrown on dice is drawn at its mean).
+pub const MEAN_D6: f64 = 3.5;
+
+/// The name of band `i` from a rule set's list, "band N" beyond it.
+pub fn band_name(names: &[&str], i: usize) -> String {
+    names
+        .get(i)
+        .map_or_else(|| format!("band {}", i + 1), |n| (*n).to_owned())
+}
+
+/// Readers of shape lists, for the rule sets' overlay tests.
+#[cfg(test)]
+pub(crate) mod probe {
+    use super::*;
+
+    /// The fire arc's half angle and rings.
+    pub fn fire_arc(shapes: &[OverlayShape]) -> Option<(f64, Vec<RangeRing>)> {
+        shapes.iter().find_map(|s| match s {
+            OverlayShape::FireArc {
+                half_angle_deg,
+                bands,
+                ..
+            } => Some((*half_angle_deg, bands.clone())),
+            _ => None,
+        })
+    }
+
+    /// The sight line to `to`.
+    pub fn sight(shapes: &[OverlayShape], to: FigureId) -> Option<&OverlayShape> {
+        shapes
+            .iter()
+            .find(|s| matches!(s, OverlayShape::Sight { to: t, .. } if *t == to))
+    }
+
+    /// The band named on the sight line to `to`.
+    pub fn band_to(shapes: &[OverlayShape], to: FigureId) -> Option<String> {
+        match sight(shapes, to) {
+            Some(OverlayShape::Sight { band, .. }) => band.clone(),
+            _ => None,
+        }
+    }
+
+    /// The radii of the movement circles, in order.
+    pub fn movement_radii(shapes: &[OverlayShape]) -> Vec<f64> {
+        shapes
+            .iter()
+            .filter_map(|s| match s {
+                OverlayShape::Circle {
+                    purpose: Purpose::Movement,
+                    radius_in,
+                    ..
+                } => Some(*radius_in),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The members of the first circle or outline for `purpose`.
+    pub fn members(shapes: &[OverlayShape], purpose: Purpose) -> Option<Vec<Member>> {
+        shapes.iter().find_map(|s| match s {
+            OverlayShape::Circle {
+                purpose: p,
+                members,
+                ..
+            }
+            | OverlayShape::Outline {
+                purpose: p,
+                members,
+                ..
+            } if *p == purpose => Some(members.clone()),
+            _ => None,
+        })
+    }
+}
+
+/// A built-in scenario's state, for the rule sets' overlay tests.
+#[cfg(test)]
+pub(crate) fn scenario_state(file: &str) -> GameState {
+    let registry = crate::rules::Registry::builtin().expect("built-in rule sets");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
+    crate::game::Scenario::load(&path, &registry)
+        .expect("built-in scenario")
+        .state
+}
+
 /// Movement circles about the figure, one per (label, radius in table
 /// inches); radii that are not finite and positive are left out.
 pub fn movement_circles(me: &Figure, paces: Vec<(String, f64)>) -> Vec<OverlayShape> {

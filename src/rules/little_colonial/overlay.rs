@@ -12,10 +12,9 @@
 //! them off their rods. Distances are centre to centre, as in the engine.
 
 use crate::game::{FigureId, GameState, Rank};
-use crate::geometry::BaseShape;
 use crate::rules::overlay::{
-    BandEdge, OverlayShape, Purpose, RangeRing, centre_range, grown_base_outline, members_within,
-    movement_circles, sights_to_enemies,
+    BandEdge, MEAN_D6, OverlayShape, Purpose, RangeRing, band_name, centre_range, members_within,
+    movement_circles, sights_to_enemies, zone_about_centre,
 };
 
 use super::engine::{LittleColonialRules, cavalry, in_play};
@@ -28,15 +27,6 @@ const COVER_REACH_IN: f64 = 1.0;
 
 /// Names of the three fire bands, nearest first.
 const BAND_NAMES: [&str; 3] = ["short", "medium", "long"];
-
-/// Mean face of a d6.
-const MEAN_D6: f64 = 3.5;
-
-fn band_name(i: usize) -> String {
-    BAND_NAMES
-        .get(i)
-        .map_or_else(|| format!("band {}", i + 1), |n| (*n).to_owned())
-}
 
 impl LittleColonialRules {
     /// The overlay of [`crate::rules::RuleSet::overlays`] for Little
@@ -71,7 +61,7 @@ impl LittleColonialRules {
                     .zip(&fire.to_hit)
                     .enumerate()
                     .map(|(i, (cm, need))| {
-                        let name = band_name(i);
+                        let name = band_name(&BAND_NAMES, i);
                         let label = format!("{name} {cm:.0} cm, {need}+");
                         (name, *cm, label)
                     })
@@ -123,24 +113,21 @@ impl LittleColonialRules {
         // Contact: centres within the contact distance plus one base.
         let cc = &self.data.close_combat;
         let contact_in = self.inches(cc.contact_cm) + 1.0;
-        out.push(OverlayShape::Outline {
-            purpose: Purpose::Melee,
-            outline_in: grown_base_outline(
-                me.placement.center_in_table,
-                0.0,
-                BaseShape::Round { diameter_in: 0.0 },
-                contact_in,
-            ),
-            label: format!("contact {:.1} cm", cc.contact_cm),
-            members: members_within(
-                state
-                    .figures
-                    .iter()
-                    .filter(|f| f.side != me.side && in_play(f)),
-                contact_in,
-                |f| centre_range(me, f),
-            ),
-        });
+        let engaged = members_within(
+            state
+                .figures
+                .iter()
+                .filter(|f| f.side != me.side && in_play(f)),
+            contact_in,
+            |f| centre_range(me, f),
+        );
+        out.push(zone_about_centre(
+            me,
+            Purpose::Melee,
+            contact_in,
+            format!("contact {:.1} cm", cc.contact_cm),
+            engaged,
+        ));
         out.extend(movement_circles(me, self.paces(me)));
         let bands: Vec<BandEdge> = bands_cm
             .into_iter()
@@ -201,17 +188,15 @@ impl LittleColonialRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Scenario;
-    use crate::rules::Registry;
     use crate::rules::overlay::Member;
+    use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii};
     use nalgebra::Vector2;
 
     fn baler() -> (LittleColonialRules, GameState) {
-        let registry = Registry::builtin().unwrap();
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/lcr-baler.toml");
-        let sc = Scenario::load(&path, &registry).unwrap();
-        (LittleColonialRules::builtin().unwrap(), sc.state)
+        (
+            LittleColonialRules::builtin().unwrap(),
+            crate::rules::overlay::scenario_state("lcr-baler.toml"),
+        )
     }
 
     fn named(state: &GameState, name: &str) -> FigureId {
@@ -231,29 +216,17 @@ mod tests {
             .find(|f| f.side == me.side && f.id != lt && !cavalry(f) && f.rank == Rank::Private)
             .unwrap()
             .id;
+        let command =
+            |state: &GameState| members(&rules.overlay_shapes(state, lt), Purpose::Command);
         state.figures[man.index()].placement.center_in_table =
             me.placement.center_in_table + Vector2::new(r - 0.5, 0.0);
-        let members = |state: &GameState| {
-            rules
-                .overlay_shapes(state, lt)
-                .into_iter()
-                .find_map(|s| match s {
-                    OverlayShape::Circle {
-                        purpose: Purpose::Command,
-                        members,
-                        ..
-                    } => Some(members),
-                    _ => None,
-                })
-                .unwrap()
-        };
-        assert!(members(&state).contains(&Member {
+        assert!(command(&state).unwrap().contains(&Member {
             figure: man,
             too_close_to_call: false
         }));
         state.figures[man.index()].placement.center_in_table =
             me.placement.center_in_table + Vector2::new(r + 0.5, 0.0);
-        assert!(!members(&state).iter().any(|m| m.figure == man));
+        assert!(!command(&state).unwrap().iter().any(|m| m.figure == man));
     }
 
     #[test]
@@ -268,21 +241,8 @@ mod tests {
         state.figures[foe.index()].placement.center_in_table =
             at + Vector2::new(0.0, rules.inches(mid_cm));
         let shapes = rules.overlay_shapes(&state, lt);
-        let band = shapes
-            .iter()
-            .find_map(|s| match s {
-                OverlayShape::Sight { to, band, .. } if *to == foe => Some(band.clone()),
-                _ => None,
-            })
-            .unwrap();
-        assert_eq!(band.as_deref(), Some("medium"));
-        let rings = shapes
-            .iter()
-            .find_map(|s| match s {
-                OverlayShape::FireArc { bands, .. } => Some(bands.clone()),
-                _ => None,
-            })
-            .unwrap();
+        assert_eq!(band_to(&shapes, foe).as_deref(), Some("medium"));
+        let (_, rings) = fire_arc(&shapes).unwrap();
         let radii: Vec<f64> = rings.iter().map(|r| r.radius_in).collect();
         let want: Vec<f64> = edges.iter().map(|cm| rules.inches(*cm)).collect();
         assert_eq!(radii, want);
@@ -297,18 +257,9 @@ mod tests {
     fn a_regular_moves_twenty_centimetres() {
         let (rules, state) = baler();
         let lt = named(&state, "Lt Toledo");
-        let radii: Vec<f64> = rules
-            .overlay_shapes(&state, lt)
-            .into_iter()
-            .filter_map(|s| match s {
-                OverlayShape::Circle {
-                    purpose: Purpose::Movement,
-                    radius_in,
-                    ..
-                } => Some(radius_in),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(radii, vec![rules.inches(rules.data.movement.regular_cm)]);
+        assert_eq!(
+            movement_radii(&rules.overlay_shapes(&state, lt)),
+            vec![rules.inches(rules.data.movement.regular_cm)]
+        );
     }
 }

@@ -13,8 +13,8 @@
 use crate::game::{Figure, FigureId, GameState};
 use crate::geometry::{RangeMethod, range_in};
 use crate::rules::overlay::{
-    BandEdge, OverlayShape, Purpose, RangeRing, centre_range, grown_base_outline, members_within,
-    movement_circles, sights_to_enemies,
+    BandEdge, OverlayShape, Purpose, RangeRing, centre_range, members_within, movement_circles,
+    sights_to_enemies, zone_around_base,
 };
 
 use super::engine::{SoldiersInTimeRules, in_play};
@@ -67,51 +67,40 @@ impl SoldiersInTimeRules {
         };
         if me.leader {
             let r = self.data.command.range_in;
-            out.push(OverlayShape::Outline {
-                purpose: Purpose::Command,
-                outline_in: grown_base_outline(
-                    me.placement.center_in_table,
-                    me.placement.facing_deg,
-                    me.placement.shape,
-                    r,
-                ),
-                label: format!("command {r:.0}\""),
-                members: members_within(friends(), r, edge_gap),
-            });
+            out.push(zone_around_base(
+                me,
+                Purpose::Command,
+                r,
+                format!("command {r:.0}\""),
+                members_within(friends(), r, edge_gap),
+            ));
         }
         if me.status.contains_key("flag") {
             let r = self.data.special.flag_bearer_radius_in;
-            out.push(OverlayShape::Outline {
-                purpose: Purpose::Command,
-                outline_in: grown_base_outline(
-                    me.placement.center_in_table,
-                    me.placement.facing_deg,
-                    me.placement.shape,
-                    r,
-                ),
-                label: format!("flag {r:.0}\""),
-                members: members_within(friends(), r, edge_gap),
-            });
+            out.push(zone_around_base(
+                me,
+                Purpose::Command,
+                r,
+                format!("flag {r:.0}\""),
+                members_within(friends(), r, edge_gap),
+            ));
         }
         let adjacent = self.data.fire.adjacent_in;
-        out.push(OverlayShape::Outline {
-            purpose: Purpose::Melee,
-            outline_in: grown_base_outline(
-                me.placement.center_in_table,
-                me.placement.facing_deg,
-                me.placement.shape,
-                adjacent,
-            ),
-            label: format!("adjacent {adjacent:.0}\""),
-            members: members_within(
-                state
-                    .figures
-                    .iter()
-                    .filter(|f| f.side != me.side && in_play(f)),
-                adjacent,
-                edge_gap,
-            ),
-        });
+        let engaged = members_within(
+            state
+                .figures
+                .iter()
+                .filter(|f| f.side != me.side && in_play(f)),
+            adjacent,
+            edge_gap,
+        );
+        out.push(zone_around_base(
+            me,
+            Purpose::Melee,
+            adjacent,
+            format!("adjacent {adjacent:.0}\""),
+            engaged,
+        ));
         out.extend(movement_circles(me, self.paces(me)));
         out.extend(sights_to_enemies(state, me, COVER_REACH_IN, &bands, |t| {
             centre_range(me, t)
@@ -155,32 +144,19 @@ impl SoldiersInTimeRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Scenario;
-    use crate::rules::Registry;
     use crate::rules::overlay::Member;
+    use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii};
     use nalgebra::Vector2;
 
     fn skirmish() -> (SoldiersInTimeRules, GameState) {
-        let registry = Registry::builtin().unwrap();
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/sit-skirmish.toml");
-        let sc = Scenario::load(&path, &registry).unwrap();
-        (SoldiersInTimeRules::builtin().unwrap(), sc.state)
+        (
+            SoldiersInTimeRules::builtin().unwrap(),
+            crate::rules::overlay::scenario_state("sit-skirmish.toml"),
+        )
     }
 
     fn named(state: &GameState, name: &str) -> FigureId {
         state.figure_named(name).unwrap().id
-    }
-
-    fn command_members(shapes: &[OverlayShape]) -> Option<Vec<Member>> {
-        shapes.iter().find_map(|s| match s {
-            OverlayShape::Outline {
-                purpose: Purpose::Command,
-                members,
-                ..
-            } => Some(members.clone()),
-            _ => None,
-        })
     }
 
     #[test]
@@ -189,81 +165,46 @@ mod tests {
         let hale = named(&state, "Sgt Hale");
         let adams = named(&state, "Private Adams");
         let at = state.figure(hale).unwrap().placement.center_in_table;
+        let command =
+            |state: &GameState| members(&rules.overlay_shapes(state, hale), Purpose::Command);
         // Bases 1 in across: centres 3.5 in apart leave a 2.5 in gap.
         state.figures[adams.index()].placement.center_in_table = at + Vector2::new(3.5, 0.0);
-        let members = command_members(&rules.overlay_shapes(&state, hale)).unwrap();
-        assert!(members.contains(&Member {
+        assert!(command(&state).unwrap().contains(&Member {
             figure: adams,
             too_close_to_call: false
         }));
         // 5 in apart: a 4 in gap, outside the 3 in command range.
         state.figures[adams.index()].placement.center_in_table = at + Vector2::new(5.0, 0.0);
-        let members = command_members(&rules.overlay_shapes(&state, hale)).unwrap();
-        assert!(!members.iter().any(|m| m.figure == adams));
+        assert!(!command(&state).unwrap().iter().any(|m| m.figure == adams));
         // A private has no command range.
-        assert!(command_members(&rules.overlay_shapes(&state, adams)).is_none());
+        assert!(members(&rules.overlay_shapes(&state, adams), Purpose::Command).is_none());
     }
 
     #[test]
     fn a_musket_reaches_all_round_and_the_sights_say_in_range_or_not() {
         let (rules, mut state) = skirmish();
         let hale = named(&state, "Sgt Hale");
-        let shapes = rules.overlay_shapes(&state, hale);
-        let (half, rings) = shapes
-            .iter()
-            .find_map(|s| match s {
-                OverlayShape::FireArc {
-                    half_angle_deg,
-                    bands,
-                    ..
-                } => Some((*half_angle_deg, bands.clone())),
-                _ => None,
-            })
-            .unwrap();
+        let (half, rings) = fire_arc(&rules.overlay_shapes(&state, hale)).unwrap();
         let musket = rules.data.weapons.get("musket").unwrap().range_in;
         assert_eq!(half, 180.0);
         assert_eq!(rings[0].radius_in, musket);
         let at = state.figure(hale).unwrap().placement.center_in_table;
         let foe = state.figures.iter().find(|f| f.side == 1).unwrap().id;
-        state.figures[foe.index()].placement.center_in_table = at + Vector2::new(0.0, musket + 2.0);
-        let band = rules
-            .overlay_shapes(&state, hale)
-            .into_iter()
-            .find_map(|s| match s {
-                OverlayShape::Sight { to, band, .. } if to == foe => Some(band),
-                _ => None,
-            })
-            .unwrap();
-        assert_eq!(band, None);
-        state.figures[foe.index()].placement.center_in_table = at + Vector2::new(0.0, musket - 2.0);
-        let band = rules
-            .overlay_shapes(&state, hale)
-            .into_iter()
-            .find_map(|s| match s {
-                OverlayShape::Sight { to, band, .. } if to == foe => Some(band),
-                _ => None,
-            })
-            .unwrap();
-        assert_eq!(band.as_deref(), Some(IN_RANGE));
+        for (dy, want) in [(musket + 2.0, None), (musket - 2.0, Some(IN_RANGE))] {
+            state.figures[foe.index()].placement.center_in_table = at + Vector2::new(0.0, dy);
+            let band = band_to(&rules.overlay_shapes(&state, hale), foe);
+            assert_eq!(band.as_deref(), want, "{dy} in away");
+        }
     }
 
     #[test]
     fn a_man_on_foot_walks_and_runs() {
         let (rules, state) = skirmish();
         let adams = named(&state, "Private Adams");
-        let radii: Vec<f64> = rules
-            .overlay_shapes(&state, adams)
-            .into_iter()
-            .filter_map(|s| match s {
-                OverlayShape::Circle {
-                    purpose: Purpose::Movement,
-                    radius_in,
-                    ..
-                } => Some(radius_in),
-                _ => None,
-            })
-            .collect();
         let mv = &rules.data.movement;
-        assert_eq!(radii, vec![mv.foot_in, mv.run_in]);
+        assert_eq!(
+            movement_radii(&rules.overlay_shapes(&state, adams)),
+            vec![mv.foot_in, mv.run_in]
+        );
     }
 }

@@ -13,8 +13,8 @@
 use crate::game::{Figure, FigureId, GameState, SideKind};
 use crate::geometry::line_of_sight;
 use crate::rules::overlay::{
-    BandEdge, OverlayShape, Purpose, RangeRing, grown_base_outline, members_within,
-    movement_circles, sights_to_enemies,
+    BandEdge, OverlayShape, Purpose, RangeRing, members_within, movement_circles,
+    sights_to_enemies, zone_around_base,
 };
 
 use super::engine::{BAND_NAMES, StandToRules};
@@ -73,17 +73,13 @@ impl StandToRules {
             reach,
             |f| self.rule_range(state, me, f, self.data.measure.melee),
         );
-        OverlayShape::Outline {
-            purpose: Purpose::Melee,
-            outline_in: grown_base_outline(
-                me.placement.center_in_table,
-                me.placement.facing_deg,
-                me.placement.shape,
-                state.scale.table_from_rule_in(reach),
-            ),
-            label: format!("melee {reach:.0}\""),
+        zone_around_base(
+            me,
+            Purpose::Melee,
+            state.scale.table_from_rule_in(reach),
+            format!("melee {reach:.0}\""),
             members,
-        }
+        )
     }
 
     /// Circles of the distances he may move this turn: his mount's speed
@@ -193,17 +189,15 @@ impl StandToRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Scenario;
     use crate::geometry::{Scale, TerrainArea, TerrainKind};
-    use crate::rules::Registry;
     use crate::rules::overlay::{Member, SightKind};
     use nalgebra::Point2;
 
     fn dragoon() -> (StandToRules, GameState) {
-        let registry = Registry::builtin().unwrap();
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/dragoon.toml");
-        let sc = Scenario::load(&path, &registry).unwrap();
-        (StandToRules::builtin().unwrap(), sc.state)
+        (
+            StandToRules::builtin().unwrap(),
+            crate::rules::overlay::scenario_state("dragoon.toml"),
+        )
     }
 
     fn id_of(state: &GameState, name: &str) -> FigureId {

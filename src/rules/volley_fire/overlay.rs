@@ -11,8 +11,8 @@
 
 use crate::game::{Figure, FigureId, GameState, Unit};
 use crate::rules::overlay::{
-    BandEdge, OverlayShape, Purpose, RangeRing, centre_range, grown_base_outline, members_within,
-    movement_circles, sights_to_enemies,
+    BandEdge, MEAN_D6, OverlayShape, Purpose, RangeRing, centre_range, members_within,
+    movement_circles, sights_to_enemies, zone_about_centre,
 };
 
 use super::engine::{CONTACT_EXTRA_IN, VolleyFireRules, status_is};
@@ -24,13 +24,8 @@ const BAND_NAMES: [&str; 3] = ["point blank", "deadly", "close"];
 /// How far in front of a target the sight lines look for terrain, in.
 const COVER_REACH_IN: f64 = 1.0;
 
-/// Mean face of a d6.
-const MEAN_D6: f64 = 3.5;
-
 fn band_name(i: usize) -> String {
-    BAND_NAMES
-        .get(i)
-        .map_or_else(|| format!("band {}", i + 1), |n| (*n).to_owned())
+    crate::rules::overlay::band_name(&BAND_NAMES, i)
 }
 
 impl VolleyFireRules {
@@ -104,24 +99,21 @@ impl VolleyFireRules {
     fn melee_zone(&self, state: &GameState, me: &Figure) -> OverlayShape {
         let gap = self.data.movement.melee_contact_gap_in;
         let contact = gap + CONTACT_EXTRA_IN;
-        OverlayShape::Outline {
-            purpose: Purpose::Melee,
-            outline_in: grown_base_outline(
-                me.placement.center_in_table,
-                0.0,
-                crate::geometry::BaseShape::Round { diameter_in: 0.0 },
-                contact,
-            ),
-            label: format!("contact {gap:.0}\" gap"),
-            members: members_within(
-                state
-                    .figures
-                    .iter()
-                    .filter(|f| f.side != me.side && f.active()),
-                contact,
-                |f| centre_range(me, f),
-            ),
-        }
+        let members = members_within(
+            state
+                .figures
+                .iter()
+                .filter(|f| f.side != me.side && f.active()),
+            contact,
+            |f| centre_range(me, f),
+        );
+        zone_about_centre(
+            me,
+            Purpose::Melee,
+            contact,
+            format!("contact {gap:.0}\" gap"),
+            members,
+        )
     }
 
     /// The unit's move: its dice (fewer without a leader, two when shaken),
@@ -161,17 +153,15 @@ impl VolleyFireRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Scenario;
-    use crate::rules::Registry;
+    use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii, sight};
     use crate::rules::overlay::{Member, SightKind};
-    use nalgebra::Point2;
+    use nalgebra::Vector2;
 
     fn patrol() -> (VolleyFireRules, GameState) {
-        let registry = Registry::builtin().unwrap();
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/vf-sudan-patrol.toml");
-        let sc = Scenario::load(&path, &registry).unwrap();
-        (VolleyFireRules::builtin().unwrap(), sc.state)
+        (
+            VolleyFireRules::builtin().unwrap(),
+            crate::rules::overlay::scenario_state("vf-sudan-patrol.toml"),
+        )
     }
 
     fn first_of_side(state: &GameState, side: usize) -> FigureId {
@@ -185,17 +175,7 @@ mod tests {
         let shapes = rules.overlay_shapes(&state, me);
         let f = state.figure(me).unwrap();
         let w = rules.data.weapon.get(&f.weapon).unwrap();
-        let (half, rings) = shapes
-            .iter()
-            .find_map(|s| match s {
-                OverlayShape::FireArc {
-                    half_angle_deg,
-                    bands,
-                    ..
-                } => Some((*half_angle_deg, bands.clone())),
-                _ => None,
-            })
-            .expect("a fire arc");
+        let (half, rings) = fire_arc(&shapes).expect("a fire arc");
         assert_eq!(half, rules.data.fire.cone_deg / 2.0);
         let finite: Vec<f64> = rules
             .data
@@ -203,20 +183,15 @@ mod tests {
             .into_iter()
             .filter(|e| e.is_finite())
             .collect();
-        assert_eq!(
-            rings.iter().map(|r| r.radius_in).collect::<Vec<_>>(),
-            finite
-        );
-        let enemies = state
+        let radii: Vec<f64> = rings.iter().map(|r| r.radius_in).collect();
+        assert_eq!(radii, finite);
+        let enemies: Vec<FigureId> = state
             .figures
             .iter()
             .filter(|g| g.side != f.side && g.alive())
-            .count();
-        let sights = shapes
-            .iter()
-            .filter(|s| matches!(s, OverlayShape::Sight { .. }))
-            .count();
-        assert_eq!(sights, enemies);
+            .map(|g| g.id)
+            .collect();
+        assert!(enemies.iter().all(|e| sight(&shapes, *e).is_some()));
     }
 
     #[test]
@@ -225,54 +200,33 @@ mod tests {
         let me = first_of_side(&state, 0);
         let foe = first_of_side(&state, 1);
         let at = state.figure(me).unwrap().placement.center_in_table;
-        let w = rules
-            .data
-            .weapon
-            .get(&state.figure(me).unwrap().weapon)
-            .unwrap();
-        let first_edge = rules.data.band_edges_in(w)[0];
-        state.figures[foe.index()].placement.center_in_table =
-            at + nalgebra::Vector2::new(first_edge - 0.5, 0.0);
-        let band = rules
-            .overlay_shapes(&state, me)
-            .into_iter()
-            .find_map(|s| match s {
-                OverlayShape::Sight { to, band, .. } if to == foe => Some(band),
-                _ => None,
-            })
-            .unwrap();
-        assert_eq!(band.as_deref(), Some("point blank"));
+        let weapon = state.figure(me).unwrap().weapon.clone();
+        let first_edge = rules.data.band_edges_in(&rules.data.weapon[&weapon])[0];
+        let place = |state: &mut GameState, dx: f64| {
+            state.figures[foe.index()].placement.center_in_table = at + Vector2::new(dx, 0.0);
+        };
+        place(&mut state, first_edge - 0.5);
+        let shapes = rules.overlay_shapes(&state, me);
+        assert_eq!(band_to(&shapes, foe).as_deref(), Some("point blank"));
 
-        state.figures[foe.index()].placement.center_in_table =
-            at + nalgebra::Vector2::new(1.5, 0.0);
-        let members = rules
-            .overlay_shapes(&state, me)
-            .into_iter()
-            .find_map(|s| match s {
-                OverlayShape::Outline {
-                    purpose: Purpose::Melee,
-                    members,
-                    ..
-                } => Some(members),
-                _ => None,
-            })
-            .unwrap();
-        assert!(members.contains(&Member {
+        place(&mut state, 1.5);
+        let engaged = members(&rules.overlay_shapes(&state, me), Purpose::Melee).unwrap();
+        assert!(engaged.contains(&Member {
             figure: foe,
             too_close_to_call: false
         }));
-        // Far away: out of the zone.
-        state.figures[foe.index()].placement.center_in_table = Point2::new(at.x + 40.0, at.y);
+        // Far away: out of the zone, and the scrub is far from both: the
+        // line is clear.
+        place(&mut state, 40.0);
         let shapes = rules.overlay_shapes(&state, me);
-        assert!(shapes.iter().any(|s| matches!(
-            s,
-            OverlayShape::Outline { purpose: Purpose::Melee, members, .. } if members.is_empty()
-        )));
-        // The scrub is far from both: the line is clear.
-        assert!(shapes.iter().any(|s| matches!(
-            s,
-            OverlayShape::Sight { to, sight: SightKind::Clear, .. } if *to == foe
-        )));
+        assert_eq!(members(&shapes, Purpose::Melee), Some(Vec::new()));
+        assert!(matches!(
+            sight(&shapes, foe),
+            Some(OverlayShape::Sight {
+                sight: SightKind::Clear,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -285,21 +239,12 @@ mod tests {
             .find(|u| u.figures.contains(&me))
             .unwrap();
         let troops = u.status.get("troops").unwrap();
-        let (from, members) = rules.front_of(&state, u);
-        let lead = rules.has_leader(&state, u, troops, from, &members);
-        let n = rules.data.move_dice(troops, &u.formation, lead).unwrap();
-        let radii: Vec<f64> = rules
-            .overlay_shapes(&state, me)
-            .into_iter()
-            .filter_map(|s| match s {
-                OverlayShape::Circle {
-                    purpose: Purpose::Movement,
-                    radius_in,
-                    ..
-                } => Some(radius_in),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(radii, vec![3.5 * f64::from(n), 6.0 * f64::from(n)]);
+        let (from, front) = rules.front_of(&state, u);
+        let lead = rules.has_leader(&state, u, troops, from, &front);
+        let n = f64::from(rules.data.move_dice(troops, &u.formation, lead).unwrap());
+        assert_eq!(
+            movement_radii(&rules.overlay_shapes(&state, me)),
+            vec![3.5 * n, 6.0 * n]
+        );
     }
 }
