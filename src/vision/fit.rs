@@ -400,6 +400,12 @@ impl Surface<'_> {
         if (c - c0).norm() > radius {
             return None;
         }
+        if std::env::var_os("SPOTTER_DEBUG_FIT").is_some() {
+            eprintln!(
+                "FOOT {:.2} {:.2} label {label} ring {ring_score:.2} pts {used} rms {rms:.3}",
+                c.x, c.y
+            );
+        }
         let facing_deg = self.foot_facing(c, label);
         Some(FootFit {
             center: c,
@@ -428,6 +434,14 @@ impl Surface<'_> {
     }
 
     /// Facing of a round base from the black arc of its band.
+    ///
+    /// The front mark is an arc of known width (`front_arc_deg`) with band
+    /// colour on both sides. Each direction is scored by the blackness of
+    /// the arc centred there minus that of the blacker of its two flanks,
+    /// so a dark model part or shadow that runs on from one side of a dark
+    /// patch does not win; the arc's edges then place the centre, and when
+    /// one edge runs into such a dark part, the other edge and the known
+    /// width do.
     fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<f64> {
         let k = &self.params.kit;
         let fp = &self.params.facing;
@@ -453,51 +467,8 @@ impl Surface<'_> {
             }
             profile.push(sum / n);
         }
-        let window = ((k.front_arc_deg / FACING_STEP_DEG).round() as usize).max(1);
-        let mut best = (0usize, f64::MIN);
-        for start in 0..bins {
-            let s: f64 = (0..window).map(|o| profile[(start + o) % bins]).sum();
-            if s > best.1 {
-                best = (start, s);
-            }
-        }
-        let arc_mean = best.1 / window as f64;
-        let mut sorted = profile.clone();
-        let base = median(&mut sorted)?;
-        if arc_mean < fp.min_arc_blackness || arc_mean - base < fp.min_contrast {
-            return None;
-        }
-        let threshold = (arc_mean + base) / 2.0;
-        // Walk out from the window's middle to where the profile falls below
-        // the threshold on either side; interpolate the crossings.
-        let mid = best.0 + window / 2;
-        let at = |o: i64| profile[(mid as i64 + o).rem_euclid(bins as i64) as usize];
-        let max_walk = bins as i64 / 2;
-        let crossing = |sign: i64| -> Option<f64> {
-            let mut prev = at(0);
-            for o in 1..max_walk {
-                let v = at(sign * o);
-                if v < threshold {
-                    let f = if prev > v {
-                        (prev - threshold) / (prev - v)
-                    } else {
-                        0.5
-                    };
-                    return Some((o as f64 - 1.0 + f) * FACING_STEP_DEG);
-                }
-                prev = v;
-            }
-            None
-        };
-        let right = crossing(1)?;
-        let left = crossing(-1)?;
-        let width = left + right;
-        let (lo, hi) = fp.arc_width_share;
-        if width < lo * k.front_arc_deg || width > hi * k.front_arc_deg {
-            return None;
-        }
-        let centre = angle(mid % bins) + (right - left) / 2.0;
-        Some(centre.rem_euclid(360.0))
+        let arc = arc_profile_centre(&profile, FACING_STEP_DEG, k.front_arc_deg, fp)?;
+        Some(arc.rem_euclid(360.0))
     }
 
     /// The four sides of a rectangle: (outward normal, side middle offset,
@@ -708,6 +679,12 @@ impl Surface<'_> {
         if (c - c0).norm() > k.mounted_width_in / 2.0 {
             return None;
         }
+        if std::env::var_os("SPOTTER_DEBUG_FIT").is_some() {
+            eprintln!(
+                "RECT {:.2} {:.2} axis {axis:.0} label {label} score {rect_score:.2} pts {used} rms {rms:.3}",
+                c.x, c.y
+            );
+        }
         let facing_deg = self.rect_facing(c, axis, label);
         Some(RectFit {
             center: c,
@@ -764,6 +741,96 @@ impl Surface<'_> {
             .rem_euclid(360.0),
         )
     }
+}
+
+/// Centre, degrees, of the front arc in a circular blackness profile
+/// (`profile[b]` at `b * step_deg`); `None` when no arc of about the kit's
+/// width stands out from the band on both sides.
+fn arc_profile_centre(
+    profile: &[f64],
+    step_deg: f64,
+    arc_deg: f64,
+    fp: &super::params::FacingParams,
+) -> Option<f64> {
+    let bins = profile.len() as i64;
+    if bins == 0 {
+        return None;
+    }
+    let at = |i: i64| profile[i.rem_euclid(bins) as usize];
+    let mean = |from: i64, to: i64| (from..=to).map(at).sum::<f64>() / (to - from + 1) as f64;
+    // The arc proper keeps a bin inside its edges; the flanks start a bin
+    // outside them (the edges are blurred).
+    let half = ((arc_deg / 2.0 / step_deg).round() as i64).max(1);
+    let flank = ((fp.flank_deg / step_deg).round() as i64).max(1);
+    let (inner, gap) = ((half - 1).max(0), 1);
+    let mut best: Option<(i64, f64, f64, f64, f64)> = None;
+    for b in 0..bins {
+        let arc = mean(b - inner, b + inner);
+        let left = mean(b - half - gap - flank + 1, b - half - gap);
+        let right = mean(b + half + gap, b + half + gap + flank - 1);
+        let score = arc - left.max(right);
+        if best.is_none_or(|x| score > x.1) {
+            best = Some((b, score, arc, left, right));
+        }
+    }
+    let (b, score, arc, left, right) = best?;
+    if std::env::var_os("SPOTTER_DEBUG_FIT").is_some() {
+        let coarse: String = (0..bins / 5)
+            .map(|i| {
+                let v = (0..5).map(|o| at(i * 5 + o)).sum::<f64>() / 5.0;
+                char::from_digit((v * 9.99).clamp(0.0, 9.0) as u32, 10).unwrap_or('?')
+            })
+            .collect();
+        eprintln!(
+            "  FACING best {:.0} score {score:.2} arc {arc:.2} l {left:.2} r {right:.2} [{coarse}]",
+            b as f64 * step_deg
+        );
+    }
+    if arc < fp.min_arc_blackness || score < fp.min_contrast {
+        return None;
+    }
+    // Edges: where the profile falls half way from the arc to each flank.
+    let max_walk = half + gap + flank;
+    let crossing = |sign: i64, flank_level: f64| -> Option<f64> {
+        let threshold = (arc + flank_level) / 2.0;
+        let mut prev = at(b);
+        for o in 1..=max_walk {
+            let v = at(b + sign * o);
+            if v < threshold {
+                let f = if prev > v {
+                    (prev - threshold) / (prev - v)
+                } else {
+                    0.5
+                };
+                return Some((o as f64 - 1.0 + f) * step_deg);
+            }
+            prev = v;
+        }
+        None
+    };
+    let centre = b as f64 * step_deg;
+    let r = crossing(1, right);
+    let l = crossing(-1, left);
+    let (lo, hi) = fp.arc_width_share;
+    let nominal = arc_deg / 2.0;
+    let shift = match (l, r) {
+        (Some(l), Some(r)) if (lo * arc_deg..=hi * arc_deg).contains(&(l + r)) => (r - l) / 2.0,
+        _ => {
+            // One edge is lost in a dark neighbour or hidden: the edge
+            // nearer its nominal place and the known width place the arc.
+            let from_r = r.map(|r| (r - nominal, (r - nominal).abs()));
+            let from_l = l.map(|l| (nominal - l, (l - nominal).abs()));
+            let pick = match (from_r, from_l) {
+                (Some(a), Some(b)) => Some(if a.1 <= b.1 { a } else { b }),
+                (a, b) => a.or(b),
+            };
+            match pick {
+                Some((s, off)) if off <= nominal * (1.0 - lo) => s,
+                _ => 0.0,
+            }
+        }
+    };
+    Some(centre + shift)
 }
 
 /// Label helpers re-exported for the detector.

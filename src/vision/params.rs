@@ -116,6 +116,8 @@ pub struct FitParams {
     pub max_edge_residual_in: f64,
     pub min_edge_points: usize,
     pub min_edge_share: f64,
+    /// Ring or rectangle score minus its inside's below this: not a base.
+    pub min_confidence: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +126,8 @@ pub struct FacingParams {
     pub min_contrast: f64,
     pub arc_width_share: (f64, f64),
     pub min_mounted_contrast: f64,
+    /// Width of the band compared with the front arc on each side of it.
+    pub flank_deg: f64,
 }
 
 /// All detector parameters, checked.
@@ -213,6 +217,7 @@ struct RawFit {
     max_edge_residual_in: F,
     min_edge_points: U,
     min_edge_share: F,
+    min_confidence: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -222,6 +227,7 @@ struct RawFacing {
     min_contrast: F,
     arc_width_share: Pair,
     min_mounted_contrast: F,
+    flank_deg: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -460,6 +466,7 @@ impl DetectorParams {
             ),
             min_edge_points: c.count("fit.min_edge_points", &f.min_edge_points, 3, 720),
             min_edge_share: c.num("fit.min_edge_share", &f.min_edge_share, 0.0, 1.0),
+            min_confidence: c.num("fit.min_confidence", &f.min_confidence, 0.0, 1.0),
         };
         let fa = &raw.facing;
         let facing = FacingParams {
@@ -478,6 +485,7 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
+            flank_deg: c.num("facing.flank_deg", &fa.flank_deg, 2.0, 90.0),
         };
         if !c.problems.is_empty() {
             return Err(src.error(c.problems));
