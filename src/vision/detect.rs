@@ -261,8 +261,9 @@ impl Detector {
         let reach = self.params.kit.mounted_length_in / 2.0;
         // A rectangle stands when it explains the band better than every
         // ring inside it: more of its band line is in the band colour, or
-        // as much and its outer edge fits closer (two rings cut from one
-        // rectangle fit its straight sides badly); those rings then go.
+        // more of its outer edge is found and fits closer (two rings cut
+        // from one rectangle fit its straight sides badly); those rings
+        // then go.
         let rects: Vec<RectFit> = rects
             .into_iter()
             .filter(|r| {
@@ -270,7 +271,7 @@ impl Detector {
                     .filter(|f| (f.center - r.center).norm() <= reach)
                     .all(|f| {
                         r.rect_score > f.ring_score
-                            || (r.rect_score >= f.ring_score && r.rms_in < f.rms_in)
+                            || (r.edge_share > f.edge_share && r.rms_in < f.rms_in)
                     })
             })
             .collect();

@@ -76,6 +76,8 @@ pub struct FootFit {
     pub ring_score: f64,
     pub edge_points: usize,
     pub rms_in: f64,
+    /// Share of the edge samples on which the band's outer edge was found.
+    pub edge_share: f64,
     pub facing_deg: Option<f64>,
 }
 
@@ -88,6 +90,8 @@ pub struct RectFit {
     pub rect_score: f64,
     pub edge_points: usize,
     pub rms_in: f64,
+    /// Share of the edge samples on which the band's outer edge was found.
+    pub edge_share: f64,
     pub facing_deg: Option<f64>,
 }
 
@@ -400,12 +404,6 @@ impl Surface<'_> {
         if (c - c0).norm() > radius {
             return None;
         }
-        if std::env::var_os("SPOTTER_DEBUG_FIT").is_some() {
-            eprintln!(
-                "FOOT {:.2} {:.2} label {label} ring {ring_score:.2} pts {used} rms {rms:.3}",
-                c.x, c.y
-            );
-        }
         let facing_deg = self.foot_facing(c, label);
         Some(FootFit {
             center: c,
@@ -413,6 +411,7 @@ impl Surface<'_> {
             ring_score,
             edge_points: used,
             rms_in: rms,
+            edge_share: used as f64 / rays.max(1) as f64,
             facing_deg,
         })
     }
@@ -612,9 +611,11 @@ impl Surface<'_> {
         let mut axis = axis0_deg;
         let mut used = 0;
         let mut rms = 0.0;
+        let mut samples = 0usize;
         for iter in 0..fp.iterations {
             let (delta, nadir) = self.side_parallax(c);
             let mut rows: Vec<(Vector3<f64>, f64)> = Vec::new();
+            samples = 0;
             for (n, off, half) in self.rect_sides(axis) {
                 let t = Vector2::new(-n.y, n.x);
                 let usable = half - RECT_CORNER_KEEP_OUT_IN;
@@ -625,6 +626,7 @@ impl Surface<'_> {
                 for s in 0..=steps {
                     let along = -usable + 2.0 * usable * s as f64 / steps as f64;
                     let start = c + n * (off - band_w / 2.0) + t * along;
+                    samples += 1;
                     let Some(e) =
                         self.edge_along(start, n, band_w / 2.0 + EDGE_SEARCH_OUT_IN, &band, &table)
                     else {
@@ -679,12 +681,6 @@ impl Surface<'_> {
         if (c - c0).norm() > k.mounted_width_in / 2.0 {
             return None;
         }
-        if std::env::var_os("SPOTTER_DEBUG_FIT").is_some() {
-            eprintln!(
-                "RECT {:.2} {:.2} axis {axis:.0} label {label} score {rect_score:.2} pts {used} rms {rms:.3}",
-                c.x, c.y
-            );
-        }
         let facing_deg = self.rect_facing(c, axis, label);
         Some(RectFit {
             center: c,
@@ -693,6 +689,7 @@ impl Surface<'_> {
             rect_score,
             edge_points: used,
             rms_in: rms,
+            edge_share: used as f64 / samples.max(1) as f64,
             facing_deg,
         })
     }
@@ -774,19 +771,19 @@ fn arc_profile_centre(
         }
     }
     let (b, score, arc, left, right) = best?;
-    if std::env::var_os("SPOTTER_DEBUG_FIT").is_some() {
-        let coarse: String = (0..bins / 5)
-            .map(|i| {
-                let v = (0..5).map(|o| at(i * 5 + o)).sum::<f64>() / 5.0;
-                char::from_digit((v * 9.99).clamp(0.0, 9.0) as u32, 10).unwrap_or('?')
-            })
-            .collect();
-        eprintln!(
-            "  FACING best {:.0} score {score:.2} arc {arc:.2} l {left:.2} r {right:.2} [{coarse}]",
-            b as f64 * step_deg
-        );
-    }
-    if arc < fp.min_arc_blackness || score < fp.min_contrast {
+    // A rival arc away from this one (a dark model part, a shadow) that
+    // stands out nearly as well leaves the facing in doubt.
+    let apart = half + gap + flank;
+    let rival = (0..bins)
+        .filter(|&o| (o - b).rem_euclid(bins).min((b - o).rem_euclid(bins)) > apart)
+        .map(|o| {
+            let arc = mean(o - inner, o + inner);
+            let left = mean(o - half - gap - flank + 1, o - half - gap);
+            let right = mean(o + half + gap, o + half + gap + flank - 1);
+            arc - left.max(right)
+        })
+        .fold(0.0_f64, f64::max);
+    if arc < fp.min_arc_blackness || score < fp.min_contrast || rival > fp.max_rival_share * score {
         return None;
     }
     // Edges: where the profile falls half way from the arc to each flank.
@@ -835,3 +832,59 @@ fn arc_profile_centre(
 
 /// Label helpers re-exported for the detector.
 pub use segment::colour_of;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::params::DetectorParams;
+
+    const STEP: f64 = 2.0;
+
+    /// A band profile (blackness 0.05) with black arcs: (centre, width,
+    /// blackness), degrees.
+    fn profile(arcs: &[(f64, f64, f64)]) -> Vec<f64> {
+        (0..180)
+            .map(|b| {
+                let a = f64::from(b) * STEP;
+                arcs.iter()
+                    .filter(|(c, w, _)| {
+                        let d = (a - c + 180.0).rem_euclid(360.0) - 180.0;
+                        d.abs() < w / 2.0
+                    })
+                    .map(|(_, _, v)| *v)
+                    .fold(0.05, f64::max)
+            })
+            .collect()
+    }
+
+    fn facing() -> crate::vision::params::FacingParams {
+        DetectorParams::defaults()
+            .expect("built-in parameters")
+            .facing
+    }
+
+    #[test]
+    fn a_clean_front_arc_gives_its_centre() {
+        let c = arc_profile_centre(&profile(&[(101.0, 40.0, 0.8)]), STEP, 40.0, &facing());
+        let c = c.expect("a facing");
+        assert!((c - 101.0).abs() <= 2.0, "{c}");
+    }
+
+    #[test]
+    fn a_dark_model_part_beside_the_mark_does_not_pull_it() {
+        // The model's dark boots run on from the mark's right edge.
+        let p = profile(&[(200.0, 40.0, 0.8), (235.0, 30.0, 0.5)]);
+        let c = arc_profile_centre(&p, STEP, 40.0, &facing()).expect("a facing");
+        assert!((c - 200.0).abs() <= 4.0, "{c}");
+    }
+
+    #[test]
+    fn no_facing_without_a_mark_or_with_two_equal_ones() {
+        assert_eq!(
+            arc_profile_centre(&profile(&[]), STEP, 40.0, &facing()),
+            None
+        );
+        let two = profile(&[(30.0, 40.0, 0.8), (210.0, 40.0, 0.8)]);
+        assert_eq!(arc_profile_centre(&two, STEP, 40.0, &facing()), None);
+    }
+}

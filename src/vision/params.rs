@@ -128,6 +128,9 @@ pub struct FacingParams {
     pub min_mounted_contrast: f64,
     /// Width of the band compared with the front arc on each side of it.
     pub flank_deg: f64,
+    /// No facing when another arc away from the best stands out by more
+    /// than this share of the best one's contrast.
+    pub max_rival_share: f64,
 }
 
 /// All detector parameters, checked.
@@ -228,6 +231,7 @@ struct RawFacing {
     arc_width_share: Pair,
     min_mounted_contrast: F,
     flank_deg: F,
+    max_rival_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -486,6 +490,7 @@ impl DetectorParams {
                 1.0,
             ),
             flank_deg: c.num("facing.flank_deg", &fa.flank_deg, 2.0, 90.0),
+            max_rival_share: c.num("facing.max_rival_share", &fa.max_rival_share, 0.0, 1.0),
         };
         if !c.problems.is_empty() {
             return Err(src.error(c.problems));
