@@ -61,7 +61,7 @@ fn measure() -> Summary {
 fn detector_holds_its_measured_accuracy() {
     let s = measure();
     assert!(s.recall() >= 0.96, "recall {}", s.recall());
-    assert!(s.precision() >= 0.97, "precision {}", s.precision());
+    assert!(s.precision() >= 0.99, "precision {}", s.precision());
     assert!(s.edge_accuracy() >= 0.99, "edge {}", s.edge_accuracy());
     assert!(s.base_accuracy() >= 0.999, "base {}", s.base_accuracy());
     assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
@@ -75,13 +75,12 @@ fn detector_holds_its_measured_accuracy() {
     );
 }
 
-/// The issue's targets. Not all met yet (recall 0.961, precision 0.975,
-/// facing given 0.90 and its p95 10.3 deg fall short: a tree canopy on sand
-/// taken for bands, pale or dim bands on a mat of their colour, touching
-/// bases, dark model parts that rival the front mark): run with `--ignored`
-/// to see where it stands.
+/// The issue's targets. Not all met yet (recall 0.961 and facing given 0.90
+/// fall short: pale or dim bands on a mat of their colour, bases against
+/// terrain, front marks hidden by the model or rivalled by its dark parts):
+/// run with `--ignored` to see where it stands.
 #[test]
-#[ignore = "issue 3 targets not yet met: recall, precision, facing given and p95"]
+#[ignore = "issue 3 targets not yet met: recall and facing given"]
 fn detector_meets_the_issue_targets() {
     let s = measure();
     assert!(s.recall() >= 0.99, "recall {}", s.recall());

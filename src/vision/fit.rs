@@ -44,6 +44,10 @@ const MAX_COMPONENT_IN: f64 = 6.0;
 const BACKGROUND_RING_IN: (f64, f64) = (0.12, 0.3);
 /// The ring outside a base that should be table, inches beyond the edge.
 const OUTER_RING_IN: f64 = 0.2;
+/// Directions sampled for a band-like share, and the saturation below which
+/// a band is grey (white) and has no hue.
+const BAND_LIKE_DIRECTIONS: usize = 24;
+const BAND_LIKE_MIN_SATURATION: f32 = 0.2;
 /// Fit converged when the centre moves less than this, inches.
 const CONVERGED_IN: f64 = 1e-4;
 /// A mounted candidate's extents may differ from the kit by this share.
@@ -404,6 +408,18 @@ impl Surface<'_> {
         if (c - c0).norm() > radius {
             return None;
         }
+        // A ring cut from a patch of foliage or a painted hill: the colour
+        // of the band fills its inside and much of its outside too, where a
+        // base has groundwork and table (or a few touching neighbours).
+        let inner_like = self.band_like_share(c, &[0.12, 0.22, 0.3], &band);
+        let outer_like = self.band_like_share(
+            c,
+            &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
+            &band,
+        );
+        if inner_like > fp.max_band_like_inside && outer_like > fp.max_band_like_outside {
+            return None;
+        }
         let facing_deg = self.foot_facing(c, label);
         Some(FootFit {
             center: c,
@@ -414,6 +430,38 @@ impl Surface<'_> {
             edge_share: used as f64 / rays.max(1) as f64,
             facing_deg,
         })
+    }
+
+    /// Share of the points at `radii` round `c` (24 directions) whose
+    /// colour is like the band's (`fit.band_like_saturation_share` of its
+    /// saturation at least, within `fit.band_like_hue_deg` of its hue); 0
+    /// for a grey (white) band.
+    fn band_like_share(&self, c: Point2<f64>, radii: &[f64], band: &[f64; 3]) -> f64 {
+        let fp = &self.params.fit;
+        let (hue_tol, sat_share) = (
+            fp.band_like_hue_deg as f32,
+            fp.band_like_saturation_share as f32,
+        );
+        let (band_hue, band_sat, _) = segment::hsv(band.map(|v| v as f32));
+        if band_sat < BAND_LIKE_MIN_SATURATION {
+            return 0.0;
+        }
+        let mut like = 0usize;
+        let mut total = 0usize;
+        for &r in radii {
+            for s in 0..BAND_LIKE_DIRECTIONS {
+                let Some(rgb) =
+                    self.rgb(c + dir(360.0 * s as f64 / BAND_LIKE_DIRECTIONS as f64) * r)
+                else {
+                    continue;
+                };
+                total += 1;
+                let (h, sat, _) = segment::hsv(rgb);
+                let dh = (h - band_hue).rem_euclid(360.0);
+                like += usize::from(sat >= sat_share * band_sat && dh.min(360.0 - dh) <= hue_tol);
+            }
+        }
+        like as f64 / total.max(1) as f64
     }
 
     /// Blackness of a point relative to the band level: 1 black, 0 band.

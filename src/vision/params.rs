@@ -118,6 +118,14 @@ pub struct FitParams {
     pub min_edge_share: f64,
     /// Ring or rectangle score minus its inside's below this: not a base.
     pub min_confidence: f64,
+    /// A round base is foliage, not a base, when more than this share of
+    /// its inside and this share of its surroundings are band-coloured.
+    pub max_band_like_inside: f64,
+    pub max_band_like_outside: f64,
+    /// Band-like: within this many degrees of the band's hue ...
+    pub band_like_hue_deg: f64,
+    /// ... and at least this share of its saturation.
+    pub band_like_saturation_share: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -221,6 +229,10 @@ struct RawFit {
     min_edge_points: U,
     min_edge_share: F,
     min_confidence: F,
+    max_band_like_inside: F,
+    max_band_like_outside: F,
+    band_like_hue_deg: F,
+    band_like_saturation_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -471,6 +483,25 @@ impl DetectorParams {
             min_edge_points: c.count("fit.min_edge_points", &f.min_edge_points, 3, 720),
             min_edge_share: c.num("fit.min_edge_share", &f.min_edge_share, 0.0, 1.0),
             min_confidence: c.num("fit.min_confidence", &f.min_confidence, 0.0, 1.0),
+            max_band_like_inside: c.num(
+                "fit.max_band_like_inside",
+                &f.max_band_like_inside,
+                0.0,
+                1.0,
+            ),
+            max_band_like_outside: c.num(
+                "fit.max_band_like_outside",
+                &f.max_band_like_outside,
+                0.0,
+                1.0,
+            ),
+            band_like_hue_deg: c.num("fit.band_like_hue_deg", &f.band_like_hue_deg, 1.0, 180.0),
+            band_like_saturation_share: c.num(
+                "fit.band_like_saturation_share",
+                &f.band_like_saturation_share,
+                0.0,
+                2.0,
+            ),
         };
         let fa = &raw.facing;
         let facing = FacingParams {
