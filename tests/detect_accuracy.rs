@@ -60,28 +60,27 @@ fn measure() -> Summary {
 #[test]
 fn detector_holds_its_measured_accuracy() {
     let s = measure();
-    assert!(s.recall() >= 0.95, "recall {}", s.recall());
-    assert!(s.precision() >= 0.93, "precision {}", s.precision());
+    assert!(s.recall() >= 0.96, "recall {}", s.recall());
+    assert!(s.precision() >= 0.99, "precision {}", s.precision());
     assert!(s.edge_accuracy() >= 0.99, "edge {}", s.edge_accuracy());
     assert!(s.base_accuracy() >= 0.999, "base {}", s.base_accuracy());
     assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
     assert!(quantile(&s.position_errors_in, 0.95) <= 0.08);
     assert!(quantile(&s.facing_errors_deg, 0.5) <= 4.0);
-    assert!(quantile(&s.facing_errors_deg, 0.95) <= 15.0);
+    assert!(quantile(&s.facing_errors_deg, 0.95) <= 11.0);
     assert!(
-        s.facing_given() >= 0.88,
+        s.facing_given() >= 0.895,
         "facing given {}",
         s.facing_given()
     );
 }
 
-/// The issue's targets. Not all met yet (recall 0.957, precision 0.954,
-/// facing given 0.89 and its p95 10.4 deg fall short: green hills and
-/// canopies on sand taken for bands, touching bases, a red mounted base
-/// split into two rings, dark model parts read as the front mark): run with
-/// `--ignored` to see where it stands.
+/// The issue's targets. Not all met yet (recall 0.961 and facing given 0.90
+/// fall short: pale or dim bands on a mat of their colour, bases against
+/// terrain, front marks hidden by the model or rivalled by its dark parts):
+/// run with `--ignored` to see where it stands.
 #[test]
-#[ignore = "issue 3 targets not yet met: recall, precision, facing given and p95"]
+#[ignore = "issue 3 targets not yet met: recall and facing given"]
 fn detector_meets_the_issue_targets() {
     let s = measure();
     assert!(s.recall() >= 0.99, "recall {}", s.recall());

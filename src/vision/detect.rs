@@ -260,13 +260,19 @@ impl Detector {
             .collect();
         let reach = self.params.kit.mounted_length_in / 2.0;
         // A rectangle stands when it explains the band better than every
-        // ring inside it; those rings then go.
+        // ring inside it: more of its band line is in the band colour, or
+        // more of its outer edge is found and fits closer (two rings cut
+        // from one rectangle fit its straight sides badly); those rings
+        // then go.
         let rects: Vec<RectFit> = rects
             .into_iter()
             .filter(|r| {
                 feet.iter()
                     .filter(|f| (f.center - r.center).norm() <= reach)
-                    .all(|f| r.rect_score > f.ring_score)
+                    .all(|f| {
+                        r.rect_score > f.ring_score
+                            || (r.edge_share > f.edge_share && r.rms_in < f.rms_in)
+                    })
             })
             .collect();
         let mut out: Vec<Fitted> = feet
@@ -293,7 +299,9 @@ impl Detector {
                 kept.push(f);
             }
         }
+        let min_confidence = self.params.fit.min_confidence;
         kept.into_iter()
+            .filter(|f| f.score() >= min_confidence)
             .filter_map(|f| {
                 let (center, facing_deg, label, base, score, points, rms) = match &f {
                     Fitted::Foot(x) => (

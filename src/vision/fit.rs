@@ -44,6 +44,10 @@ const MAX_COMPONENT_IN: f64 = 6.0;
 const BACKGROUND_RING_IN: (f64, f64) = (0.12, 0.3);
 /// The ring outside a base that should be table, inches beyond the edge.
 const OUTER_RING_IN: f64 = 0.2;
+/// Directions sampled for a band-like share, and the saturation below which
+/// a band is grey (white) and has no hue.
+const BAND_LIKE_DIRECTIONS: usize = 24;
+const BAND_LIKE_MIN_SATURATION: f32 = 0.2;
 /// Fit converged when the centre moves less than this, inches.
 const CONVERGED_IN: f64 = 1e-4;
 /// A mounted candidate's extents may differ from the kit by this share.
@@ -76,6 +80,8 @@ pub struct FootFit {
     pub ring_score: f64,
     pub edge_points: usize,
     pub rms_in: f64,
+    /// Share of the edge samples on which the band's outer edge was found.
+    pub edge_share: f64,
     pub facing_deg: Option<f64>,
 }
 
@@ -88,6 +94,8 @@ pub struct RectFit {
     pub rect_score: f64,
     pub edge_points: usize,
     pub rms_in: f64,
+    /// Share of the edge samples on which the band's outer edge was found.
+    pub edge_share: f64,
     pub facing_deg: Option<f64>,
 }
 
@@ -400,6 +408,18 @@ impl Surface<'_> {
         if (c - c0).norm() > radius {
             return None;
         }
+        // A ring cut from a patch of foliage or a painted hill: the colour
+        // of the band fills its inside and much of its outside too, where a
+        // base has groundwork and table (or a few touching neighbours).
+        let inner_like = self.band_like_share(c, &[0.12, 0.22, 0.3], &band);
+        let outer_like = self.band_like_share(
+            c,
+            &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
+            &band,
+        );
+        if inner_like > fp.max_band_like_inside && outer_like > fp.max_band_like_outside {
+            return None;
+        }
         let facing_deg = self.foot_facing(c, label);
         Some(FootFit {
             center: c,
@@ -407,8 +427,41 @@ impl Surface<'_> {
             ring_score,
             edge_points: used,
             rms_in: rms,
+            edge_share: used as f64 / rays.max(1) as f64,
             facing_deg,
         })
+    }
+
+    /// Share of the points at `radii` round `c` (24 directions) whose
+    /// colour is like the band's (`fit.band_like_saturation_share` of its
+    /// saturation at least, within `fit.band_like_hue_deg` of its hue); 0
+    /// for a grey (white) band.
+    fn band_like_share(&self, c: Point2<f64>, radii: &[f64], band: &[f64; 3]) -> f64 {
+        let fp = &self.params.fit;
+        let (hue_tol, sat_share) = (
+            fp.band_like_hue_deg as f32,
+            fp.band_like_saturation_share as f32,
+        );
+        let (band_hue, band_sat, _) = segment::hsv(band.map(|v| v as f32));
+        if band_sat < BAND_LIKE_MIN_SATURATION {
+            return 0.0;
+        }
+        let mut like = 0usize;
+        let mut total = 0usize;
+        for &r in radii {
+            for s in 0..BAND_LIKE_DIRECTIONS {
+                let Some(rgb) =
+                    self.rgb(c + dir(360.0 * s as f64 / BAND_LIKE_DIRECTIONS as f64) * r)
+                else {
+                    continue;
+                };
+                total += 1;
+                let (h, sat, _) = segment::hsv(rgb);
+                let dh = (h - band_hue).rem_euclid(360.0);
+                like += usize::from(sat >= sat_share * band_sat && dh.min(360.0 - dh) <= hue_tol);
+            }
+        }
+        like as f64 / total.max(1) as f64
     }
 
     /// Blackness of a point relative to the band level: 1 black, 0 band.
@@ -428,6 +481,14 @@ impl Surface<'_> {
     }
 
     /// Facing of a round base from the black arc of its band.
+    ///
+    /// The front mark is an arc of known width (`front_arc_deg`) with band
+    /// colour on both sides. Each direction is scored by the blackness of
+    /// the arc centred there minus that of the blacker of its two flanks,
+    /// so a dark model part or shadow that runs on from one side of a dark
+    /// patch does not win; the arc's edges then place the centre, and when
+    /// one edge runs into such a dark part, the other edge and the known
+    /// width do.
     fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<f64> {
         let k = &self.params.kit;
         let fp = &self.params.facing;
@@ -453,51 +514,8 @@ impl Surface<'_> {
             }
             profile.push(sum / n);
         }
-        let window = ((k.front_arc_deg / FACING_STEP_DEG).round() as usize).max(1);
-        let mut best = (0usize, f64::MIN);
-        for start in 0..bins {
-            let s: f64 = (0..window).map(|o| profile[(start + o) % bins]).sum();
-            if s > best.1 {
-                best = (start, s);
-            }
-        }
-        let arc_mean = best.1 / window as f64;
-        let mut sorted = profile.clone();
-        let base = median(&mut sorted)?;
-        if arc_mean < fp.min_arc_blackness || arc_mean - base < fp.min_contrast {
-            return None;
-        }
-        let threshold = (arc_mean + base) / 2.0;
-        // Walk out from the window's middle to where the profile falls below
-        // the threshold on either side; interpolate the crossings.
-        let mid = best.0 + window / 2;
-        let at = |o: i64| profile[(mid as i64 + o).rem_euclid(bins as i64) as usize];
-        let max_walk = bins as i64 / 2;
-        let crossing = |sign: i64| -> Option<f64> {
-            let mut prev = at(0);
-            for o in 1..max_walk {
-                let v = at(sign * o);
-                if v < threshold {
-                    let f = if prev > v {
-                        (prev - threshold) / (prev - v)
-                    } else {
-                        0.5
-                    };
-                    return Some((o as f64 - 1.0 + f) * FACING_STEP_DEG);
-                }
-                prev = v;
-            }
-            None
-        };
-        let right = crossing(1)?;
-        let left = crossing(-1)?;
-        let width = left + right;
-        let (lo, hi) = fp.arc_width_share;
-        if width < lo * k.front_arc_deg || width > hi * k.front_arc_deg {
-            return None;
-        }
-        let centre = angle(mid % bins) + (right - left) / 2.0;
-        Some(centre.rem_euclid(360.0))
+        let arc = arc_profile_centre(&profile, FACING_STEP_DEG, k.front_arc_deg, fp)?;
+        Some(arc.rem_euclid(360.0))
     }
 
     /// The four sides of a rectangle: (outward normal, side middle offset,
@@ -641,9 +659,11 @@ impl Surface<'_> {
         let mut axis = axis0_deg;
         let mut used = 0;
         let mut rms = 0.0;
+        let mut samples = 0usize;
         for iter in 0..fp.iterations {
             let (delta, nadir) = self.side_parallax(c);
             let mut rows: Vec<(Vector3<f64>, f64)> = Vec::new();
+            samples = 0;
             for (n, off, half) in self.rect_sides(axis) {
                 let t = Vector2::new(-n.y, n.x);
                 let usable = half - RECT_CORNER_KEEP_OUT_IN;
@@ -654,6 +674,7 @@ impl Surface<'_> {
                 for s in 0..=steps {
                     let along = -usable + 2.0 * usable * s as f64 / steps as f64;
                     let start = c + n * (off - band_w / 2.0) + t * along;
+                    samples += 1;
                     let Some(e) =
                         self.edge_along(start, n, band_w / 2.0 + EDGE_SEARCH_OUT_IN, &band, &table)
                     else {
@@ -716,6 +737,7 @@ impl Surface<'_> {
             rect_score,
             edge_points: used,
             rms_in: rms,
+            edge_share: used as f64 / samples.max(1) as f64,
             facing_deg,
         })
     }
@@ -766,5 +788,151 @@ impl Surface<'_> {
     }
 }
 
+/// Centre, degrees, of the front arc in a circular blackness profile
+/// (`profile[b]` at `b * step_deg`); `None` when no arc of about the kit's
+/// width stands out from the band on both sides.
+fn arc_profile_centre(
+    profile: &[f64],
+    step_deg: f64,
+    arc_deg: f64,
+    fp: &super::params::FacingParams,
+) -> Option<f64> {
+    let bins = profile.len() as i64;
+    if bins == 0 {
+        return None;
+    }
+    let at = |i: i64| profile[i.rem_euclid(bins) as usize];
+    let mean = |from: i64, to: i64| (from..=to).map(at).sum::<f64>() / (to - from + 1) as f64;
+    // The arc proper keeps a bin inside its edges; the flanks start a bin
+    // outside them (the edges are blurred).
+    let half = ((arc_deg / 2.0 / step_deg).round() as i64).max(1);
+    let flank = ((fp.flank_deg / step_deg).round() as i64).max(1);
+    let (inner, gap) = ((half - 1).max(0), 1);
+    let mut best: Option<(i64, f64, f64, f64, f64)> = None;
+    for b in 0..bins {
+        let arc = mean(b - inner, b + inner);
+        let left = mean(b - half - gap - flank + 1, b - half - gap);
+        let right = mean(b + half + gap, b + half + gap + flank - 1);
+        let score = arc - left.max(right);
+        if best.is_none_or(|x| score > x.1) {
+            best = Some((b, score, arc, left, right));
+        }
+    }
+    let (b, score, arc, left, right) = best?;
+    // A rival arc away from this one (a dark model part, a shadow) that
+    // stands out nearly as well leaves the facing in doubt.
+    let apart = half + gap + flank;
+    let rival = (0..bins)
+        .filter(|&o| (o - b).rem_euclid(bins).min((b - o).rem_euclid(bins)) > apart)
+        .map(|o| {
+            let arc = mean(o - inner, o + inner);
+            let left = mean(o - half - gap - flank + 1, o - half - gap);
+            let right = mean(o + half + gap, o + half + gap + flank - 1);
+            arc - left.max(right)
+        })
+        .fold(0.0_f64, f64::max);
+    if arc < fp.min_arc_blackness || score < fp.min_contrast || rival > fp.max_rival_share * score {
+        return None;
+    }
+    // Edges: where the profile falls half way from the arc to each flank.
+    let max_walk = half + gap + flank;
+    let crossing = |sign: i64, flank_level: f64| -> Option<f64> {
+        let threshold = (arc + flank_level) / 2.0;
+        let mut prev = at(b);
+        for o in 1..=max_walk {
+            let v = at(b + sign * o);
+            if v < threshold {
+                let f = if prev > v {
+                    (prev - threshold) / (prev - v)
+                } else {
+                    0.5
+                };
+                return Some((o as f64 - 1.0 + f) * step_deg);
+            }
+            prev = v;
+        }
+        None
+    };
+    let centre = b as f64 * step_deg;
+    let r = crossing(1, right);
+    let l = crossing(-1, left);
+    let (lo, hi) = fp.arc_width_share;
+    let nominal = arc_deg / 2.0;
+    let shift = match (l, r) {
+        (Some(l), Some(r)) if (lo * arc_deg..=hi * arc_deg).contains(&(l + r)) => (r - l) / 2.0,
+        _ => {
+            // One edge is lost in a dark neighbour or hidden: the edge
+            // nearer its nominal place and the known width place the arc.
+            let from_r = r.map(|r| (r - nominal, (r - nominal).abs()));
+            let from_l = l.map(|l| (nominal - l, (l - nominal).abs()));
+            let pick = match (from_r, from_l) {
+                (Some(a), Some(b)) => Some(if a.1 <= b.1 { a } else { b }),
+                (a, b) => a.or(b),
+            };
+            match pick {
+                Some((s, off)) if off <= nominal * (1.0 - lo) => s,
+                _ => 0.0,
+            }
+        }
+    };
+    Some(centre + shift)
+}
+
 /// Label helpers re-exported for the detector.
 pub use segment::colour_of;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::params::DetectorParams;
+
+    const STEP: f64 = 2.0;
+
+    /// A band profile (blackness 0.05) with black arcs: (centre, width,
+    /// blackness), degrees.
+    fn profile(arcs: &[(f64, f64, f64)]) -> Vec<f64> {
+        (0..180)
+            .map(|b| {
+                let a = f64::from(b) * STEP;
+                arcs.iter()
+                    .filter(|(c, w, _)| {
+                        let d = (a - c + 180.0).rem_euclid(360.0) - 180.0;
+                        d.abs() < w / 2.0
+                    })
+                    .map(|(_, _, v)| *v)
+                    .fold(0.05, f64::max)
+            })
+            .collect()
+    }
+
+    fn facing() -> crate::vision::params::FacingParams {
+        DetectorParams::defaults()
+            .expect("built-in parameters")
+            .facing
+    }
+
+    #[test]
+    fn a_clean_front_arc_gives_its_centre() {
+        let c = arc_profile_centre(&profile(&[(101.0, 40.0, 0.8)]), STEP, 40.0, &facing());
+        let c = c.expect("a facing");
+        assert!((c - 101.0).abs() <= 2.0, "{c}");
+    }
+
+    #[test]
+    fn a_dark_model_part_beside_the_mark_does_not_pull_it() {
+        // The model's dark boots run on from the mark's right edge.
+        let p = profile(&[(200.0, 40.0, 0.8), (235.0, 30.0, 0.5)]);
+        let c = arc_profile_centre(&p, STEP, 40.0, &facing()).expect("a facing");
+        assert!((c - 200.0).abs() <= 4.0, "{c}");
+    }
+
+    #[test]
+    fn no_facing_without_a_mark_or_with_two_equal_ones() {
+        assert_eq!(
+            arc_profile_centre(&profile(&[]), STEP, 40.0, &facing()),
+            None
+        );
+        let two = profile(&[(30.0, 40.0, 0.8), (210.0, 40.0, 0.8)]);
+        assert_eq!(arc_profile_centre(&two, STEP, 40.0, &facing()), None);
+    }
+}

@@ -116,6 +116,16 @@ pub struct FitParams {
     pub max_edge_residual_in: f64,
     pub min_edge_points: usize,
     pub min_edge_share: f64,
+    /// Ring or rectangle score minus its inside's below this: not a base.
+    pub min_confidence: f64,
+    /// A round base is foliage, not a base, when more than this share of
+    /// its inside and this share of its surroundings are band-coloured.
+    pub max_band_like_inside: f64,
+    pub max_band_like_outside: f64,
+    /// Band-like: within this many degrees of the band's hue ...
+    pub band_like_hue_deg: f64,
+    /// ... and at least this share of its saturation.
+    pub band_like_saturation_share: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +134,11 @@ pub struct FacingParams {
     pub min_contrast: f64,
     pub arc_width_share: (f64, f64),
     pub min_mounted_contrast: f64,
+    /// Width of the band compared with the front arc on each side of it.
+    pub flank_deg: f64,
+    /// No facing when another arc away from the best stands out by more
+    /// than this share of the best one's contrast.
+    pub max_rival_share: f64,
 }
 
 /// All detector parameters, checked.
@@ -213,6 +228,11 @@ struct RawFit {
     max_edge_residual_in: F,
     min_edge_points: U,
     min_edge_share: F,
+    min_confidence: F,
+    max_band_like_inside: F,
+    max_band_like_outside: F,
+    band_like_hue_deg: F,
+    band_like_saturation_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -222,6 +242,8 @@ struct RawFacing {
     min_contrast: F,
     arc_width_share: Pair,
     min_mounted_contrast: F,
+    flank_deg: F,
+    max_rival_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -460,6 +482,26 @@ impl DetectorParams {
             ),
             min_edge_points: c.count("fit.min_edge_points", &f.min_edge_points, 3, 720),
             min_edge_share: c.num("fit.min_edge_share", &f.min_edge_share, 0.0, 1.0),
+            min_confidence: c.num("fit.min_confidence", &f.min_confidence, 0.0, 1.0),
+            max_band_like_inside: c.num(
+                "fit.max_band_like_inside",
+                &f.max_band_like_inside,
+                0.0,
+                1.0,
+            ),
+            max_band_like_outside: c.num(
+                "fit.max_band_like_outside",
+                &f.max_band_like_outside,
+                0.0,
+                1.0,
+            ),
+            band_like_hue_deg: c.num("fit.band_like_hue_deg", &f.band_like_hue_deg, 1.0, 180.0),
+            band_like_saturation_share: c.num(
+                "fit.band_like_saturation_share",
+                &f.band_like_saturation_share,
+                0.0,
+                2.0,
+            ),
         };
         let fa = &raw.facing;
         let facing = FacingParams {
@@ -478,6 +520,8 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
+            flank_deg: c.num("facing.flank_deg", &fa.flank_deg, 2.0, 90.0),
+            max_rival_share: c.num("facing.max_rival_share", &fa.max_rival_share, 0.0, 1.0),
         };
         if !c.problems.is_empty() {
             return Err(src.error(c.problems));
