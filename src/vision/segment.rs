@@ -42,7 +42,10 @@ pub fn hsv(c: [f32; 3]) -> (f32, f32, f32) {
     let h = if d <= 0.0 {
         0.0
     } else if mx == c[0] {
-        60.0 * ((c[1] - c[2]) / d).rem_euclid(6.0)
+        // (g - b) / d lies in [-1, 1]: this is its rem_euclid(6.0), without
+        // the fmod call (this runs for every pixel).
+        let x = (c[1] - c[2]) / d;
+        60.0 * if x < 0.0 { x + 6.0 } else { x }
     } else if mx == c[1] {
         60.0 * ((c[2] - c[0]) / d + 2.0)
     } else {
@@ -74,19 +77,22 @@ pub fn segment(
     let cell = cell_px.max(1);
     let (cw, ch) = (w.div_ceil(cell), h.div_ceil(cell));
     // Mean colour per cell, counting only pixels that were seen (remap
-    // leaves black outside the photo).
-    let mut sum = vec![[0f32; 3]; cw * ch];
+    // leaves black outside the photo). Sums of bytes are whole numbers;
+    // the gains apply to the mean.
+    let mut sum = vec![[0u32; 3]; cw * ch];
     let mut n = vec![0u32; cw * ch];
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
-        let cj = j / cell;
-        for (i, px) in row.chunks_exact(3).enumerate() {
-            if px[0] > 0 || px[1] > 0 || px[2] > 0 {
-                let k = cj * cw + i / cell;
-                for c in 0..3 {
-                    sum[k][c] += f32::from(px[c]) * gains[c];
+        let cells = j / cell * cw;
+        for (ci, chunk) in row.chunks(3 * cell).enumerate() {
+            let (s, c) = (&mut sum[cells + ci], &mut n[cells + ci]);
+            for px in chunk.chunks_exact(3) {
+                if px[0] > 0 || px[1] > 0 || px[2] > 0 {
+                    for k in 0..3 {
+                        s[k] += u32::from(px[k]);
+                    }
+                    *c += 1;
                 }
-                n[k] += 1;
             }
         }
     }
@@ -95,7 +101,7 @@ pub fn segment(
         .zip(&n)
         .map(|(s, c)| {
             if *c > 0 {
-                s.map(|v| v / *c as f32)
+                [0, 1, 2].map(|k| s[k] as f32 * gains[k] / *c as f32)
             } else {
                 [0.0; 3]
             }
@@ -138,55 +144,78 @@ pub fn segment(
     let rel_hue = p.relative_min_hue_distance_deg as f32;
     let rel_level = p.relative_min_level_over_table as f32;
     let white_on_colour = p.white_min_level_on_colour as f32;
+    // What each cell's pixels are compared with, computed once per cell
+    // (the same products the per-pixel tests would form).
+    let context: Vec<CellContext> = (0..cw * ch)
+        .map(|ck| {
+            let table_level = cell_level[ck];
+            CellContext {
+                table_hue: local_hue[ck],
+                green_hue_floor: local_hue[ck].max(global_hue),
+                bright_level: rel_level * table_level,
+                pale_green_level: green_pale_over * table_level,
+                white_level: white_level * illumination[ck],
+                white_over_level: white_over * table_level,
+                white_on_colour_level: if cell_hsv[ck].1 >= coloured_table {
+                    white_on_colour * table_level
+                } else {
+                    f32::INFINITY
+                },
+            }
+        })
+        .collect();
     let mut labels = vec![NONE; w * h];
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
-        let cj = j / cell;
-        for (i, px) in row.chunks_exact(3).enumerate() {
-            let c = [
-                f32::from(px[0]) * gains[0],
-                f32::from(px[1]) * gains[1],
-                f32::from(px[2]) * gains[2],
-            ];
-            let (hue, sat, val) = hsv(c);
-            let ck = cj * cw + i / cell;
-            let table_level = cell_level[ck];
-            let hue_deg = f64::from(hue);
-            let (_, table_sat, _) = cell_hsv[ck];
-            let table_hue = local_hue[ck];
-            // A pale or blurred green is accepted when it is bluer than the
-            // table around it (mats and foliage are yellower than the paint).
-            let bright_enough = val >= rel_level * table_level;
-            let greener_than_table = p.green_relative_hue.contains(hue_deg)
-                && sat >= green_pale_sat
-                && bright_enough
-                && hue - table_hue.max(global_hue) >= green_hue_over;
-            // Evaluated only for red and blue hues below `min_sat`.
-            let unlike_table = || {
-                sat >= rel_sat
+        let out = &mut labels[j * w..(j + 1) * w];
+        let cells = &context[j / cell * cw..(j / cell + 1) * cw];
+        for ((chunk, out), cx) in row
+            .chunks(3 * cell)
+            .zip(out.chunks_mut(cell))
+            .zip(cells)
+        {
+            for (px, o) in chunk.chunks_exact(3).zip(out.iter_mut()) {
+                let c = [
+                    f32::from(px[0]) * gains[0],
+                    f32::from(px[1]) * gains[1],
+                    f32::from(px[2]) * gains[2],
+                ];
+                let (hue, sat, val) = hsv(c);
+                let hue_deg = f64::from(hue);
+                // A pale or blurred green is accepted when it is bluer than
+                // the table around it (mats and foliage are yellower than
+                // the paint).
+                let bright_enough = val >= cx.bright_level;
+                let greener_than_table = p.green_relative_hue.contains(hue_deg)
+                    && sat >= green_pale_sat
                     && bright_enough
-                    && hue_distance(hue, table_hue).min(hue_distance(hue, global_hue)) >= rel_hue
-            };
-            let label = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
-                label_of(EdgeColour::Red)
-            } else if greener_than_table
-                || (p.green_hue.contains(hue_deg)
-                    && (sat >= green_sat
-                        || (sat >= green_pale_sat && val >= green_pale_over * table_level)))
-            {
-                label_of(EdgeColour::Green)
-            } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
-                label_of(EdgeColour::Blue)
-            } else if sat <= white_sat
-                && val >= white_level * illumination[ck]
-                && (val >= white_over * table_level
-                    || (table_sat >= coloured_table && val >= white_on_colour * table_level))
-            {
-                label_of(EdgeColour::White)
-            } else {
-                NONE
-            };
-            labels[j * w + i] = label;
+                    && hue - cx.green_hue_floor >= green_hue_over;
+                // Evaluated only for red and blue hues below `min_sat`.
+                let unlike_table = || {
+                    sat >= rel_sat
+                        && bright_enough
+                        && hue_distance(hue, cx.table_hue).min(hue_distance(hue, global_hue))
+                            >= rel_hue
+                };
+                *o = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
+                    label_of(EdgeColour::Red)
+                } else if greener_than_table
+                    || (p.green_hue.contains(hue_deg)
+                        && (sat >= green_sat
+                            || (sat >= green_pale_sat && val >= cx.pale_green_level)))
+                {
+                    label_of(EdgeColour::Green)
+                } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
+                    label_of(EdgeColour::Blue)
+                } else if sat <= white_sat
+                    && val >= cx.white_level
+                    && (val >= cx.white_over_level || val >= cx.white_on_colour_level)
+                {
+                    label_of(EdgeColour::White)
+                } else {
+                    NONE
+                };
+            }
         }
     }
     Segmentation {
@@ -196,9 +225,30 @@ pub fn segment(
     }
 }
 
+/// What a cell's pixels are compared with: the table around them.
+struct CellContext {
+    /// The table's local hue, degrees.
+    table_hue: f32,
+    /// The hue a relatively green pixel must exceed by the margin: the
+    /// larger of the local and the whole table's hue.
+    green_hue_floor: f32,
+    /// Level a relative colour needs (a share of the table's level).
+    bright_level: f32,
+    /// Level a pale green needs.
+    pale_green_level: f32,
+    /// Level white needs under this cell's light.
+    white_level: f32,
+    /// Level white needs over the table around it.
+    white_over_level: f32,
+    /// Level white needs on a coloured table; infinite on a grey one.
+    white_on_colour_level: f32,
+}
+
 /// Distance round the hue wheel, degrees in [0, 180].
 fn hue_distance(a: f32, b: f32) -> f32 {
-    let d = (a - b).rem_euclid(360.0);
+    // Both hues lie in [0, 360): this is rem_euclid(360.0) without fmod.
+    let d = a - b;
+    let d = if d < 0.0 { d + 360.0 } else { d };
     d.min(360.0 - d)
 }
 
