@@ -9,7 +9,7 @@
 use image::RgbImage;
 
 use super::EdgeColour;
-use super::params::ColourParams;
+use super::params::{ColourParams, HueRange};
 
 /// Label of a pixel that is no band colour.
 pub const NONE: u8 = 0;
@@ -164,53 +164,72 @@ pub fn segment(
             }
         })
         .collect();
+    let red = HueBounds::of(&p.red_hue);
+    let green = HueBounds::of(&p.green_hue);
+    let green_relative = HueBounds::of(&p.green_relative_hue);
+    let blue = HueBounds::of(&p.blue_hue);
     let mut labels = vec![NONE; w * h];
+    // Hue, saturation and value of one row, computed without branches so
+    // that the compiler can work on several pixels at once.
+    let (mut hue_row, mut sat_row, mut val_row) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
+        for (((px, hue), sat), val) in row
+            .chunks_exact(3)
+            .zip(&mut hue_row)
+            .zip(&mut sat_row)
+            .zip(&mut val_row)
+        {
+            (*hue, *sat, *val) = hsv_flat([
+                f32::from(px[0]) * gains[0],
+                f32::from(px[1]) * gains[1],
+                f32::from(px[2]) * gains[2],
+            ]);
+        }
         let out = &mut labels[j * w..(j + 1) * w];
         let cells = &context[j / cell * cw..(j / cell + 1) * cw];
-        for ((chunk, out), cx) in row
-            .chunks(3 * cell)
-            .zip(out.chunks_mut(cell))
+        for ((((out, hue), sat), val), cx) in out
+            .chunks_mut(cell)
+            .zip(hue_row.chunks(cell))
+            .zip(sat_row.chunks(cell))
+            .zip(val_row.chunks(cell))
             .zip(cells)
         {
-            for (px, o) in chunk.chunks_exact(3).zip(out.iter_mut()) {
-                let c = [
-                    f32::from(px[0]) * gains[0],
-                    f32::from(px[1]) * gains[1],
-                    f32::from(px[2]) * gains[2],
-                ];
-                let (hue, sat, val) = hsv(c);
-                let hue_deg = f64::from(hue);
+            for (((o, &hue), &sat), &val) in out.iter_mut().zip(hue).zip(sat).zip(val) {
                 // A pale or blurred green is accepted when it is bluer than
                 // the table around it (mats and foliage are yellower than
                 // the paint).
                 let bright_enough = val >= cx.bright_level;
-                let greener_than_table = p.green_relative_hue.contains(hue_deg)
-                    && sat >= green_pale_sat
-                    && bright_enough
-                    && hue - cx.green_hue_floor >= green_hue_over;
-                // Evaluated only for red and blue hues below `min_sat`.
-                let unlike_table = || {
-                    sat >= rel_sat
-                        && bright_enough
-                        && hue_distance(hue, cx.table_hue).min(hue_distance(hue, global_hue))
-                            >= rel_hue
-                };
-                *o = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
+                let greener_than_table = green_relative.contains(hue)
+                    & (sat >= green_pale_sat)
+                    & bright_enough
+                    & (hue - cx.green_hue_floor >= green_hue_over);
+                // A pale red or blue counts when its hue is far from the
+                // table's, locally and overall.
+                let unlike_table = (sat >= rel_sat)
+                    & bright_enough
+                    & (min_f32(
+                        hue_distance(hue, cx.table_hue),
+                        hue_distance(hue, global_hue),
+                    ) >= rel_hue);
+                let coloured = (sat >= min_sat) | unlike_table;
+                let is_red = red.contains(hue) & coloured;
+                let is_green = greener_than_table
+                    | (green.contains(hue)
+                        & ((sat >= green_sat)
+                            | ((sat >= green_pale_sat) & (val >= cx.pale_green_level))));
+                let is_blue = blue.contains(hue) & coloured;
+                let is_white = (sat <= white_sat)
+                    & (val >= cx.white_level)
+                    & ((val >= cx.white_over_level) | (val >= cx.white_on_colour_level));
+                // The first that holds, in this order.
+                *o = if is_red {
                     label_of(EdgeColour::Red)
-                } else if greener_than_table
-                    || (p.green_hue.contains(hue_deg)
-                        && (sat >= green_sat
-                            || (sat >= green_pale_sat && val >= cx.pale_green_level)))
-                {
+                } else if is_green {
                     label_of(EdgeColour::Green)
-                } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
+                } else if is_blue {
                     label_of(EdgeColour::Blue)
-                } else if sat <= white_sat
-                    && val >= cx.white_level
-                    && (val >= cx.white_over_level || val >= cx.white_on_colour_level)
-                {
+                } else if is_white {
                     label_of(EdgeColour::White)
                 } else {
                     NONE
@@ -222,6 +241,76 @@ pub fn segment(
         width: w,
         height: h,
         labels,
+    }
+}
+
+/// The larger of two numbers that are never NaN (no NaN handling, unlike
+/// `f32::max`).
+fn max_f32(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+fn min_f32(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
+}
+
+/// [`hsv`] for colours of non-negative channels, computed without branches
+/// (every candidate is formed and one is selected); the same values.
+fn hsv_flat(c: [f32; 3]) -> (f32, f32, f32) {
+    let mx = max_f32(max_f32(c[0], c[1]), c[2]);
+    let mn = min_f32(min_f32(c[0], c[1]), c[2]);
+    let d = mx - mn;
+    // Where d is 0 these are not finite, and not selected.
+    let x = (c[1] - c[2]) / d;
+    let h_red = 60.0 * if x < 0.0 { x + 6.0 } else { x };
+    let h_green = 60.0 * ((c[2] - c[0]) / d + 2.0);
+    let h_blue = 60.0 * ((c[0] - c[1]) / d + 4.0);
+    let h = if d <= 0.0 {
+        0.0
+    } else if mx == c[0] {
+        h_red
+    } else if mx == c[1] {
+        h_green
+    } else {
+        h_blue
+    };
+    let s = if mx > 0.0 { d / mx } else { 0.0 };
+    (h, s, mx)
+}
+
+/// A [`HueRange`] as f32 bounds that accept exactly the f32 hues the range
+/// accepts.
+#[derive(Debug, Clone, Copy)]
+struct HueBounds {
+    lo: f32,
+    hi: f32,
+    wraps: bool,
+}
+
+impl HueBounds {
+    fn of(r: &HueRange) -> Self {
+        // The least f32 at or above `from`, the largest at or below `to`.
+        let mut lo = r.from_deg as f32;
+        if f64::from(lo) < r.from_deg {
+            lo = lo.next_up();
+        }
+        let mut hi = r.to_deg as f32;
+        if f64::from(hi) > r.to_deg {
+            hi = hi.next_down();
+        }
+        Self {
+            lo,
+            hi,
+            wraps: r.from_deg > r.to_deg,
+        }
+    }
+
+    fn contains(&self, hue: f32) -> bool {
+        if self.wraps {
+            (hue >= self.lo) | (hue <= self.hi)
+        } else {
+            (hue >= self.lo) & (hue <= self.hi)
+        }
     }
 }
 
@@ -249,7 +338,7 @@ fn hue_distance(a: f32, b: f32) -> f32 {
     // Both hues lie in [0, 360): this is rem_euclid(360.0) without fmod.
     let d = a - b;
     let d = if d < 0.0 { d + 360.0 } else { d };
-    d.min(360.0 - d)
+    min_f32(d, 360.0 - d)
 }
 
 /// Median of each cell's value and its seen neighbours' (3 x 3).
@@ -418,6 +507,37 @@ mod tests {
         assert!((h - 224.5).abs() < 1.0);
         let (h, _, _) = hsv([190.0, 35.0, 35.0]);
         assert!(h.abs() < 1e-3);
+    }
+
+    #[test]
+    fn flat_hsv_is_hsv() {
+        let mut v = 0u32;
+        for r in (0..=255).step_by(5) {
+            for g in (0..=255).step_by(5) {
+                for b in (0..=255).step_by(5) {
+                    let c = [r as f32 * 1.07, g as f32 * 0.98, b as f32 * 1.21];
+                    let (h0, s0, v0) = hsv(c);
+                    let (h1, s1, v1) = hsv_flat(c);
+                    assert_eq!((h0.to_bits(), s0.to_bits(), v0.to_bits()), (h1.to_bits(), s1.to_bits(), v1.to_bits()), "{c:?}");
+                    v += 1;
+                }
+            }
+        }
+        assert!(v > 100_000);
+    }
+
+    #[test]
+    fn hue_bounds_accept_what_the_range_accepts() {
+        for (from, to) in [(340.0, 22.0), (105.0, 170.0), (0.1, 359.9), (195.3, 265.7)] {
+            let r = HueRange { from_deg: from, to_deg: to };
+            let b = HueBounds::of(&r);
+            for k in 0..36_000 {
+                let h = k as f32 * 0.01;
+                for x in [h, h.next_up(), h.next_down()] {
+                    assert_eq!(b.contains(x), r.contains(f64::from(x)), "{x} in {from}..{to}");
+                }
+            }
+        }
     }
 
     #[test]
