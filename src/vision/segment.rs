@@ -518,7 +518,11 @@ mod tests {
                     let c = [r as f32 * 1.07, g as f32 * 0.98, b as f32 * 1.21];
                     let (h0, s0, v0) = hsv(c);
                     let (h1, s1, v1) = hsv_flat(c);
-                    assert_eq!((h0.to_bits(), s0.to_bits(), v0.to_bits()), (h1.to_bits(), s1.to_bits(), v1.to_bits()), "{c:?}");
+                    assert_eq!(
+                        (h0.to_bits(), s0.to_bits(), v0.to_bits()),
+                        (h1.to_bits(), s1.to_bits(), v1.to_bits()),
+                        "{c:?}"
+                    );
                     v += 1;
                 }
             }
@@ -529,12 +533,19 @@ mod tests {
     #[test]
     fn hue_bounds_accept_what_the_range_accepts() {
         for (from, to) in [(340.0, 22.0), (105.0, 170.0), (0.1, 359.9), (195.3, 265.7)] {
-            let r = HueRange { from_deg: from, to_deg: to };
+            let r = HueRange {
+                from_deg: from,
+                to_deg: to,
+            };
             let b = HueBounds::of(&r);
             for k in 0..36_000 {
                 let h = k as f32 * 0.01;
                 for x in [h, h.next_up(), h.next_down()] {
-                    assert_eq!(b.contains(x), r.contains(f64::from(x)), "{x} in {from}..{to}");
+                    assert_eq!(
+                        b.contains(x),
+                        r.contains(f64::from(x)),
+                        "{x} in {from}..{to}"
+                    );
                 }
             }
         }
