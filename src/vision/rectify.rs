@@ -486,6 +486,27 @@ mod tests {
     }
 
     #[test]
+    fn kept_maps_are_used_only_for_the_same_pose() {
+        let (mapping, layout, _, _) = synthetic_mapping();
+        let view = TopView::new(&layout, 4.0, 0.1);
+        let frame = RgbImage::from_fn(1920, 1080, |x, y| {
+            image::Rgb([(x / 7) as u8, (y / 5) as u8, ((x + y) / 11) as u8])
+        });
+        let fresh = |pose: &CameraPose| {
+            let (mx, my) = view.maps(pose, mapping.lens.as_ref(), 8);
+            cv::remap_rgb(&frame, &mx, &my, view.width_px, view.height_px).unwrap()
+        };
+        let pose = CameraPose::from_mapping(&mapping, [1920, 1080]).unwrap();
+        let mut moved = pose.clone();
+        moved.camera_from_table_t.x += 0.5;
+        for p in [&pose, &pose, &moved, &pose] {
+            let top = view.render(&frame, p, mapping.lens.as_ref(), 8).unwrap();
+            assert_eq!(top, fresh(p));
+        }
+        assert_ne!(fresh(&pose), fresh(&moved));
+    }
+
+    #[test]
     fn view_and_table_round_trip() {
         let layout = TableLayout::standard(36.0, 24.0);
         let view = TopView::new(&layout, 20.0, 0.1);
