@@ -114,10 +114,77 @@ pub fn detect_table_markers_with(
     lens: Option<&Lens>,
     search: &MarkerSearch,
 ) -> Result<Vec<MarkerObservation>, CalibrationError> {
+    markers_in(&mut GrayFrame::Gray(gray), layout, lens, search)
+}
+
+/// [`detect_table_markers`] on the colour frame: the grey frame is made
+/// only where the search reads it (shrunk for the first search, full size
+/// around each marker found, whole only for the full-size fallback). The
+/// same markers as on `gray::gray_from_rgb(rgb)`.
+pub fn detect_table_markers_rgb(
+    rgb: &image::RgbImage,
+    layout: &TableLayout,
+    lens: Option<&Lens>,
+) -> Result<Vec<MarkerObservation>, CalibrationError> {
+    let mut frame = GrayFrame::Colour {
+        rgb,
+        gray: image::GrayImage::new(rgb.width(), rgb.height()),
+        whole: false,
+    };
+    markers_in(&mut frame, layout, lens, &MarkerSearch::default())
+}
+
+/// The grey frame of the marker search: given, or made from the colour
+/// frame where it is read.
+enum GrayFrame<'a> {
+    Gray(&'a image::GrayImage),
+    Colour {
+        rgb: &'a image::RgbImage,
+        /// Full size; the luma is filled in where asked (zero elsewhere).
+        gray: image::GrayImage,
+        /// Filled in everywhere.
+        whole: bool,
+    },
+}
+
+impl GrayFrame<'_> {
+    fn shrunk(&self, factor: u32) -> image::GrayImage {
+        match self {
+            Self::Gray(g) => gray::shrink(g, factor),
+            Self::Colour { rgb, .. } => gray::shrunk_gray_from_rgb(rgb, factor),
+        }
+    }
+
+    /// The grey frame, filled in at least inside `bounds` (`None`: all).
+    fn gray(&mut self, bounds: Option<[u32; 4]>) -> &image::GrayImage {
+        match self {
+            Self::Gray(g) => g,
+            Self::Colour { rgb, gray, whole } => {
+                if !*whole {
+                    match bounds {
+                        Some(b) => gray::fill_gray_from_rgb(rgb, gray, b),
+                        None => {
+                            *gray = gray::gray_from_rgb(rgb);
+                            *whole = true;
+                        }
+                    }
+                }
+                gray
+            }
+        }
+    }
+}
+
+fn markers_in(
+    frame: &mut GrayFrame<'_>,
+    layout: &TableLayout,
+    lens: Option<&Lens>,
+    search: &MarkerSearch,
+) -> Result<Vec<MarkerObservation>, CalibrationError> {
     let dict = cv::ArucoDictionary::Dict4x4_50;
     let mut found = Vec::new();
     if search.shrink > 1 {
-        let small = gray::shrink(gray, search.shrink);
+        let small = frame.shrunk(search.shrink);
         let raw = cv::detect_markers_tuned(&small, dict, &search.shrunk)?;
         found = layout_markers(raw, layout)
             .into_iter()
@@ -128,19 +195,27 @@ pub fn detect_table_markers_with(
                         .corners_px
                         .map(|p| gray::full_from_shrunk(p, search.shrink)),
                 };
-                sharpen_corners(gray, rough)
+                let window = sharpen_window(&rough.corners_px);
+                sharpen_corners(frame.gray(Some(window)), rough)
             })
             .collect();
     }
     if found.len() < layout.markers.len() {
-        let full = layout_markers(cv::detect_markers_tuned(gray, dict, &search.full)?, layout);
+        let full = layout_markers(
+            cv::detect_markers_tuned(frame.gray(None), dict, &search.full)?,
+            layout,
+        );
         if full.len() > found.len() {
             found = full;
         }
     }
+    let cells = dict.marker_bits() as usize + 2;
     Ok(found
         .into_iter()
-        .map(|m| refine_marker(gray, m, lens))
+        .map(|m| {
+            let window = pattern_window(&m, cells);
+            refine_marker(frame.gray(Some(window)), m, lens)
+        })
         .collect())
 }
 
@@ -151,6 +226,21 @@ const SHARPEN_HALF_WINDOW_PX: (f64, f64) = (2.0, 12.0);
 /// Cells of a table marker a side, border included.
 const TABLE_MARKER_CELLS: f64 = 6.0;
 
+/// Half-size of the corner search window of [`sharpen_corners`], pixels.
+fn sharpen_half_window(c: &[Point2<f64>; 4]) -> f64 {
+    let side = (0..4).map(|k| (c[(k + 1) % 4] - c[k]).norm()).sum::<f64>() / 4.0;
+    (side / TABLE_MARKER_CELLS * SHARPEN_WINDOW_CELLS)
+        .round()
+        .clamp(SHARPEN_HALF_WINDOW_PX.0, SHARPEN_HALF_WINDOW_PX.1)
+}
+
+/// The pixels [`sharpen_corners`] reads: `[x0, y0, x1, y1)`, unclipped at
+/// the right and bottom. Only the marker's neighbourhood is handed to
+/// OpenCV.
+fn sharpen_window(c: &[Point2<f64>; 4]) -> [u32; 4] {
+    bounds_around(c, sharpen_half_window(c) + 2.0)
+}
+
 /// Corners found on a shrunk frame are a pixel or two off at full size (a
 /// contour corner of a shrunk, thresholded picture); cornerSubPix on the
 /// full-size frame, in a window smaller than a cell so that only the
@@ -159,13 +249,8 @@ const TABLE_MARKER_CELLS: f64 = 6.0;
 /// window is left where it was.
 fn sharpen_corners(gray: &image::GrayImage, m: MarkerObservation) -> MarkerObservation {
     let c = &m.corners_px;
-    let side = (0..4).map(|k| (c[(k + 1) % 4] - c[k]).norm()).sum::<f64>() / 4.0;
-    let half = (side / TABLE_MARKER_CELLS * SHARPEN_WINDOW_CELLS)
-        .round()
-        .clamp(SHARPEN_HALF_WINDOW_PX.0, SHARPEN_HALF_WINDOW_PX.1);
-    // Only the marker's neighbourhood is handed to OpenCV.
-    let reach = half + 2.0;
-    let [x0, y0, x1, y1] = bounds_around(c, reach);
+    let half = sharpen_half_window(c);
+    let [x0, y0, x1, y1] = sharpen_window(c);
     let (x1, y1) = (x1.min(gray.width()), y1.min(gray.height()));
     if x1 <= x0 || y1 <= y0 {
         return m;
@@ -266,6 +351,16 @@ fn pattern_window(m: &MarkerObservation, cells: usize) -> [u32; 4] {
         c,
         side / cells.max(1) as f64 * PATTERN_WINDOW_CELLS + PATTERN_WINDOW_PAD_PX,
     )
+}
+
+/// [`detect_table`] on the colour frame (see [`detect_table_markers_rgb`]).
+pub fn detect_table_rgb(
+    rgb: &image::RgbImage,
+    layout: &TableLayout,
+    lens: Option<&Lens>,
+) -> Result<TableMapping, CalibrationError> {
+    let markers = detect_table_markers_rgb(rgb, layout, lens)?;
+    TableMapping::fit(&markers, layout, lens)
 }
 
 /// Detects the markers in a frame and fits `table_from_image`.

@@ -72,9 +72,8 @@ pub fn detect_photo(
     lens: Option<&Lens>,
 ) -> anyhow::Result<PhotoResult> {
     let t0 = Instant::now();
-    let gray = calibration::gray::gray_from_rgb(frame);
     let lens_here = lens.map(|l| l.scaled_to([frame.width(), frame.height()]));
-    let mapping = calibration::detect_table(&gray, detector.layout(), lens_here.as_ref());
+    let mapping = calibration::detect_table_rgb(frame, detector.layout(), lens_here.as_ref());
     let markers_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut timings = StageTimings {
         markers: markers_ms,

@@ -16,6 +16,10 @@ use nalgebra::{Matrix2, Matrix3, Point2, Vector2, Vector3};
 
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, sample_rgb};
+use super::search::{
+    Pattern as RingPattern, PatternKind, ProbeCache, Probes, keep_cache, limit_for, need_for,
+    take_cache,
+};
 use super::segment::{self, Component, NONE, Segmentation};
 
 /// Radial step when walking out to the band edge, inches (a fifth of a
@@ -188,38 +192,65 @@ impl Surface<'_> {
         self.seg.labels[j * self.seg.width + i]
     }
 
-    /// Share of ring samples in `label`, of inner samples and of samples
-    /// just outside the base.
-    fn ring_score(&self, c: Point2<f64>, label: u8) -> (f64, f64, f64) {
+    /// The ring score's sample pattern around a centre, inches: the band's
+    /// middle circle, points inside it, and pairs just and well outside
+    /// the base.
+    fn ring_pattern(&self) -> RingPattern {
         let k = &self.params.kit;
         let r_mid = self.radius_in() - k.band_width_in / 2.0;
         let r_in = (self.radius_in() - k.band_width_in) * INNER_RADIUS_SHARE;
-        let on = (0..RING_SAMPLES)
-            .filter(|&s| {
-                self.label(c + dir(360.0 * s as f64 / RING_SAMPLES as f64) * r_mid) == label
-            })
-            .count();
-        let inner = (0..INNER_SAMPLES)
-            .filter(|&s| {
-                self.label(c + dir(360.0 * s as f64 / INNER_SAMPLES as f64) * r_in) == label
-            })
-            .count();
         let r_out = self.radius_in() + OUTER_RING_IN;
         let r_far = self.radius_in() + self.params.candidates.outer_far_in.max(OUTER_RING_IN);
-        let outer = (0..RING_SAMPLES)
-            .filter(|&s| {
-                let d = dir(360.0 * s as f64 / RING_SAMPLES as f64);
-                self.label(c + d * r_out) == label && self.label(c + d * r_far) == label
-            })
-            .count();
-        (
-            on as f64 / RING_SAMPLES as f64,
-            inner as f64 / INNER_SAMPLES as f64,
-            outer as f64 / RING_SAMPLES as f64,
-        )
+        let ring_dir = |s: usize| dir(360.0 * s as f64 / RING_SAMPLES as f64);
+        RingPattern {
+            ring: (0..RING_SAMPLES).map(|s| ring_dir(s) * r_mid).collect(),
+            inner: (0..INNER_SAMPLES)
+                .map(|s| dir(360.0 * s as f64 / INNER_SAMPLES as f64) * r_in)
+                .collect(),
+            outer: (0..RING_SAMPLES).map(|s| ring_dir(s) * r_out).collect(),
+            far: (0..RING_SAMPLES).map(|s| ring_dir(s) * r_far).collect(),
+        }
+    }
+
+    /// This thread's probe cache for the current sizes and label image.
+    fn probe_cache(&self) -> ProbeCache {
+        let k = &self.params.kit;
+        let key = [
+            k.foot_diameter_in,
+            k.band_width_in,
+            k.mounted_length_in,
+            k.mounted_width_in,
+            self.params.candidates.outer_far_in,
+            self.view.px_per_in,
+        ]
+        .iter()
+        .map(|v| v.to_bits())
+        .chain([self.seg.width as u64])
+        .collect();
+        take_cache(key)
+    }
+
+    fn probes(&self, pattern: RingPattern) -> Probes {
+        Probes::new(pattern, self.view.px_per_in, self.seg.width)
+    }
+
+    /// Probes of the rectangle at `axis_deg`, from the cache.
+    fn rect_probes_at(&self, cache: &mut ProbeCache, axis_deg: f64) -> std::rc::Rc<Probes> {
+        // Axes are whole or half degrees; thousandths keep them apart.
+        let key = (axis_deg * 1000.0).round() as i64;
+        cache.get(PatternKind::Rect(key), || {
+            self.probes(self.rect_pattern(axis_deg))
+        })
     }
 
     /// Foot candidates in a component: ring-score peaks, best first.
+    ///
+    /// Every top-view pixel of the component's box (padded) is tried as a
+    /// centre. A centre is scored by the share of ring samples in the
+    /// label (at least `min_ring_score`), of samples just and well outside
+    /// (at most `max_outer_score`) and inside (at most `max_inner_score`,
+    /// unless the outside is clear); counting stops as soon as a centre
+    /// cannot pass.
     pub fn foot_candidates(&self, comp: &Component) -> Vec<(Point2<f64>, f64)> {
         let s = self.view.px_per_in;
         let span_in = ((comp.bbox[2] - comp.bbox[0]).max(comp.bbox[3] - comp.bbox[1])) as f64 / s;
@@ -227,20 +258,41 @@ impl Surface<'_> {
             return Vec::new();
         }
         let cp = &self.params.candidates;
+        let mut cache = self.probe_cache();
+        let probes = cache.get(PatternKind::Ring, || self.probes(self.ring_pattern()));
+        keep_cache(cache);
+        let need_ring = need_for(cp.min_ring_score, probes.ring.len());
+        let Some(max_outer) = limit_for(cp.max_outer_score, probes.outer.len()) else {
+            return Vec::new();
+        };
+        let max_inner = limit_for(cp.max_inner_score, probes.inner.len());
+        let max_outer_filled = limit_for(cp.max_outer_score_filled, probes.outer.len());
+        let (n_ring, n_inner) = (probes.ring.len() as f64, probes.inner.len() as f64);
+        let seg = self.seg;
         // A ring's centre lies within its pixels' box, or just outside when
         // part of the ring is hidden.
         let pad = (self.params.kit.band_width_in * s).ceil() as i64;
         let mut scored = Vec::new();
         for j in comp.bbox[1] as i64 - pad..=comp.bbox[3] as i64 + pad {
             for i in comp.bbox[0] as i64 - pad..=comp.bbox[2] as i64 + pad {
-                let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
-                let (ring, inner, outer) = self.ring_score(c, comp.label);
-                if ring >= cp.min_ring_score
-                    && outer <= cp.max_outer_score
-                    && (inner <= cp.max_inner_score || outer <= cp.max_outer_score_filled)
-                {
-                    scored.push((c, ring - inner));
+                let label = comp.label;
+                let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
+                    continue;
+                };
+                let Some(outer) = probes.outer.count_at_most(seg, i, j, label, max_outer) else {
+                    continue;
+                };
+                let filled = max_outer_filled.is_some_and(|m| outer <= m);
+                // The inner count is the score's penalty: count it all.
+                let inner = probes
+                    .inner
+                    .count_at_most(seg, i, j, label, probes.inner.len())
+                    .unwrap_or(0);
+                if !filled && max_inner.is_none_or(|m| inner > m) {
+                    continue;
                 }
+                let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
+                scored.push((c, ring as f64 / n_ring - inner as f64 / n_inner));
             }
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -528,51 +580,52 @@ impl Surface<'_> {
         [(u, hl, hw), (-u, hl, hw), (v, hw, hl), (-v, hw, hl)]
     }
 
-    /// Share of the band's middle line in `label`, of the inside, and of a
-    /// line just outside the base.
-    fn rect_score(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> (f64, f64, f64) {
+    /// The rectangle score's sample pattern around a centre for an axis,
+    /// inches: the band's middle line, points inside it, and pairs just
+    /// and well outside the base.
+    fn rect_pattern(&self, axis_deg: f64) -> RingPattern {
         let band = self.params.kit.band_width_in;
         let far_in = self.params.candidates.outer_far_in.max(OUTER_RING_IN);
-        let mut on = 0usize;
-        let mut total = 0usize;
-        let mut inner_on = 0usize;
-        let mut inner_total = 0usize;
-        let mut outer_on = 0usize;
+        let mut pat = RingPattern::default();
         for (n, off, half) in self.rect_sides(axis_deg) {
             let t = Vector2::new(-n.y, n.x);
             let steps = (2.0 * half * RECT_EDGE_SAMPLES_PER_IN).ceil() as usize;
             for s in 0..=steps {
                 let along = -half + 2.0 * half * s as f64 / steps as f64;
-                let p = c + n * (off - band / 2.0) + t * along;
-                total += 1;
-                on += usize::from(self.label(p) == label);
-                let q =
-                    c + n * ((off - band) * INNER_RADIUS_SHARE) + t * (along * INNER_RADIUS_SHARE);
-                inner_total += 1;
-                inner_on += usize::from(self.label(q) == label);
-                let o = c + n * (off + OUTER_RING_IN) + t * along;
-                let far = c + n * (off + far_in) + t * along;
-                outer_on += usize::from(self.label(o) == label && self.label(far) == label);
+                pat.ring.push(n * (off - band / 2.0) + t * along);
+                pat.inner.push(
+                    n * ((off - band) * INNER_RADIUS_SHARE) + t * (along * INNER_RADIUS_SHARE),
+                );
+                pat.outer.push(n * (off + OUTER_RING_IN) + t * along);
+                pat.far.push(n * (off + far_in) + t * along);
             }
         }
-        (
-            on as f64 / total.max(1) as f64,
-            inner_on as f64 / inner_total.max(1) as f64,
-            outer_on as f64 / total.max(1) as f64,
-        )
+        pat
     }
 
-    /// Share of the band's middle line in `label`, minus the inside's, for
-    /// a rectangle that passes the inside and outside checks; `None` else.
-    fn rect_hypothesis(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> Option<f64> {
+    /// Share of the band's middle line in `label` for a rectangle centred
+    /// on top-view pixel (i, j) that passes the inside and outside checks
+    /// (at most `max_inner_score` inside, `max_outer_score` outside);
+    /// `None` else, as soon as that is clear.
+    fn rect_hypothesis(&self, probes: &Probes, i: i64, j: i64, label: u8) -> Option<f64> {
         let cp = &self.params.candidates;
-        let (on, inner, outer) = self.rect_score(c, axis_deg, label);
-        (on >= cp.min_rect_score && inner <= cp.max_inner_score && outer <= cp.max_outer_score)
-            .then_some(on)
+        let seg = self.seg;
+        let n = probes.ring.len();
+        let on = probes
+            .ring
+            .count_at_least(seg, i, j, label, need_for(cp.min_rect_score, n))?;
+        probes
+            .inner
+            .count_at_most(seg, i, j, label, limit_for(cp.max_inner_score, n)?)?;
+        probes
+            .outer
+            .count_at_most(seg, i, j, label, limit_for(cp.max_outer_score, n)?)?;
+        Some(on as f64 / n.max(1) as f64)
     }
 
     /// Mounted candidates in a component: rectangle-score peaks over
-    /// centres and axes, best first (centre, axis, score).
+    /// centres and axes, best first (centre, axis, score). A coarse grid of
+    /// centres and axes first, then a fine one around each peak.
     pub fn rect_candidates(&self, comp: &Component) -> Vec<(Point2<f64>, f64, f64)> {
         let k = &self.params.kit;
         let s = self.view.px_per_in;
@@ -583,50 +636,66 @@ impl Surface<'_> {
         {
             return Vec::new();
         }
-        let mut scored = Vec::new();
-        for j in (comp.bbox[1]..=comp.bbox[3]).step_by(RECT_COARSE_STEP_PX) {
-            for i in (comp.bbox[0]..=comp.bbox[2]).step_by(RECT_COARSE_STEP_PX) {
-                let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
-                let mut a = 0.0;
-                while a < 180.0 {
-                    if let Some(score) = self.rect_hypothesis(c, a, comp.label) {
-                        scored.push((c, a, score));
+        let mut cache = self.probe_cache();
+        let mut scored: Vec<((i64, i64), f64, f64)> = Vec::new();
+        let mut a = 0.0;
+        while a < 180.0 {
+            let probes = self.rect_probes_at(&mut cache, a);
+            for j in (comp.bbox[1]..=comp.bbox[3]).step_by(RECT_COARSE_STEP_PX) {
+                for i in (comp.bbox[0]..=comp.bbox[2]).step_by(RECT_COARSE_STEP_PX) {
+                    let (i, j) = (i as i64, j as i64);
+                    if let Some(score) = self.rect_hypothesis(&probes, i, j, comp.label) {
+                        scored.push(((i, j), a, score));
                     }
-                    a += RECT_COARSE_STEP_DEG;
                 }
             }
+            a += RECT_COARSE_STEP_DEG;
         }
-        scored.sort_by(|a, b| b.2.total_cmp(&a.2));
+        // Best first; among equal scores the earlier centre (row, column)
+        // and then the smaller axis, as one centre after another would.
+        scored.sort_by(|x, y| {
+            y.2.total_cmp(&x.2)
+                .then((x.0.1, x.0.0).cmp(&(y.0.1, y.0.0)))
+                .then(x.1.total_cmp(&y.1))
+        });
         let min_sep = NMS_SHARE * k.mounted_width_in;
-        let mut kept: Vec<(Point2<f64>, f64, f64)> = Vec::new();
-        for (c, a, score) in scored {
-            if kept.iter().all(|(kc, _, _)| (kc - c).norm() >= min_sep) {
-                kept.push((c, a, score));
+        let at = |(i, j): (i64, i64)| self.view.table_from_view(Point2::new(i as f64, j as f64));
+        let mut kept: Vec<((i64, i64), f64, f64)> = Vec::new();
+        for (p, a, score) in scored {
+            if kept
+                .iter()
+                .all(|(kp, _, _)| (at(*kp) - at(p)).norm() >= min_sep)
+            {
+                kept.push((p, a, score));
             }
         }
         // Refine each peak on a finer grid around it.
-        let step_in = 1.0 / s;
-        kept.into_iter()
-            .map(|(c0, a0, s0)| {
-                let mut best = (c0, a0, s0);
+        let peaks: Vec<(Point2<f64>, f64, f64)> = kept
+            .into_iter()
+            .map(|((i0, j0), a0, s0)| {
+                let mut best = ((i0, j0), a0, s0);
                 let r = RECT_COARSE_STEP_PX as i64;
                 for dj in -r..=r {
                     for di in -r..=r {
-                        let c = c0 + Vector2::new(di as f64, dj as f64) * step_in;
+                        // Table y is up, rows are down.
+                        let (i, j) = (i0 + di, j0 - dj);
                         let mut a = a0 - RECT_COARSE_STEP_DEG;
                         while a <= a0 + RECT_COARSE_STEP_DEG {
-                            if let Some(score) = self.rect_hypothesis(c, a, comp.label)
+                            let probes = self.rect_probes_at(&mut cache, a);
+                            if let Some(score) = self.rect_hypothesis(&probes, i, j, comp.label)
                                 && score > best.2
                             {
-                                best = (c, a, score);
+                                best = ((i, j), a, score);
                             }
                             a += RECT_FINE_STEP_DEG;
                         }
                     }
                 }
-                best
+                (at(best.0), best.1, best.2)
             })
-            .collect()
+            .collect();
+        keep_cache(cache);
+        peaks
     }
 
     /// Fits a mounted base: centre and axis from the outer band edges.

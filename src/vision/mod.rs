@@ -74,6 +74,7 @@ pub mod hands;
 pub mod params;
 pub mod rectify;
 pub mod report;
+mod search;
 pub mod segment;
 
 /// What can go wrong while looking for figures.

@@ -245,6 +245,11 @@ impl TopView {
     }
 
     /// Resamples a frame into the top view.
+    ///
+    /// The maps depend only on the pose, the lens, the view and the frame
+    /// size. A live camera's table mapping stays locked for many frames, so
+    /// the last maps are kept (per thread) and used again while all of
+    /// these are bit for bit the same.
     pub fn render(
         &self,
         frame: &RgbImage,
@@ -252,9 +257,57 @@ impl TopView {
         lens: Option<&Lens>,
         grid_px: u32,
     ) -> Result<RgbImage, VisionError> {
-        let (mx, my) = self.maps(pose, lens, grid_px);
-        cv::remap_rgb(frame, &mx, &my, self.width_px, self.height_px)
+        let key = self.maps_key(frame, pose, lens, grid_px);
+        let cached = MAPS.with(|m| {
+            m.borrow()
+                .as_ref()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, maps)| std::rc::Rc::clone(maps))
+        });
+        let maps = match cached {
+            Some(maps) => maps,
+            None => {
+                let maps = std::rc::Rc::new(self.maps(pose, lens, grid_px));
+                MAPS.with(|m| *m.borrow_mut() = Some((key, std::rc::Rc::clone(&maps))));
+                maps
+            }
+        };
+        cv::remap_rgb(frame, &maps.0, &maps.1, self.width_px, self.height_px)
     }
+
+    /// Everything the maps depend on, as bits.
+    fn maps_key(
+        &self,
+        frame: &RgbImage,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+    ) -> Vec<u64> {
+        let mut key: Vec<u64> = pose
+            .ideal_from_plane(self.plane_z_in)
+            .iter()
+            .chain([self.px_per_in, self.depth_in].iter())
+            .map(|v| v.to_bits())
+            .collect();
+        key.extend([
+            u64::from(self.width_px),
+            u64::from(self.height_px),
+            u64::from(grid_px),
+            u64::from(frame.width()),
+            u64::from(frame.height()),
+        ]);
+        if let Some(l) = lens {
+            key.extend(l.k.iter().chain(l.dist.iter()).map(|v| v.to_bits()));
+        }
+        key
+    }
+}
+
+thread_local! {
+    /// The last remap maps of this thread and what they were made for.
+    #[allow(clippy::type_complexity)] // reason: a key and its value, used in one place
+    static MAPS: std::cell::RefCell<Option<(Vec<u64>, std::rc::Rc<(Vec<f32>, Vec<f32>)>)>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// Bilinear sample of an RGB image at a pixel position; `None` outside.
@@ -430,6 +483,27 @@ mod tests {
         let expected = p + pose.parallax_in(p, 1.0);
         assert_relative_eq!(ground, expected, epsilon = 1e-6);
         assert!((z1 - z0).norm() > 1.0);
+    }
+
+    #[test]
+    fn kept_maps_are_used_only_for_the_same_pose() {
+        let (mapping, layout, _, _) = synthetic_mapping();
+        let view = TopView::new(&layout, 4.0, 0.1);
+        let frame = RgbImage::from_fn(1920, 1080, |x, y| {
+            image::Rgb([(x / 7) as u8, (y / 5) as u8, ((x + y) / 11) as u8])
+        });
+        let fresh = |pose: &CameraPose| {
+            let (mx, my) = view.maps(pose, mapping.lens.as_ref(), 8);
+            cv::remap_rgb(&frame, &mx, &my, view.width_px, view.height_px).unwrap()
+        };
+        let pose = CameraPose::from_mapping(&mapping, [1920, 1080]).unwrap();
+        let mut moved = pose.clone();
+        moved.camera_from_table_t.x += 0.5;
+        for p in [&pose, &pose, &moved, &pose] {
+            let top = view.render(&frame, p, mapping.lens.as_ref(), 8).unwrap();
+            assert_eq!(top, fresh(p));
+        }
+        assert_ne!(fresh(&pose), fresh(&moved));
     }
 
     #[test]

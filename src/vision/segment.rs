@@ -9,7 +9,7 @@
 use image::RgbImage;
 
 use super::EdgeColour;
-use super::params::ColourParams;
+use super::params::{ColourParams, HueRange};
 
 /// Label of a pixel that is no band colour.
 pub const NONE: u8 = 0;
@@ -42,7 +42,10 @@ pub fn hsv(c: [f32; 3]) -> (f32, f32, f32) {
     let h = if d <= 0.0 {
         0.0
     } else if mx == c[0] {
-        60.0 * ((c[1] - c[2]) / d).rem_euclid(6.0)
+        // (g - b) / d lies in [-1, 1]: this is its rem_euclid(6.0), without
+        // the fmod call (this runs for every pixel).
+        let x = (c[1] - c[2]) / d;
+        60.0 * if x < 0.0 { x + 6.0 } else { x }
     } else if mx == c[1] {
         60.0 * ((c[2] - c[0]) / d + 2.0)
     } else {
@@ -74,19 +77,22 @@ pub fn segment(
     let cell = cell_px.max(1);
     let (cw, ch) = (w.div_ceil(cell), h.div_ceil(cell));
     // Mean colour per cell, counting only pixels that were seen (remap
-    // leaves black outside the photo).
-    let mut sum = vec![[0f32; 3]; cw * ch];
+    // leaves black outside the photo). Sums of bytes are whole numbers;
+    // the gains apply to the mean.
+    let mut sum = vec![[0u32; 3]; cw * ch];
     let mut n = vec![0u32; cw * ch];
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
-        let cj = j / cell;
-        for (i, px) in row.chunks_exact(3).enumerate() {
-            if px[0] > 0 || px[1] > 0 || px[2] > 0 {
-                let k = cj * cw + i / cell;
-                for c in 0..3 {
-                    sum[k][c] += f32::from(px[c]) * gains[c];
+        let cells = j / cell * cw;
+        for (ci, chunk) in row.chunks(3 * cell).enumerate() {
+            let (s, c) = (&mut sum[cells + ci], &mut n[cells + ci]);
+            for px in chunk.chunks_exact(3) {
+                if px[0] > 0 || px[1] > 0 || px[2] > 0 {
+                    for k in 0..3 {
+                        s[k] += u32::from(px[k]);
+                    }
+                    *c += 1;
                 }
-                n[k] += 1;
             }
         }
     }
@@ -95,7 +101,7 @@ pub fn segment(
         .zip(&n)
         .map(|(s, c)| {
             if *c > 0 {
-                s.map(|v| v / *c as f32)
+                [0, 1, 2].map(|k| s[k] as f32 * gains[k] / *c as f32)
             } else {
                 [0.0; 3]
             }
@@ -138,55 +144,97 @@ pub fn segment(
     let rel_hue = p.relative_min_hue_distance_deg as f32;
     let rel_level = p.relative_min_level_over_table as f32;
     let white_on_colour = p.white_min_level_on_colour as f32;
+    // What each cell's pixels are compared with, computed once per cell
+    // (the same products the per-pixel tests would form).
+    let context: Vec<CellContext> = (0..cw * ch)
+        .map(|ck| {
+            let table_level = cell_level[ck];
+            CellContext {
+                table_hue: local_hue[ck],
+                green_hue_floor: local_hue[ck].max(global_hue),
+                bright_level: rel_level * table_level,
+                pale_green_level: green_pale_over * table_level,
+                white_level: white_level * illumination[ck],
+                white_over_level: white_over * table_level,
+                white_on_colour_level: if cell_hsv[ck].1 >= coloured_table {
+                    white_on_colour * table_level
+                } else {
+                    f32::INFINITY
+                },
+            }
+        })
+        .collect();
+    let red = HueBounds::of(&p.red_hue);
+    let green = HueBounds::of(&p.green_hue);
+    let green_relative = HueBounds::of(&p.green_relative_hue);
+    let blue = HueBounds::of(&p.blue_hue);
     let mut labels = vec![NONE; w * h];
+    // Hue, saturation and value of one row, computed without branches so
+    // that the compiler can work on several pixels at once.
+    let (mut hue_row, mut sat_row, mut val_row) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
     for j in 0..h {
         let row = &raw[j * w * 3..(j + 1) * w * 3];
-        let cj = j / cell;
-        for (i, px) in row.chunks_exact(3).enumerate() {
-            let c = [
+        for (((px, hue), sat), val) in row
+            .chunks_exact(3)
+            .zip(&mut hue_row)
+            .zip(&mut sat_row)
+            .zip(&mut val_row)
+        {
+            (*hue, *sat, *val) = hsv_flat([
                 f32::from(px[0]) * gains[0],
                 f32::from(px[1]) * gains[1],
                 f32::from(px[2]) * gains[2],
-            ];
-            let (hue, sat, val) = hsv(c);
-            let ck = cj * cw + i / cell;
-            let table_level = cell_level[ck];
-            let hue_deg = f64::from(hue);
-            let (_, table_sat, _) = cell_hsv[ck];
-            let table_hue = local_hue[ck];
-            // A pale or blurred green is accepted when it is bluer than the
-            // table around it (mats and foliage are yellower than the paint).
-            let bright_enough = val >= rel_level * table_level;
-            let greener_than_table = p.green_relative_hue.contains(hue_deg)
-                && sat >= green_pale_sat
-                && bright_enough
-                && hue - table_hue.max(global_hue) >= green_hue_over;
-            // Evaluated only for red and blue hues below `min_sat`.
-            let unlike_table = || {
-                sat >= rel_sat
-                    && bright_enough
-                    && hue_distance(hue, table_hue).min(hue_distance(hue, global_hue)) >= rel_hue
-            };
-            let label = if p.red_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
-                label_of(EdgeColour::Red)
-            } else if greener_than_table
-                || (p.green_hue.contains(hue_deg)
-                    && (sat >= green_sat
-                        || (sat >= green_pale_sat && val >= green_pale_over * table_level)))
-            {
-                label_of(EdgeColour::Green)
-            } else if p.blue_hue.contains(hue_deg) && (sat >= min_sat || unlike_table()) {
-                label_of(EdgeColour::Blue)
-            } else if sat <= white_sat
-                && val >= white_level * illumination[ck]
-                && (val >= white_over * table_level
-                    || (table_sat >= coloured_table && val >= white_on_colour * table_level))
-            {
-                label_of(EdgeColour::White)
-            } else {
-                NONE
-            };
-            labels[j * w + i] = label;
+            ]);
+        }
+        let out = &mut labels[j * w..(j + 1) * w];
+        let cells = &context[j / cell * cw..(j / cell + 1) * cw];
+        for ((((out, hue), sat), val), cx) in out
+            .chunks_mut(cell)
+            .zip(hue_row.chunks(cell))
+            .zip(sat_row.chunks(cell))
+            .zip(val_row.chunks(cell))
+            .zip(cells)
+        {
+            for (((o, &hue), &sat), &val) in out.iter_mut().zip(hue).zip(sat).zip(val) {
+                // A pale or blurred green is accepted when it is bluer than
+                // the table around it (mats and foliage are yellower than
+                // the paint).
+                let bright_enough = val >= cx.bright_level;
+                let greener_than_table = green_relative.contains(hue)
+                    & (sat >= green_pale_sat)
+                    & bright_enough
+                    & (hue - cx.green_hue_floor >= green_hue_over);
+                // A pale red or blue counts when its hue is far from the
+                // table's, locally and overall.
+                let unlike_table = (sat >= rel_sat)
+                    & bright_enough
+                    & (min_f32(
+                        hue_distance(hue, cx.table_hue),
+                        hue_distance(hue, global_hue),
+                    ) >= rel_hue);
+                let coloured = (sat >= min_sat) | unlike_table;
+                let is_red = red.contains(hue) & coloured;
+                let is_green = greener_than_table
+                    | (green.contains(hue)
+                        & ((sat >= green_sat)
+                            | ((sat >= green_pale_sat) & (val >= cx.pale_green_level))));
+                let is_blue = blue.contains(hue) & coloured;
+                let is_white = (sat <= white_sat)
+                    & (val >= cx.white_level)
+                    & ((val >= cx.white_over_level) | (val >= cx.white_on_colour_level));
+                // The first that holds, in this order.
+                *o = if is_red {
+                    label_of(EdgeColour::Red)
+                } else if is_green {
+                    label_of(EdgeColour::Green)
+                } else if is_blue {
+                    label_of(EdgeColour::Blue)
+                } else if is_white {
+                    label_of(EdgeColour::White)
+                } else {
+                    NONE
+                };
+            }
         }
     }
     Segmentation {
@@ -196,10 +244,101 @@ pub fn segment(
     }
 }
 
+/// The larger of two numbers that are never NaN (no NaN handling, unlike
+/// `f32::max`).
+fn max_f32(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+fn min_f32(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
+}
+
+/// [`hsv`] for colours of non-negative channels, computed without branches
+/// (every candidate is formed and one is selected); the same values.
+fn hsv_flat(c: [f32; 3]) -> (f32, f32, f32) {
+    let mx = max_f32(max_f32(c[0], c[1]), c[2]);
+    let mn = min_f32(min_f32(c[0], c[1]), c[2]);
+    let d = mx - mn;
+    // Where d is 0 these are not finite, and not selected.
+    let x = (c[1] - c[2]) / d;
+    let h_red = 60.0 * if x < 0.0 { x + 6.0 } else { x };
+    let h_green = 60.0 * ((c[2] - c[0]) / d + 2.0);
+    let h_blue = 60.0 * ((c[0] - c[1]) / d + 4.0);
+    let h = if d <= 0.0 {
+        0.0
+    } else if mx == c[0] {
+        h_red
+    } else if mx == c[1] {
+        h_green
+    } else {
+        h_blue
+    };
+    let s = if mx > 0.0 { d / mx } else { 0.0 };
+    (h, s, mx)
+}
+
+/// A [`HueRange`] as f32 bounds that accept exactly the f32 hues the range
+/// accepts.
+#[derive(Debug, Clone, Copy)]
+struct HueBounds {
+    lo: f32,
+    hi: f32,
+    wraps: bool,
+}
+
+impl HueBounds {
+    fn of(r: &HueRange) -> Self {
+        // The least f32 at or above `from`, the largest at or below `to`.
+        let mut lo = r.from_deg as f32;
+        if f64::from(lo) < r.from_deg {
+            lo = lo.next_up();
+        }
+        let mut hi = r.to_deg as f32;
+        if f64::from(hi) > r.to_deg {
+            hi = hi.next_down();
+        }
+        Self {
+            lo,
+            hi,
+            wraps: r.from_deg > r.to_deg,
+        }
+    }
+
+    fn contains(&self, hue: f32) -> bool {
+        if self.wraps {
+            (hue >= self.lo) | (hue <= self.hi)
+        } else {
+            (hue >= self.lo) & (hue <= self.hi)
+        }
+    }
+}
+
+/// What a cell's pixels are compared with: the table around them.
+struct CellContext {
+    /// The table's local hue, degrees.
+    table_hue: f32,
+    /// The hue a relatively green pixel must exceed by the margin: the
+    /// larger of the local and the whole table's hue.
+    green_hue_floor: f32,
+    /// Level a relative colour needs (a share of the table's level).
+    bright_level: f32,
+    /// Level a pale green needs.
+    pale_green_level: f32,
+    /// Level white needs under this cell's light.
+    white_level: f32,
+    /// Level white needs over the table around it.
+    white_over_level: f32,
+    /// Level white needs on a coloured table; infinite on a grey one.
+    white_on_colour_level: f32,
+}
+
 /// Distance round the hue wheel, degrees in [0, 180].
 fn hue_distance(a: f32, b: f32) -> f32 {
-    let d = (a - b).rem_euclid(360.0);
-    d.min(360.0 - d)
+    // Both hues lie in [0, 360): this is rem_euclid(360.0) without fmod.
+    let d = a - b;
+    let d = if d < 0.0 { d + 360.0 } else { d };
+    min_f32(d, 360.0 - d)
 }
 
 /// Median of each cell's value and its seen neighbours' (3 x 3).
@@ -368,6 +507,48 @@ mod tests {
         assert!((h - 224.5).abs() < 1.0);
         let (h, _, _) = hsv([190.0, 35.0, 35.0]);
         assert!(h.abs() < 1e-3);
+    }
+
+    #[test]
+    fn flat_hsv_is_hsv() {
+        let mut v = 0u32;
+        for r in (0..=255).step_by(5) {
+            for g in (0..=255).step_by(5) {
+                for b in (0..=255).step_by(5) {
+                    let c = [r as f32 * 1.07, g as f32 * 0.98, b as f32 * 1.21];
+                    let (h0, s0, v0) = hsv(c);
+                    let (h1, s1, v1) = hsv_flat(c);
+                    assert_eq!(
+                        (h0.to_bits(), s0.to_bits(), v0.to_bits()),
+                        (h1.to_bits(), s1.to_bits(), v1.to_bits()),
+                        "{c:?}"
+                    );
+                    v += 1;
+                }
+            }
+        }
+        assert!(v > 100_000);
+    }
+
+    #[test]
+    fn hue_bounds_accept_what_the_range_accepts() {
+        for (from, to) in [(340.0, 22.0), (105.0, 170.0), (0.1, 359.9), (195.3, 265.7)] {
+            let r = HueRange {
+                from_deg: from,
+                to_deg: to,
+            };
+            let b = HueBounds::of(&r);
+            for k in 0..36_000 {
+                let h = k as f32 * 0.01;
+                for x in [h, h.next_up(), h.next_down()] {
+                    assert_eq!(
+                        b.contains(x),
+                        r.contains(f64::from(x)),
+                        "{x} in {from}..{to}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
