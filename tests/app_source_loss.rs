@@ -70,3 +70,52 @@ fn a_failing_source_shows_reconnect_and_keeps_the_app() {
     });
     assert!(h.query_by_label_contains("Camera lost").is_none());
 }
+
+#[test]
+fn the_source_section_finds_webcams_and_switches_to_a_recording_keeping_the_game() {
+    let playback = Playback {
+        fps: 30.0,
+        hold: Duration::from_millis(200),
+        looped: true,
+    };
+    let source = SourceChoice::Failing {
+        dir: app_support::demo_dir(),
+        playback,
+        frames_before_failure: 5,
+        refused_reconnects: u32::MAX,
+    };
+    let logic = AppLogic::new(
+        source,
+        Arc::new(|| Box::new(Blind) as Box<dyn Perceiver>),
+        Arc::new(|| {}),
+    );
+    let mut h = app_support::harness(SpotterApp::new(logic));
+    h.state_mut().logic.apply(UiCommand::ToggleLargeText);
+    app_support::step_until_label(&mut h, "Camera lost");
+
+    // The Source section lists webcams, or says there are none (this
+    // machine has no camera) or why they cannot be listed.
+    h.get_by_label("Source").click();
+    app_support::step_until_label(&mut h, "Find webcams");
+    h.get_by_label("Find webcams").click();
+    app_support::step_until(&mut h, "a webcam answer", |app| app.logic.cameras.is_some());
+    h.step();
+    let answered = h.query_by_label_contains("no webcams found").is_some()
+        || h.query_by_label_contains("webcams:").is_some()
+        || h.query_by_label("Open").is_some();
+    assert!(answered, "the section shows what the webcam search found");
+
+    // A recording instead of the lost camera: frames come back and the
+    // app's state is kept.
+    let recording = spotter::ui::logic::recording_source(&app_support::demo_dir());
+    assert!(matches!(recording, SourceChoice::Folder { .. }));
+    h.state_mut()
+        .logic
+        .apply(UiCommand::OpenSource(recording.clone()));
+    app_support::step_until(&mut h, "the recording live", |app| {
+        matches!(app.logic.status, SourceStatus::Live { .. })
+    });
+    assert_eq!(h.state().logic.source_choice, recording);
+    assert!(h.state().logic.large_text, "the app's state is kept");
+    app_support::step_until_label(&mut h, "now: folder");
+}

@@ -15,7 +15,7 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 use egui::{Color32, Key, Pos2, Rect, RichText, Sense, TextureHandle, TextureOptions, Vec2};
 use nalgebra::Point2;
 
-use super::logic::{AppLogic, SourceStatus, UiCommand};
+use super::logic::{AppLogic, SourceChoice, SourceStatus, UiCommand};
 use super::overlay::{self, ScreenFromTable, band_index};
 use super::pipeline::{LockSummary, SeenFigure};
 use super::theme;
@@ -42,6 +42,10 @@ pub struct SpotterApp {
     typed_dice: String,
     /// The rule set the New game picker shows scenarios of.
     picker_rule_set: Option<String>,
+    /// The Source section: a typed recording path, and the mode chosen per
+    /// webcam (0: the camera's default, k: its mode k-1).
+    recording_path: String,
+    camera_modes: std::collections::BTreeMap<u32, usize>,
 }
 
 impl SpotterApp {
@@ -66,6 +70,8 @@ impl SpotterApp {
             game_path: "saved-game.jsonl".to_owned(),
             typed_dice: String::new(),
             picker_rule_set: None,
+            recording_path: String::new(),
+            camera_modes: std::collections::BTreeMap::new(),
         }
     }
 
@@ -98,6 +104,8 @@ impl SpotterApp {
             .default_size(260.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
+                    self.source_ui(ui);
+                    ui.separator();
                     self.calibration_ui(ui);
                     ui.separator();
                     self.lens_wizard_ui(ui);
@@ -270,6 +278,71 @@ impl SpotterApp {
             );
             if ui.button("Reconnect (C)").clicked() {
                 self.emit(UiCommand::Reconnect);
+            }
+        });
+    }
+
+    /// Choose the source: a webcam and its mode, or a recording (a folder
+    /// of photos or a video file). The game is kept across the switch.
+    fn source_ui(&mut self, ui: &mut egui::Ui) {
+        egui::CollapsingHeader::new("Source")
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.label(format!("now: {}", self.logic.source_choice.describe()));
+                if ui.button("Find webcams").clicked() {
+                    self.emit(UiCommand::FindCameras);
+                }
+                match self.logic.cameras.clone() {
+                    None => {}
+                    Some(Err(e)) => {
+                        ui.colored_label(theme::MARKER_MISSING, format!("webcams: {e}"));
+                    }
+                    Some(Ok(cams)) if cams.is_empty() => {
+                        ui.label("no webcams found: plug one in, then Find webcams");
+                    }
+                    Some(Ok(cams)) => {
+                        for cam in cams {
+                            self.camera_row(ui, &cam);
+                        }
+                    }
+                }
+                ui.label("Recording (folder of photos or video file):");
+                ui.text_edit_singleline(&mut self.recording_path);
+                if ui.button("Open recording").clicked() && !self.recording_path.is_empty() {
+                    let source = super::logic::recording_source(std::path::Path::new(
+                        self.recording_path.trim(),
+                    ));
+                    self.emit(UiCommand::OpenSource(source));
+                }
+            });
+    }
+
+    fn camera_row(&mut self, ui: &mut egui::Ui, cam: &super::logic::FoundCamera) {
+        let chosen = self.camera_modes.get(&cam.index).copied().unwrap_or(0);
+        let mode_text = |k: usize| {
+            k.checked_sub(1)
+                .and_then(|i| cam.modes.get(i))
+                .map_or_else(|| "camera default".to_owned(), ToString::to_string)
+        };
+        ui.horizontal(|ui| {
+            ui.label(format!("{}: {}", cam.index, cam.name));
+            let mut pick = chosen;
+            egui::ComboBox::from_id_salt(("camera-mode", cam.index))
+                .selected_text(mode_text(chosen))
+                .show_ui(ui, |ui| {
+                    for k in 0..=cam.modes.len() {
+                        ui.selectable_value(&mut pick, k, mode_text(k));
+                    }
+                });
+            self.camera_modes.insert(cam.index, pick);
+            if ui.button("Open").clicked() {
+                let mode = pick.checked_sub(1).and_then(|i| cam.modes.get(i)).copied();
+                self.emit(UiCommand::OpenSource(SourceChoice::Camera(
+                    crate::capture::camera::CameraChoice {
+                        index: cam.index,
+                        mode,
+                    },
+                )));
             }
         });
     }

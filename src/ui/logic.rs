@@ -43,6 +43,20 @@ pub enum SourceChoice {
 }
 
 impl SourceChoice {
+    /// A short name for messages: "webcam 0 1920x1080@30", "folder demo".
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Camera(c) => match &c.mode {
+                Some(m) => format!("webcam {} {m}", c.index),
+                None => format!("webcam {}", c.index),
+            },
+            Self::Folder { dir, .. } | Self::Failing { dir, .. } => {
+                format!("folder {}", dir.display())
+            }
+            Self::Video { path, .. } => format!("video {}", path.display()),
+        }
+    }
+
     /// Builds the opener that runs on the capture thread.
     pub fn opener(&self) -> SourceOpener {
         match self.clone() {
@@ -104,6 +118,10 @@ pub enum UiCommand {
     ClickGameFigure(FigureId),
     /// Choose the action by its index in the rule set's action labels.
     SetAction(usize),
+    /// Switch to another source (the game is kept).
+    OpenSource(SourceChoice),
+    /// Look for webcams and their modes (for the Source section).
+    FindCameras,
     /// Roll the chosen action with Spotter's dice.
     Roll,
     /// Resolve the chosen action with dice typed in from the table.
@@ -205,9 +223,38 @@ pub struct AppLogic {
     pub rule_sets: Vec<String>,
     /// The lens step of the calibration wizard.
     pub lens_wizard: super::lens_wizard::LensWizard,
+    /// Webcams found by the last [`UiCommand::FindCameras`], with their
+    /// modes (or why they could not be listed).
+    pub cameras: Option<Result<Vec<FoundCamera>, String>>,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
     wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+/// A webcam and the modes it offers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundCamera {
+    pub index: u32,
+    pub name: String,
+    /// Empty when the modes could not be read (the camera's default is used).
+    pub modes: Vec<crate::capture::camera::Mode>,
+}
+
+/// The source a typed path opens: a video file by its extension, else a
+/// folder of photos.
+pub fn recording_source(path: &std::path::Path) -> SourceChoice {
+    let playback = Playback::default();
+    if crate::capture::video::is_video(path) {
+        SourceChoice::Video {
+            path: path.to_path_buf(),
+            playback,
+        }
+    } else {
+        SourceChoice::Folder {
+            dir: path.to_path_buf(),
+            playback,
+        }
+    }
 }
 
 /// Notices kept for the status line.
@@ -239,6 +286,7 @@ impl AppLogic {
                 .map(|r| r.names())
                 .unwrap_or_default(),
             lens_wizard: super::lens_wizard::LensWizard::default(),
+            cameras: None,
             pipeline: None,
             make_perceiver,
             wake,
@@ -438,6 +486,26 @@ impl AppLogic {
                 if let Some(s) = self.session.as_mut() {
                     s.action = a;
                 }
+            }
+            UiCommand::OpenSource(source) => {
+                self.notice(format!("opening {}", source.describe()));
+                self.open(source);
+            }
+            UiCommand::FindCameras => {
+                self.cameras = Some(
+                    crate::capture::camera::list_cameras()
+                        .map(|cams| {
+                            cams.into_iter()
+                                .map(|c| FoundCamera {
+                                    modes: crate::capture::camera::list_modes(c.index)
+                                        .unwrap_or_default(),
+                                    index: c.index,
+                                    name: c.name,
+                                })
+                                .collect()
+                        })
+                        .map_err(|e| e.to_string()),
+                );
             }
             UiCommand::Roll => self.with_session("roll", |s| s.roll().map(drop)),
             UiCommand::RollTyped(faces) => {

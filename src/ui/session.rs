@@ -618,7 +618,7 @@ mod tests {
     }
 
     /// A game of `scenario`, its first figure of each side clicked as actor
-    /// and target, and the phase advanced to `phase`.
+    /// and target, and the phase advanced to `phase` (`""`: the first).
     fn clicked_in_phase(scenario: &str, phase: &str, dir: &Path) -> GameSession {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(scenario);
         let mut s = GameSession::new_game(&path, dir, 11).unwrap();
@@ -675,20 +675,9 @@ mod tests {
                 vec!["Fire", "Snap fire", "Melee"],
             ),
         ] {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(scenario);
-            let mut s = GameSession::new_game(&path, dir.path(), 5).unwrap();
+            // The first phase, whatever it is.
+            let s = clicked_in_phase(scenario, "", dir.path());
             assert_eq!(s.action_labels(), labels);
-            let first = |side| {
-                s.state()
-                    .figures
-                    .iter()
-                    .find(|f| f.side == side)
-                    .unwrap()
-                    .id
-            };
-            let (a, t) = (first(0), first(1));
-            s.click(a);
-            s.click(t);
             let cmd = s.command().unwrap();
             assert!(
                 matches!(&cmd, Command::RuleAction { action, .. } if action == "fire"),
