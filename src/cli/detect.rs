@@ -255,7 +255,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 mapping.residual_px,
                 &found.detections,
                 &found.timings,
-            );
+            )
+            .with_occluded(&found.occluded_regions_in_table);
             println!("{}", serde_json::to_string(&rec)?);
         } else {
             println!(
@@ -264,6 +265,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 mapping.markers_found,
                 found.timings.total
             );
+            for r in &found.occluded_regions_in_table {
+                let at = r.anchor_in_table();
+                println!(
+                    "  a hand covers the table around ({:.1}, {:.1}) in: figures under it are not listed",
+                    at.x, at.y
+                );
+            }
             println!(
                 "  {:>8} {:>8} {:>8} {:>6} {:>8} {:>5}",
                 "x_in", "y_in", "facing", "edge", "base", "conf"

@@ -92,6 +92,10 @@ pub struct DetectionsRecord {
     pub timings_ms: TimingsRecord,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Added to the schema: where a hand or arm hides the table (figures
+    /// under it are not reported). Left out when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub occluded_regions: Vec<crate::vision::track::OccludedRegion>,
 }
 
 impl DetectionsRecord {
@@ -115,7 +119,14 @@ impl DetectionsRecord {
             figures: detections.iter().map(FigureRecord::from).collect(),
             timings_ms: TimingsRecord::from(timings),
             error: None,
+            occluded_regions: Vec::new(),
         }
+    }
+
+    /// The same record with the regions a hand hides.
+    pub fn with_occluded(mut self, regions: &[crate::vision::track::OccludedRegion]) -> Self {
+        self.occluded_regions = regions.to_vec();
+        self
     }
 
     /// The record of an image in which the table could not be mapped.
@@ -137,6 +148,7 @@ impl DetectionsRecord {
             figures: Vec::new(),
             timings_ms: TimingsRecord::from(timings),
             error: Some(error),
+            occluded_regions: Vec::new(),
         }
     }
 }
@@ -177,6 +189,20 @@ mod tests {
         assert_eq!(v["figures"][0]["x_in"], 12.3123);
         assert!(v["timings_ms"]["total"].is_number());
         assert!(v.get("error").is_none());
+        assert!(v.get("occluded_regions").is_none(), "no hand: no field");
+        let hand = crate::vision::track::OccludedRegion::Polygon {
+            vertices_in_table: vec![
+                Point2::new(1.0, 1.0),
+                Point2::new(3.0, 1.0),
+                Point2::new(2.0, 4.0),
+            ],
+        };
+        let v = serde_json::to_value(rec.with_occluded(&[hand])).unwrap();
+        assert_eq!(v["occluded_regions"][0]["shape"], "polygon");
+        assert_eq!(
+            v["occluded_regions"][0]["vertices_in_table"][2],
+            serde_json::json!([2.0, 4.0])
+        );
     }
 
     #[test]
