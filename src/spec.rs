@@ -131,6 +131,28 @@ impl SourceFile {
         }
     }
 
+    /// `value` if it has no problems, else an error naming each problem's
+    /// field and the first line that sets it (parameter files, where a
+    /// check runs on the parsed value, not on a span).
+    pub fn checked<T>(&self, value: T, problems: Vec<(&str, String)>) -> Result<T, SpecError> {
+        if problems.is_empty() {
+            return Ok(value);
+        }
+        let problems = problems
+            .into_iter()
+            .map(|(field, message)| SpecProblem {
+                line: self
+                    .text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(field))
+                    .map(|i| i + 1),
+                field: field.to_owned(),
+                message,
+            })
+            .collect();
+        Err(self.error(problems))
+    }
+
     /// Wraps problems of this file into one error.
     pub fn error(&self, problems: Vec<SpecProblem>) -> SpecError {
         SpecError {

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use super::rectify::TopView;
 use super::track::OccludedRegion;
 use crate::calibration::TableLayout;
-use crate::spec::{SourceFile, SpecError, SpecProblem};
+use crate::spec::{SourceFile, SpecError};
 
 /// Robust spread of a median absolute deviation, for a normal distribution.
 const MAD_TO_SIGMA: f32 = 1.4826;
@@ -128,24 +128,8 @@ impl HandParams {
 
     pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
         let params: Self = src.parse_toml()?;
-        let problems: Vec<SpecProblem> = params
-            .problems()
-            .into_iter()
-            .map(|(field, message)| SpecProblem {
-                line: src
-                    .text
-                    .lines()
-                    .position(|l| l.trim_start().starts_with(field))
-                    .map(|i| i + 1),
-                field: field.to_owned(),
-                message,
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(params)
-        } else {
-            Err(src.error(problems))
-        }
+        let problems = params.problems();
+        src.checked(params, problems)
     }
 
     /// Every value that makes no sense, by field name.

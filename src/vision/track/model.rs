@@ -16,7 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{SourceFile, SpecError, SpecProblem};
+use crate::spec::{SourceFile, SpecError};
 
 /// How far outside `max_move_in` a detection may still match, in sigmas of
 /// the position noise: a 12 in move measured with noise reads a little long.
@@ -108,28 +108,8 @@ impl TrackerParams {
 
     pub fn from_source(src: &SourceFile) -> Result<Self, SpecError> {
         let params: Self = src.parse_toml()?;
-        let problems: Vec<SpecProblem> = params
-            .problems()
-            .into_iter()
-            .map(|(field, message)| {
-                // The value's line: the first line that sets this field.
-                let line = src
-                    .text
-                    .lines()
-                    .position(|l| l.trim_start().starts_with(field))
-                    .map(|i| i + 1);
-                SpecProblem {
-                    line,
-                    field: field.to_owned(),
-                    message,
-                }
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(params)
-        } else {
-            Err(src.error(problems))
-        }
+        let problems = params.problems();
+        src.checked(params, problems)
     }
 
     /// Every value that makes no sense, by field name.
