@@ -4,15 +4,18 @@
 //! reshuffle, the optional wounded rule, infantry and cavalry moves. Dice
 //! are typed in; each outcome is the one the rule text gives for them.
 
+mod rule_actions;
+
+use rule_actions::named;
+
 use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::game::{Command, Event, GameState, Scenario};
-use spotter::rules::dice::TypedDice;
 use spotter::rules::little_colonial::{
     LittleColonial, cavalry_volley_odds, close_combat_p, demoralised, gun_hit_p, struck_killed_p,
 };
 use spotter::rules::stand_to::Wound;
-use spotter::rules::{Registry, RuleError, RuleSet};
+use spotter::rules::{Registry, RuleSet};
 use spotter::spec::SourceFile;
 
 fn data() -> LittleColonial {
@@ -109,25 +112,11 @@ fn card(s: &mut GameState, owner: &str) {
 }
 
 fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    let mut dice = TypedDice::new(faces.iter().copied());
-    let ev = rules().resolve(s, c, &mut dice).expect("resolves");
-    assert_eq!(dice.remaining(), 0, "every typed die is used: {ev:#?}");
-    let mut after = s.clone();
-    for e in &ev {
-        after.apply(e);
-    }
-    (after, ev)
-}
-
-fn named<'a>(s: &'a GameState, n: &str) -> &'a spotter::game::Figure {
-    s.figure_named(n).expect(n)
+    rule_actions::run(&*rules(), s, c, faces)
 }
 
 fn refused(s: &GameState, c: &Command) -> String {
-    match rules().check(s, c) {
-        Err(RuleError::NotAllowed(why)) => why,
-        other => panic!("expected a refusal, got {other:?}"),
-    }
+    rule_actions::refused(&*rules(), s, c)
 }
 
 fn lt() -> String {

@@ -4,16 +4,19 @@
 //! the rule text gives for those dice; odds are checked against counts
 //! worked out by hand from the text.
 
+mod rule_actions;
+
+use rule_actions::named;
+
 use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::game::{Command, Event, GameState, Scenario};
-use spotter::rules::dice::TypedDice;
 use spotter::rules::soldiers_in_time::{
     Shot, SoldiersInTime, damage_distribution, damage_odds, full_deck, horse_impact_distribution,
     morale_odds,
 };
 use spotter::rules::stand_to::Wound;
-use spotter::rules::{Registry, RuleError, RuleSet};
+use spotter::rules::{Registry, RuleSet};
 use spotter::spec::SourceFile;
 
 const PHASES: [&str; 6] = [
@@ -102,25 +105,11 @@ fn action(name: &str, params: serde_json::Value) -> Command {
 }
 
 fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    let mut dice = TypedDice::new(faces.iter().copied());
-    let ev = rules().resolve(s, c, &mut dice).expect("resolves");
-    assert_eq!(dice.remaining(), 0, "every typed die is used: {ev:#?}");
-    let mut after = s.clone();
-    for e in &ev {
-        after.apply(e);
-    }
-    (after, ev)
-}
-
-fn named<'a>(s: &'a GameState, n: &str) -> &'a spotter::game::Figure {
-    s.figure_named(n).expect(n)
+    rule_actions::run(&*rules(), s, c, faces)
 }
 
 fn refused(s: &GameState, c: &Command) -> String {
-    match rules().check(s, c) {
-        Err(RuleError::NotAllowed(why)) => why,
-        other => panic!("expected a refusal, got {other:?}"),
-    }
+    rule_actions::refused(&*rules(), s, c)
 }
 
 #[test]
