@@ -315,6 +315,38 @@ impl SoldiersInTimeRules {
 
     /// Morale checks, one after another; a rout queues checks for the
     /// figures within 1 in of the routing figure.
+    /// A morale card for `f`: logs the odds of passing (under `odds_key`),
+    /// draws from his side's deck and says whether he passes.
+    fn morale_draw(
+        &self,
+        work: &mut Work,
+        f: &Figure,
+        purpose: String,
+        odds_key: &str,
+        dice: &mut dyn Dice,
+    ) -> Result<bool, RuleError> {
+        let influenced = self.influenced(&work.now, f);
+        let p = morale_odds(
+            &self.data,
+            &Self::deck_pile(&work.now, f.side),
+            f.experience,
+            f.leader,
+            influenced,
+        );
+        work.push(Event::Odds {
+            purpose,
+            odds: named(&[(odds_key, p)]),
+        });
+        let card = Self::draw(work, f.side, dice)?;
+        Ok(morale_passes(
+            &self.data,
+            card,
+            f.experience,
+            f.leader,
+            influenced,
+        ))
+    }
+
     fn morale_checks(
         &self,
         work: &mut Work,
@@ -329,20 +361,8 @@ impl SoldiersInTimeRules {
                 continue;
             }
             checked.push(id);
-            let influenced = self.influenced(&work.now, &f);
-            let p = morale_odds(
-                &self.data,
-                &Self::deck_pile(&work.now, f.side),
-                f.experience,
-                f.leader,
-                influenced,
-            );
-            work.push(Event::Odds {
-                purpose: format!("{} checks morale ({reason})", f.name),
-                odds: named(&[("p_holds", p)]),
-            });
-            let card = Self::draw(work, f.side, dice)?;
-            let passed = morale_passes(&self.data, card, f.experience, f.leader, influenced);
+            let purpose = format!("{} checks morale ({reason})", f.name);
+            let passed = self.morale_draw(work, &f, purpose, "p_holds", dice)?;
             work.note(format!(
                 "{} {} morale ({reason}) against {}",
                 f.name,
@@ -467,22 +487,10 @@ impl SoldiersInTimeRules {
         }
         for id in ids {
             let f = work.fig(id)?.clone();
-            let influenced = self.influenced(&work.now, &f);
-            let p = morale_odds(
-                &self.data,
-                &Self::deck_pile(&work.now, f.side),
-                f.experience,
-                f.leader,
-                influenced,
-            );
-            work.push(Event::Odds {
-                purpose: format!("{} rallies", f.name),
-                odds: named(&[("p_rallies", p)]),
-            });
-            let card = Self::draw(&mut work, f.side, dice)?;
+            let purpose = format!("{} rallies", f.name);
             // A leader rallies only near another leader of at least his
             // experience.
-            let rallies = morale_passes(&self.data, card, f.experience, f.leader, influenced)
+            let rallies = self.morale_draw(&mut work, &f, purpose, "p_rallies", dice)?
                 && (!f.leader || self.leader_in_range(&work.now, &f));
             if rallies {
                 work.push(set(id, "routed", None));
