@@ -92,6 +92,15 @@ pub struct ColourParams {
     pub white_coloured_table_saturation: f64,
     pub white_min_level_on_colour: f64,
     pub table_cell_in: f64,
+    /// No band colour is darker than this share of the paper level (times the
+    /// local illumination, as for white).
+    pub band_min_level: f64,
+    /// Gaps in a band up to this long (inches) close where their pixels
+    /// pass its test with relaxed thresholds: saturations and hue margins at
+    /// `weak_share`, levels at `weak_level` (hysteresis).
+    pub bridge_in: f64,
+    pub weak_share: f64,
+    pub weak_level: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +215,10 @@ struct RawColour {
     white_coloured_table_saturation: F,
     white_min_level_on_colour: F,
     table_cell_in: F,
+    band_min_level: F,
+    bridge_in: F,
+    weak_share: F,
+    weak_level: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -449,6 +462,10 @@ impl DetectorParams {
                 10.0,
             ),
             table_cell_in: c.num("colour.table_cell_in", &co.table_cell_in, 0.2, 12.0),
+            band_min_level: c.num("colour.band_min_level", &co.band_min_level, 0.0, 1.0),
+            bridge_in: c.num("colour.bridge_in", &co.bridge_in, 0.0, 1.0),
+            weak_share: c.num("colour.weak_share", &co.weak_share, 0.1, 1.0),
+            weak_level: c.num("colour.weak_level", &co.weak_level, 0.1, 1.0),
         };
         let ca = &raw.candidates;
         let candidates = CandidateParams {

@@ -131,18 +131,12 @@ pub fn segment(
         v.get(v.len() / 2).copied().unwrap_or(0.0)
     };
     let illumination = illumination_field(&cell_level, cw, ch, p.white_min_illumination as f32);
-    let min_sat = p.min_saturation as f32;
-    let green_sat = p.green_min_saturation as f32;
-    let green_pale_sat = p.green_pale_saturation as f32;
-    let green_pale_over = p.green_pale_over_table as f32;
-    let green_hue_over = p.green_min_hue_over_table as f32;
-    let white_sat = p.white_max_saturation as f32;
     let white_level = p.white_min_level as f32 * paper_level;
     let white_over = p.white_min_over_table as f32;
+    let dark_level = p.band_min_level as f32 * paper_level;
     let coloured_table = p.white_coloured_table_saturation as f32;
-    let rel_sat = p.relative_min_saturation as f32;
-    let rel_hue = p.relative_min_hue_distance_deg as f32;
     let rel_level = p.relative_min_level_over_table as f32;
+    let green_pale_over = p.green_pale_over_table as f32;
     let white_on_colour = p.white_min_level_on_colour as f32;
     // What each cell's pixels are compared with, computed once per cell
     // (the same products the per-pixel tests would form).
@@ -155,6 +149,7 @@ pub fn segment(
                 bright_level: rel_level * table_level,
                 pale_green_level: green_pale_over * table_level,
                 white_level: white_level * illumination[ck],
+                dark_level: dark_level * illumination[ck],
                 white_over_level: white_over * table_level,
                 white_on_colour_level: if cell_hsv[ck].1 >= coloured_table {
                     white_on_colour * table_level
@@ -164,10 +159,7 @@ pub fn segment(
             }
         })
         .collect();
-    let red = HueBounds::of(&p.red_hue);
-    let green = HueBounds::of(&p.green_hue);
-    let green_relative = HueBounds::of(&p.green_relative_hue);
-    let blue = HueBounds::of(&p.blue_hue);
+    let strict = Thresholds::new(p, global_hue, 1.0, 1.0);
     let mut labels = vec![NONE; w * h];
     // Hue, saturation and value of one row, computed without branches so
     // that the compiler can work on several pixels at once.
@@ -196,51 +188,193 @@ pub fn segment(
             .zip(cells)
         {
             for (((o, &hue), &sat), &val) in out.iter_mut().zip(hue).zip(sat).zip(val) {
-                // A pale or blurred green is accepted when it is bluer than
-                // the table around it (mats and foliage are yellower than
-                // the paint).
-                let bright_enough = val >= cx.bright_level;
-                let greener_than_table = green_relative.contains(hue)
-                    & (sat >= green_pale_sat)
-                    & bright_enough
-                    & (hue - cx.green_hue_floor >= green_hue_over);
-                // A pale red or blue counts when its hue is far from the
-                // table's, locally and overall.
-                let unlike_table = (sat >= rel_sat)
-                    & bright_enough
-                    & (min_f32(
-                        hue_distance(hue, cx.table_hue),
-                        hue_distance(hue, global_hue),
-                    ) >= rel_hue);
-                let coloured = (sat >= min_sat) | unlike_table;
-                let is_red = red.contains(hue) & coloured;
-                let is_green = greener_than_table
-                    | (green.contains(hue)
-                        & ((sat >= green_sat)
-                            | ((sat >= green_pale_sat) & (val >= cx.pale_green_level))));
-                let is_blue = blue.contains(hue) & coloured;
-                let is_white = (sat <= white_sat)
-                    & (val >= cx.white_level)
-                    & ((val >= cx.white_over_level) | (val >= cx.white_on_colour_level));
-                // The first that holds, in this order.
-                *o = if is_red {
-                    label_of(EdgeColour::Red)
-                } else if is_green {
-                    label_of(EdgeColour::Green)
-                } else if is_blue {
-                    label_of(EdgeColour::Blue)
-                } else if is_white {
-                    label_of(EdgeColour::White)
-                } else {
-                    NONE
-                };
+                *o = strict.label(hue, sat, val, cx);
             }
         }
     }
-    Segmentation {
+    let mut seg = Segmentation {
         width: w,
         height: h,
         labels,
+    };
+    let gap_px = (p.bridge_in * cell_px as f64 / p.table_cell_in).round() as usize;
+    if gap_px > 0 {
+        let weak = Thresholds::new(p, global_hue, p.weak_share as f32, p.weak_level as f32);
+        let colour_at = |k: usize| -> (f32, f32, f32) {
+            let px = &raw[3 * k..3 * k + 3];
+            hsv_flat([
+                f32::from(px[0]) * gains[0],
+                f32::from(px[1]) * gains[1],
+                f32::from(px[2]) * gains[2],
+            ])
+        };
+        bridge(&mut seg, gap_px, |k, label| {
+            // Black is where the photo does not reach.
+            if raw[3 * k..3 * k + 3] == [0, 0, 0] {
+                return false;
+            }
+            let (hue, sat, val) = colour_at(k);
+            let (i, j) = (k % w, k / w);
+            weak.label(hue, sat, val, &context[j / cell * cw + i / cell]) == label
+        });
+    }
+    seg
+}
+
+/// Closes gaps of up to `gap` pixels in each band: walking from a labelled
+/// pixel right, down and along both diagonals, when the band's label comes
+/// back within `gap + 1` steps, the pixels between join it if `joins`
+/// (pixel index, label) accepts each of them. This is hysteresis along the
+/// band: a thin band only just told from the table is not cut into pieces
+/// where a few of its pixels miss the strict test, while the band does not
+/// grow sideways (into the table, a base's inside or a neighbour's band) and
+/// holes in a patch of the colour stay open.
+fn bridge(seg: &mut Segmentation, gap: usize, mut joins: impl FnMut(usize, u8) -> bool) {
+    let (w, h) = (seg.width as i64, seg.height as i64);
+    let steps: [(i64, i64); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
+    let mut between: Vec<usize> = Vec::with_capacity(gap);
+    for j in 0..h {
+        for i in 0..w {
+            // In range: i, j lie inside the image.
+            let label = seg.labels[(j * w + i) as usize];
+            if label == NONE {
+                continue;
+            }
+            for (di, dj) in steps {
+                between.clear();
+                let mut closed = false;
+                for n in 1..=gap as i64 + 1 {
+                    let (x, y) = (i + di * n, j + dj * n);
+                    if x < 0 || y < 0 || x >= w || y >= h {
+                        break;
+                    }
+                    // In range by the check above.
+                    let k = (y * w + x) as usize;
+                    let l = seg.labels[k];
+                    if l == label {
+                        closed = n > 1;
+                        break;
+                    }
+                    if l != NONE {
+                        break;
+                    }
+                    between.push(k);
+                }
+                // A hole inside a patch of the colour (a model painted
+                // like its band) is not a gap in a band: the label is there
+                // on both sides across it too.
+                let hole = closed && {
+                    let mid = between[between.len() / 2] as i64;
+                    let (mi, mj) = (mid % w, mid / w);
+                    let reaches = |si: i64, sj: i64| {
+                        (1..=gap as i64 + 1).any(|n| {
+                            let (x, y) = (mi + si * n, mj + sj * n);
+                            // In range by the bounds test before the index.
+                            x >= 0
+                                && y >= 0
+                                && x < w
+                                && y < h
+                                && seg.labels[(y * w + x) as usize] == label
+                        })
+                    };
+                    reaches(-dj, di) && reaches(dj, -di)
+                };
+                if closed && !hole && between.iter().all(|&k| joins(k, label)) {
+                    for &k in &between {
+                        seg.labels[k] = label;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The tests a pixel's colour must pass to carry a band label. The strict
+/// set seeds the labels; the weak one (every threshold relaxed) only closes
+/// gaps in them (see [`bridge`]).
+struct Thresholds {
+    global_hue: f32,
+    min_sat: f32,
+    green_sat: f32,
+    green_pale_sat: f32,
+    green_hue_over: f32,
+    rel_sat: f32,
+    rel_hue: f32,
+    white_sat: f32,
+    /// Factor on every level a colour must reach.
+    level: f32,
+    red: HueBounds,
+    green: HueBounds,
+    green_relative: HueBounds,
+    blue: HueBounds,
+}
+
+impl Thresholds {
+    /// Saturations and hue margins at `share` of the parameters (white's
+    /// greyness limit over it), levels at `level` of theirs.
+    fn new(p: &ColourParams, global_hue: f32, share: f32, level: f32) -> Self {
+        Self {
+            global_hue,
+            min_sat: p.min_saturation as f32 * share,
+            green_sat: p.green_min_saturation as f32 * share,
+            green_pale_sat: p.green_pale_saturation as f32 * share,
+            green_hue_over: p.green_min_hue_over_table as f32 * share,
+            rel_sat: p.relative_min_saturation as f32 * share,
+            rel_hue: p.relative_min_hue_distance_deg as f32 * share,
+            white_sat: p.white_max_saturation as f32 / share,
+            level,
+            red: HueBounds::of(&p.red_hue),
+            green: HueBounds::of(&p.green_hue),
+            green_relative: HueBounds::of(&p.green_relative_hue),
+            blue: HueBounds::of(&p.blue_hue),
+        }
+    }
+
+    /// The band label of one pixel's colour, or `NONE`; written without
+    /// branches so that the compiler can test several pixels at once.
+    #[inline(always)]
+    fn label(&self, hue: f32, sat: f32, val: f32, cx: &CellContext) -> u8 {
+        let lv = self.level;
+        // A pale or blurred green is accepted when it is bluer than the
+        // table around it (mats and foliage are yellower than the paint).
+        let bright_enough = val >= cx.bright_level * lv;
+        let greener_than_table = self.green_relative.contains(hue)
+            & (sat >= self.green_pale_sat)
+            & bright_enough
+            & (hue - cx.green_hue_floor >= self.green_hue_over);
+        // A pale red or blue counts when its hue is far from the table's,
+        // locally and overall.
+        let unlike_table = (sat >= self.rel_sat)
+            & bright_enough
+            & (min_f32(
+                hue_distance(hue, cx.table_hue),
+                hue_distance(hue, self.global_hue),
+            ) >= self.rel_hue);
+        let coloured = (sat >= self.min_sat) | unlike_table;
+        let is_red = self.red.contains(hue) & coloured;
+        let is_green = greener_than_table
+            | (self.green.contains(hue)
+                & ((sat >= self.green_sat)
+                    | ((sat >= self.green_pale_sat) & (val >= cx.pale_green_level * lv))));
+        let is_blue = self.blue.contains(hue) & coloured;
+        let is_white = (sat <= self.white_sat)
+            & (val >= cx.white_level * lv)
+            & ((val >= cx.white_over_level * lv) | (val >= cx.white_on_colour_level * lv));
+        // The first that holds, in this order; none in the dark (deep
+        // shadow under terrain is saturated brown or green noise).
+        if val < cx.dark_level * lv {
+            NONE
+        } else if is_red {
+            label_of(EdgeColour::Red)
+        } else if is_green {
+            label_of(EdgeColour::Green)
+        } else if is_blue {
+            label_of(EdgeColour::Blue)
+        } else if is_white {
+            label_of(EdgeColour::White)
+        } else {
+            NONE
+        }
     }
 }
 
@@ -327,6 +461,8 @@ struct CellContext {
     pale_green_level: f32,
     /// Level white needs under this cell's light.
     white_level: f32,
+    /// Level under which no pixel is a band colour in this cell's light.
+    dark_level: f32,
     /// Level white needs over the table around it.
     white_over_level: f32,
     /// Level white needs on a coloured table; infinite on a grey one.
@@ -568,5 +704,93 @@ mod tests {
         assert_eq!(comps.len(), 1);
         assert_eq!(comps[0].label, label_of(EdgeColour::Red));
         assert!((comps[0].mean.0 - 30.0).abs() < 0.5);
+    }
+
+    /// A mat with a red ring of radius 7..10 px around (30, 30); `paint`
+    /// chooses the colour of each ring pixel from its angle (degrees).
+    fn ring_on_mat(paint: impl Fn(f64) -> [u8; 3]) -> RgbImage {
+        let mut img = RgbImage::from_pixel(60, 60, image::Rgb([80, 95, 55]));
+        for j in 0..60u32 {
+            for i in 0..60u32 {
+                let (x, y) = (f64::from(i) - 30.0, f64::from(j) - 30.0);
+                if (7.0..10.0).contains(&x.hypot(y)) {
+                    img.put_pixel(i, j, image::Rgb(paint(y.atan2(x).to_degrees())));
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn a_faint_stretch_of_band_closes_and_the_table_stays_out() {
+        let params = DetectorParams::defaults().unwrap();
+        // A stretch of the ring is paler (only just red): it fails the
+        // strict test, passes the weak one.
+        let img = ring_on_mat(|a| {
+            if (0.0..20.0).contains(&a) {
+                [120, 108, 104]
+            } else {
+                [190, 35, 35]
+            }
+        });
+        let (w, red) = (60, label_of(EdgeColour::Red));
+        let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
+        assert_eq!(components(&seg, 10).len(), 1, "the ring is whole");
+        // The faint stretch is labelled, and nothing off the ring is.
+        let pale = (0..w * w).filter(|&k| {
+            let (x, y) = ((k % w) as f64 - 30.0, (k / w) as f64 - 30.0);
+            let a = y.atan2(x).to_degrees();
+            (7.5..9.5).contains(&x.hypot(y)) && (5.0..15.0).contains(&a)
+        });
+        assert!(pale.clone().all(|k| seg.labels[k] == red));
+        for k in 0..w * w {
+            let (x, y) = ((k % w) as f64 - 30.0, (k / w) as f64 - 30.0);
+            if !(6.5..10.5).contains(&x.hypot(y)) {
+                assert_eq!(seg.labels[k], NONE, "({x}, {y}) off the ring");
+            }
+        }
+        // Without hysteresis the ring is cut.
+        let mut strict = params.colour.clone();
+        strict.bridge_in = 0.0;
+        let seg = segment(&img, [1.0; 3], 220.0, 20, &strict);
+        assert!(pale.clone().all(|k| seg.labels[k] == NONE));
+    }
+
+    #[test]
+    fn a_gap_of_table_colour_stays_open() {
+        let params = DetectorParams::defaults().unwrap();
+        // A stretch hidden by something of the table's colour is not band.
+        let img = ring_on_mat(|a| {
+            if (0.0..20.0).contains(&a) {
+                [80, 95, 55]
+            } else {
+                [190, 35, 35]
+            }
+        });
+        let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
+        let at = |x: i64, y: i64| seg.labels[((30 + y) * 60 + 30 + x) as usize];
+        // 10 degrees round at radius 8.5: (8.4, 1.5).
+        assert_eq!(at(8, 1), NONE);
+    }
+
+    #[test]
+    fn saturated_shadow_is_not_band_colour() {
+        let params = DetectorParams::defaults().unwrap();
+        // Deep shadow beside terrain on sand: dark, brown and saturated.
+        let mut img = RgbImage::from_pixel(60, 60, image::Rgb([200, 170, 120]));
+        for j in 20..40 {
+            for i in 20..40 {
+                img.put_pixel(i, j, image::Rgb([30, 14, 10]));
+            }
+        }
+        // A bright red band next to it keeps its label.
+        for j in 45..50 {
+            for i in 10..50 {
+                img.put_pixel(i, j, image::Rgb([190, 35, 35]));
+            }
+        }
+        let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
+        assert!(seg.labels[30 * 60 + 30] == NONE);
+        assert_eq!(seg.labels[47 * 60 + 30], label_of(EdgeColour::Red));
     }
 }
