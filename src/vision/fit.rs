@@ -17,8 +17,8 @@ use nalgebra::{Matrix2, Matrix3, Point2, Vector2, Vector3};
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, sample_rgb};
 use super::search::{
-    Pattern as RingPattern, PatternKind, ProbeCache, Probes, keep_cache, limit_for, need_for,
-    take_cache,
+    Pattern as RingPattern, PatternKind, Probe, ProbeCache, Probes, keep_cache, limit_for,
+    need_for, take_cache,
 };
 use super::segment::{self, Component, NONE, Segmentation};
 
@@ -42,8 +42,10 @@ const FACING_INSETS_IN: [f64; 3] = [0.05, 0.08, 0.11];
 /// Two foot candidates closer than this share of the diameter are one.
 const NMS_SHARE: f64 = 0.75;
 /// Components larger than this many inches across are not a base (a hand, a
-/// roof): their ring search would be slow and pointless.
+/// roof): no rectangle is sought in them, and rings only off their pixels.
 const MAX_COMPONENT_IN: f64 = 6.0;
+/// Points of the first look at a ring inside a large component.
+const GLANCE_SAMPLES: usize = 8;
 /// The background colour is sampled this far outside the band, inches.
 const BACKGROUND_RING_IN: (f64, f64) = (0.12, 0.3);
 /// The ring outside a base that should be table, inches beyond the edge.
@@ -254,9 +256,23 @@ impl Surface<'_> {
     pub fn foot_candidates(&self, comp: &Component) -> Vec<(Point2<f64>, f64)> {
         let s = self.view.px_per_in;
         let span_in = ((comp.bbox[2] - comp.bbox[0]).max(comp.bbox[3] - comp.bbox[1])) as f64 / s;
-        if span_in > MAX_COMPONENT_IN {
-            return Vec::new();
-        }
+        // A base may touch a large patch of its band's colour (a hand,
+        // earth, a red roof) and be one component with it: there, only
+        // centres off the patch are tried (inside the patch a ring test
+        // would pass everywhere and cost much).
+        let large = span_in > MAX_COMPONENT_IN;
+        // There, a centre is tried only when a few of 8 points round its
+        // band carry the label (a cheap first look before the full ring).
+        let glance = large.then(|| {
+            let r_mid = self.radius_in() - self.params.kit.band_width_in / 2.0;
+            Probe::new(
+                (0..GLANCE_SAMPLES).map(|k| dir(360.0 * k as f64 / GLANCE_SAMPLES as f64) * r_mid),
+                s,
+                self.seg.width,
+            )
+        });
+        let glance_need =
+            ((GLANCE_SAMPLES as f64) * self.params.candidates.min_ring_score / 2.0).ceil() as usize;
         let cp = &self.params.candidates;
         let mut cache = self.probe_cache();
         let probes = cache.get(PatternKind::Ring, || self.probes(self.ring_pattern()));
@@ -276,6 +292,14 @@ impl Surface<'_> {
         for j in comp.bbox[1] as i64 - pad..=comp.bbox[3] as i64 + pad {
             for i in comp.bbox[0] as i64 - pad..=comp.bbox[2] as i64 + pad {
                 let label = comp.label;
+                if large
+                    && (seg.label_at(i, j) == label
+                        || glance.as_ref().is_some_and(|g| {
+                            g.count_at_least(seg, i, j, label, glance_need).is_none()
+                        }))
+                {
+                    continue;
+                }
                 let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
                     continue;
                 };

@@ -563,6 +563,17 @@ pub struct Component {
     pub cov: (f64, f64, f64),
 }
 
+impl Segmentation {
+    /// Label at column `i`, row `j`; `NONE` outside the image.
+    pub fn label_at(&self, i: i64, j: i64) -> u8 {
+        if i < 0 || j < 0 || i >= self.width as i64 || j >= self.height as i64 {
+            return NONE;
+        }
+        // In range by the check above.
+        self.labels[j as usize * self.width + i as usize]
+    }
+}
+
 /// All components with at least `min_count` pixels.
 pub fn components(seg: &Segmentation, min_count: usize) -> Vec<Component> {
     let (w, h) = (seg.width, seg.height);
