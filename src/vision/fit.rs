@@ -571,7 +571,11 @@ impl Surface<'_> {
             (n > 0.0).then(|| sum / n)
         };
         let band_radii = FACING_INSETS_IN.map(|i| radius - i);
-        let ground_radii = [fp.groundwork_radii_in.0, fp.groundwork_radii_in.1];
+        let band_inner = radius - k.band_width_in;
+        let ground_radii = [
+            band_inner - fp.groundwork_insets_in.0,
+            band_inner - fp.groundwork_insets_in.1,
+        ];
         let mut profile = Vec::with_capacity(bins);
         let mut ground = Vec::with_capacity(bins);
         for b in 0..bins {

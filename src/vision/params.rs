@@ -139,10 +139,11 @@ pub struct FacingParams {
     /// No facing when another arc away from the best stands out by more
     /// than this share of the best one's contrast.
     pub max_rival_share: f64,
-    /// Radii of the groundwork ring just inside the band, inches (from,
-    /// to): where it is darker than usual at a direction, a model or its
-    /// shadow lies over the band there, not the front mark.
-    pub groundwork_radii_in: (f64, f64),
+    /// The groundwork ring sampled just inside the band, inches inside the
+    /// band's inner edge (nearer, farther): where it is darker than usual
+    /// at a direction, a model or its shadow lies over the band there, not
+    /// the front mark.
+    pub groundwork_insets_in: (f64, f64),
     /// Share of that extra groundwork darkness taken off the band's
     /// blackness at the same direction.
     pub groundwork_weight: f64,
@@ -255,7 +256,7 @@ struct RawFacing {
     min_mounted_contrast: F,
     flank_deg: F,
     max_rival_share: F,
-    groundwork_radii_in: Pair,
+    groundwork_insets_in: Pair,
     groundwork_weight: F,
     hidden_width_share: F,
 }
@@ -536,11 +537,11 @@ impl DetectorParams {
             ),
             flank_deg: c.num("facing.flank_deg", &fa.flank_deg, 2.0, 90.0),
             max_rival_share: c.num("facing.max_rival_share", &fa.max_rival_share, 0.0, 1.0),
-            groundwork_radii_in: c.pair(
-                "facing.groundwork_radii_in",
-                &fa.groundwork_radii_in,
+            groundwork_insets_in: c.pair(
+                "facing.groundwork_insets_in",
+                &fa.groundwork_insets_in,
                 0.0,
-                10.0,
+                0.5,
                 true,
             ),
             groundwork_weight: c.num("facing.groundwork_weight", &fa.groundwork_weight, 0.0, 4.0),
