@@ -67,20 +67,19 @@ fn detector_holds_its_measured_accuracy() {
     assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
     assert!(quantile(&s.position_errors_in, 0.95) <= 0.08);
     assert!(quantile(&s.facing_errors_deg, 0.5) <= 4.0);
-    assert!(quantile(&s.facing_errors_deg, 0.95) <= 11.0);
+    assert!(quantile(&s.facing_errors_deg, 0.95) <= 9.0);
     assert!(
-        s.facing_given() >= 0.89,
+        s.facing_given() >= 0.96,
         "facing given {}",
         s.facing_given()
     );
 }
 
-/// The issue's targets. Not all met yet (recall 0.982 and facing given 0.89
-/// fall short: pale or dim bands on a mat of their colour, bases against
-/// terrain, front marks hidden by the model or rivalled by its dark parts):
-/// run with `--ignored` to see where it stands.
+/// The issue's targets. Not all met yet (recall 0.986 falls short: pale or
+/// dim bands on a mat of their colour, bases against terrain; the facing
+/// targets hold, 0.967 given): run with `--ignored` to see where it stands.
 #[test]
-#[ignore = "issue 3 targets not yet met: recall and facing given"]
+#[ignore = "issue 3 targets not yet met: recall"]
 fn detector_meets_the_issue_targets() {
     let s = measure();
     assert!(s.recall() >= 0.99, "recall {}", s.recall());

@@ -565,6 +565,14 @@ impl Surface<'_> {
     /// patch does not win; the arc's edges then place the centre, and when
     /// one edge runs into such a dark part, the other edge and the known
     /// width do.
+    ///
+    /// The mark is black on the band only, with light groundwork inside
+    /// it; a model leaning over the band (seen at an angle, it hides the
+    /// band on the side away from the camera), its dark parts and its
+    /// shadow darken the groundwork too. So the band's blackness at each
+    /// direction is discounted by the groundwork's extra darkness there
+    /// (`facing.groundwork_weight` of how much darker it is than its
+    /// median round the base).
     fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<f64> {
         let k = &self.params.kit;
         let fp = &self.params.facing;
@@ -575,22 +583,38 @@ impl Surface<'_> {
             label,
             (0..bins).flat_map(|b| FACING_INSETS_IN.map(|i| c + dir(angle(b)) * (radius - i))),
         )?;
-        let mut profile = Vec::with_capacity(bins);
-        for b in 0..bins {
+        let mean_blackness = |d: Vector2<f64>, radii: &[f64]| -> Option<f64> {
             let mut sum = 0.0;
             let mut n = 0.0;
-            for inset in FACING_INSETS_IN {
-                if let Some(v) = self.blackness(c + dir(angle(b)) * (radius - inset), level) {
+            for r in radii {
+                if let Some(v) = self.blackness(c + d * *r, level) {
                     sum += v;
                     n += 1.0;
                 }
             }
-            if n == 0.0 {
-                return None;
-            }
-            profile.push(sum / n);
+            (n > 0.0).then(|| sum / n)
+        };
+        let band_radii = FACING_INSETS_IN.map(|i| radius - i);
+        let band_inner = radius - k.band_width_in;
+        let ground_radii = [
+            band_inner - fp.groundwork_insets_in.0,
+            band_inner - fp.groundwork_insets_in.1,
+        ];
+        let mut profile = Vec::with_capacity(bins);
+        let mut ground = Vec::with_capacity(bins);
+        for b in 0..bins {
+            let d = dir(angle(b));
+            profile.push(mean_blackness(d, &band_radii)?);
+            ground.push(mean_blackness(d, &ground_radii).unwrap_or(0.0));
         }
-        let arc = arc_profile_centre(&profile, FACING_STEP_DEG, k.front_arc_deg, fp)?;
+        let mut sorted = ground.clone();
+        let usual = median(&mut sorted).unwrap_or(0.0);
+        for (p, g) in profile.iter_mut().zip(&ground) {
+            *p = (*p - fp.groundwork_weight * (g - usual).max(0.0)).max(0.0);
+        }
+        let (_, to_nadir) = self.side_parallax(c);
+        let nadir_deg = (to_nadir.norm() > 0.0).then(|| to_nadir.y.atan2(to_nadir.x).to_degrees());
+        let arc = arc_profile_centre(&profile, FACING_STEP_DEG, k.front_arc_deg, fp, nadir_deg)?;
         Some(arc.rem_euclid(360.0))
     }
 
@@ -883,12 +907,15 @@ impl Surface<'_> {
 
 /// Centre, degrees, of the front arc in a circular blackness profile
 /// (`profile[b]` at `b * step_deg`); `None` when no arc of about the kit's
-/// width stands out from the band on both sides.
+/// width stands out from the band on both sides. `nadir_deg` is the
+/// direction from the base toward the camera's nadir, when the camera is
+/// not straight above it.
 fn arc_profile_centre(
     profile: &[f64],
     step_deg: f64,
     arc_deg: f64,
     fp: &super::params::FacingParams,
+    nadir_deg: Option<f64>,
 ) -> Option<f64> {
     let bins = profile.len() as i64;
     if bins == 0 {
@@ -951,7 +978,22 @@ fn arc_profile_centre(
     let l = crossing(-1, left);
     let (lo, hi) = fp.arc_width_share;
     let nominal = arc_deg / 2.0;
+    // Where the arc lies on the far side of the base from the camera
+    // (angle from it, degrees: positive counter-clockwise).
+    let from_nadir = nadir_deg.map(|n| (centre - n + 180.0).rem_euclid(360.0) - 180.0);
     let shift = match (l, r) {
+        (Some(l), Some(r))
+            if (lo * arc_deg..fp.hidden_width_share * arc_deg).contains(&(l + r))
+                && from_nadir.is_some_and(|a| a.abs() > 90.0) =>
+        {
+            // Narrow on the far side: the model hides the arc's part
+            // farthest from the camera, so the edge nearer the camera holds.
+            if from_nadir.is_some_and(|a| a > 0.0) {
+                nominal - l
+            } else {
+                r - nominal
+            }
+        }
         (Some(l), Some(r)) if (lo * arc_deg..=hi * arc_deg).contains(&(l + r)) => (r - l) / 2.0,
         _ => {
             // One edge is lost in a dark neighbour or hidden: the edge
@@ -1006,7 +1048,7 @@ mod tests {
 
     #[test]
     fn a_clean_front_arc_gives_its_centre() {
-        let c = arc_profile_centre(&profile(&[(101.0, 40.0, 0.8)]), STEP, 40.0, &facing());
+        let c = arc_profile_centre(&profile(&[(101.0, 40.0, 0.8)]), STEP, 40.0, &facing(), None);
         let c = c.expect("a facing");
         assert!((c - 101.0).abs() <= 2.0, "{c}");
     }
@@ -1015,17 +1057,38 @@ mod tests {
     fn a_dark_model_part_beside_the_mark_does_not_pull_it() {
         // The model's dark boots run on from the mark's right edge.
         let p = profile(&[(200.0, 40.0, 0.8), (235.0, 30.0, 0.5)]);
-        let c = arc_profile_centre(&p, STEP, 40.0, &facing()).expect("a facing");
+        let c = arc_profile_centre(&p, STEP, 40.0, &facing(), None).expect("a facing");
         assert!((c - 200.0).abs() <= 4.0, "{c}");
+    }
+
+    #[test]
+    fn a_mark_part_hidden_on_the_far_side_is_placed_by_its_near_edge() {
+        // The mark spans 130..170; seen from a camera toward 0 degrees the
+        // model hides its far part, and 130..154 is seen.
+        let p = profile(&[(142.0, 24.0, 0.8)]);
+        let seen = arc_profile_centre(&p, STEP, 40.0, &facing(), None).expect("a facing");
+        assert!((seen - 142.0).abs() <= 2.0, "{seen}");
+        let placed = arc_profile_centre(&p, STEP, 40.0, &facing(), Some(0.0)).expect("a facing");
+        assert!((placed - 150.0).abs() <= 3.0, "{placed}");
+        // The same narrow arc on the camera's side is not moved.
+        let near = arc_profile_centre(
+            &profile(&[(40.0, 24.0, 0.8)]),
+            STEP,
+            40.0,
+            &facing(),
+            Some(0.0),
+        )
+        .expect("a facing");
+        assert!((near - 40.0).abs() <= 2.0, "{near}");
     }
 
     #[test]
     fn no_facing_without_a_mark_or_with_two_equal_ones() {
         assert_eq!(
-            arc_profile_centre(&profile(&[]), STEP, 40.0, &facing()),
+            arc_profile_centre(&profile(&[]), STEP, 40.0, &facing(), None),
             None
         );
         let two = profile(&[(30.0, 40.0, 0.8), (210.0, 40.0, 0.8)]);
-        assert_eq!(arc_profile_centre(&two, STEP, 40.0, &facing()), None);
+        assert_eq!(arc_profile_centre(&two, STEP, 40.0, &facing(), None), None);
     }
 }

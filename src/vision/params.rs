@@ -148,6 +148,18 @@ pub struct FacingParams {
     /// No facing when another arc away from the best stands out by more
     /// than this share of the best one's contrast.
     pub max_rival_share: f64,
+    /// The groundwork ring sampled just inside the band, inches inside the
+    /// band's inner edge (nearer, farther): where it is darker than usual
+    /// at a direction, a model or its shadow lies over the band there, not
+    /// the front mark.
+    pub groundwork_insets_in: (f64, f64),
+    /// Share of that extra groundwork darkness taken off the band's
+    /// blackness at the same direction.
+    pub groundwork_weight: f64,
+    /// An arc on the side of the base away from the camera that is seen
+    /// narrower than this share of `front_arc_deg` is part-hidden by the
+    /// model: its edge nearer the camera and the known width place it.
+    pub hidden_width_share: f64,
 }
 
 /// All detector parameters, checked.
@@ -257,6 +269,9 @@ struct RawFacing {
     min_mounted_contrast: F,
     flank_deg: F,
     max_rival_share: F,
+    groundwork_insets_in: Pair,
+    groundwork_weight: F,
+    hidden_width_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -539,6 +554,20 @@ impl DetectorParams {
             ),
             flank_deg: c.num("facing.flank_deg", &fa.flank_deg, 2.0, 90.0),
             max_rival_share: c.num("facing.max_rival_share", &fa.max_rival_share, 0.0, 1.0),
+            groundwork_insets_in: c.pair(
+                "facing.groundwork_insets_in",
+                &fa.groundwork_insets_in,
+                0.0,
+                0.5,
+                true,
+            ),
+            groundwork_weight: c.num("facing.groundwork_weight", &fa.groundwork_weight, 0.0, 4.0),
+            hidden_width_share: c.num(
+                "facing.hidden_width_share",
+                &fa.hidden_width_share,
+                0.0,
+                1.0,
+            ),
         };
         if !c.problems.is_empty() {
             return Err(src.error(c.problems));
