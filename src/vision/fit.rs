@@ -417,8 +417,13 @@ impl Surface<'_> {
                 [BACKGROUND_RING_IN.0, BACKGROUND_RING_IN.1].map(|o| c0 + d * (radius + o))
             }),
         )?;
+        let min_points = fp
+            .min_edge_points
+            .max((fp.min_edge_share * rays as f64).ceil() as usize);
         let mut c = c0;
         let mut used = 0;
+        // Edges found by the rays of the last step taken.
+        let mut found = 0;
         let mut rms = 0.0;
         for iter in 0..fp.iterations {
             let (delta, nadir) = self.side_parallax(c);
@@ -437,12 +442,16 @@ impl Surface<'_> {
                 let model = radius + delta * d.dot(&nadir).max(0.0);
                 rows.push((*d, r_mid + e - model));
             }
-            let min_points = fp
-                .min_edge_points
-                .max((fp.min_edge_share * rays as f64).ceil() as usize);
-            if rows.len() < min_points {
+            // A candidate centre found from part of a ring is off towards
+            // that part, and rays from it miss the band on the far side:
+            // the first steps may start from fewer edges; the fit is judged
+            // by the edges found from where it ends.
+            if rows.len() < min_points
+                && (iter + 1 == fp.iterations || rows.len() < fp.min_edge_points)
+            {
                 return None;
             }
+            found = rows.len();
             // Robust: the first pass drops points far from the median, the
             // later ones points far from the model.
             let mut res: Vec<f64> = rows.iter().map(|r| r.1).collect();
@@ -481,7 +490,7 @@ impl Surface<'_> {
                 break;
             }
         }
-        if (c - c0).norm() > radius {
+        if found < min_points || (c - c0).norm() > radius {
             return None;
         }
         // A ring cut from a patch of foliage or a painted hill: the colour
