@@ -194,6 +194,32 @@ impl TopView {
         lens: Option<&Lens>,
         grid_px: u32,
     ) -> (Vec<f32>, Vec<f32>) {
+        let n = self.width_px as usize * self.height_px as usize;
+        let (mut map_x, mut map_y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        self.source_rows(pose, lens, grid_px, |_, xs, ys| {
+            map_x.extend_from_slice(xs);
+            map_y.extend_from_slice(ys);
+        });
+        (map_x, map_y)
+    }
+
+    /// [`TopView::maps`] in OpenCV's fixed-point form, made a row at a time
+    /// without the whole float maps: the same pixels, a cheaper remap.
+    pub fn fixed_maps(&self, pose: &CameraPose, lens: Option<&Lens>, grid_px: u32) -> cv::FixedMaps {
+        let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
+        self.source_rows(pose, lens, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
+        maps
+    }
+
+    /// Calls `put_row(j, xs, ys)` with the source pixels of each view row:
+    /// exact on a grid of `grid_px`, bilinear in between.
+    fn source_rows(
+        &self,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+        mut put_row: impl FnMut(usize, &[f32], &[f32]),
+    ) {
         let g = grid_px.max(1) as usize;
         let (w, h) = (self.width_px as usize, self.height_px as usize);
         let gw = (w - 1) / g + 2;
@@ -209,18 +235,13 @@ impl TopView {
                 nodes[gj * gw + gi] = (px.x, px.y);
             }
         }
-        let mut map_x = vec![0f32; w * h];
-        let mut map_y = vec![0f32; w * h];
         // Row by row: the node row pair is blended once per output row, then
         // each grid cell of the row is filled from its two blended ends.
         let inv = 1.0 / g as f64;
         let fx: Vec<f64> = (0..g).map(|k| k as f64 * inv).collect();
         let mut row_nodes = vec![(0.0f64, 0.0f64); gw];
-        for (j, (row_x, row_y)) in map_x
-            .chunks_exact_mut(w)
-            .zip(map_y.chunks_exact_mut(w))
-            .enumerate()
-        {
+        let (mut row_x, mut row_y) = (vec![0f32; w], vec![0f32; w]);
+        for j in 0..h {
             let gj = j / g;
             let fy = (j % g) as f64 * inv;
             let upper = &nodes[gj * gw..(gj + 1) * gw];
@@ -240,8 +261,8 @@ impl TopView {
                     *oy = (a.1 + dy * f) as f32;
                 }
             }
+            put_row(j, &row_x, &row_y);
         }
-        (map_x, map_y)
     }
 
     /// Resamples a frame into the top view.
@@ -267,12 +288,12 @@ impl TopView {
         let maps = match cached {
             Some(maps) => maps,
             None => {
-                let maps = std::rc::Rc::new(self.maps(pose, lens, grid_px));
+                let maps = std::rc::Rc::new(self.fixed_maps(pose, lens, grid_px));
                 MAPS.with(|m| *m.borrow_mut() = Some((key, std::rc::Rc::clone(&maps))));
                 maps
             }
         };
-        cv::remap_rgb(frame, &maps.0, &maps.1, self.width_px, self.height_px)
+        cv::remap_rgb_fixed(frame, &maps)
     }
 
     /// Everything the maps depend on, as bits.
@@ -306,7 +327,7 @@ impl TopView {
 thread_local! {
     /// The last remap maps of this thread and what they were made for.
     #[allow(clippy::type_complexity)] // reason: a key and its value, used in one place
-    static MAPS: std::cell::RefCell<Option<(Vec<u64>, std::rc::Rc<(Vec<f32>, Vec<f32>)>)>> =
+    static MAPS: std::cell::RefCell<Option<(Vec<u64>, std::rc::Rc<cv::FixedMaps>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -502,6 +523,12 @@ mod tests {
         for p in [&pose, &pose, &moved, &pose] {
             let top = view.render(&frame, p, mapping.lens.as_ref(), 8).unwrap();
             assert_eq!(top, fresh(p));
+            // The fixed-point maps are the float maps rounded as OpenCV does.
+            let (mx, my) = view.maps(p, mapping.lens.as_ref(), 8);
+            assert_eq!(
+                view.fixed_maps(p, mapping.lens.as_ref(), 8),
+                cv::FixedMaps::from_float(&mx, &my, view.width_px, view.height_px)
+            );
         }
         assert_ne!(fresh(&pose), fresh(&moved));
     }
