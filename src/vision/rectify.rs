@@ -218,8 +218,15 @@ impl TopView {
         pose: &CameraPose,
         lens: Option<&Lens>,
         grid_px: u32,
-        mut put_row: impl FnMut(usize, &[f32], &[f32]),
+        put_row: impl FnMut(usize, &[f32], &[f32]),
     ) {
+        let nodes = self.map_nodes(pose, lens, grid_px);
+        self.rows_from_nodes(&nodes, grid_px, put_row);
+    }
+
+    /// The exact source pixels of the map grid's nodes, row-major, on a
+    /// grid of `grid_px` that reaches one node past the view's far sides.
+    fn map_nodes(&self, pose: &CameraPose, lens: Option<&Lens>, grid_px: u32) -> Vec<(f64, f64)> {
         let g = grid_px.max(1) as usize;
         let (w, h) = (self.width_px as usize, self.height_px as usize);
         let gw = (w - 1) / g + 2;
@@ -234,6 +241,22 @@ impl TopView {
                 let px = lens.map_or(ideal, |l| l.pixel_from_ideal(ideal));
                 nodes[gj * gw + gi] = (px.x, px.y);
             }
+        }
+        nodes
+    }
+
+    /// [`TopView::source_rows`] from the grid nodes of [`TopView::map_nodes`].
+    fn rows_from_nodes(
+        &self,
+        nodes: &[(f64, f64)],
+        grid_px: u32,
+        mut put_row: impl FnMut(usize, &[f32], &[f32]),
+    ) {
+        let g = grid_px.max(1) as usize;
+        let (w, h) = (self.width_px as usize, self.height_px as usize);
+        let gw = (w - 1) / g + 2;
+        if nodes.len() < gw * ((h - 1) / g + 2) {
+            return;
         }
         // Row by row: the node row pair is blended once per output row, then
         // each grid cell of the row is filled from its two blended ends.
@@ -268,9 +291,11 @@ impl TopView {
     /// Resamples a frame into the top view.
     ///
     /// The maps depend only on the pose, the lens, the view and the frame
-    /// size. A live camera's table mapping stays locked for many frames, so
-    /// the last maps are kept (per thread) and used again while all of
-    /// these are bit for bit the same.
+    /// size. A live camera's mapping is refitted on every frame but moves by
+    /// a few hundredths of a pixel while the camera stands still, so the
+    /// last maps are kept (per thread) and used again while the view and
+    /// frame sizes are the same and no grid node of the maps has moved more
+    /// than [`MAP_REUSE_PX`]: below the maps' own 1/32 pixel resolution.
     pub fn render(
         &self,
         frame: &RgbImage,
@@ -278,36 +303,38 @@ impl TopView {
         lens: Option<&Lens>,
         grid_px: u32,
     ) -> Result<RgbImage, VisionError> {
-        let key = self.maps_key(frame, pose, lens, grid_px);
+        let key = self.maps_key(frame, grid_px);
+        let nodes = self.map_nodes(pose, lens, grid_px);
         let cached = MAPS.with(|m| {
             m.borrow()
                 .as_ref()
-                .filter(|(k, _)| *k == key)
-                .map(|(_, maps)| std::rc::Rc::clone(maps))
+                .filter(|kept| kept.key == key && nodes_within(&kept.nodes, &nodes, MAP_REUSE_PX))
+                .map(|kept| std::rc::Rc::clone(&kept.maps))
         });
         let maps = match cached {
             Some(maps) => maps,
             None => {
-                let maps = std::rc::Rc::new(self.fixed_maps(pose, lens, grid_px));
-                MAPS.with(|m| *m.borrow_mut() = Some((key, std::rc::Rc::clone(&maps))));
+                let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
+                self.rows_from_nodes(&nodes, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
+                let maps = std::rc::Rc::new(maps);
+                MAPS.with(|m| {
+                    *m.borrow_mut() = Some(KeptMaps {
+                        key,
+                        nodes,
+                        maps: std::rc::Rc::clone(&maps),
+                    });
+                });
                 maps
             }
         };
         cv::remap_rgb_fixed(frame, &maps)
     }
 
-    /// Everything the maps depend on, as bits.
-    fn maps_key(
-        &self,
-        frame: &RgbImage,
-        pose: &CameraPose,
-        lens: Option<&Lens>,
-        grid_px: u32,
-    ) -> Vec<u64> {
-        let mut key: Vec<u64> = pose
-            .ideal_from_plane(self.plane_z_in)
+    /// The sizes the maps are made for, as bits (the pose and the lens are
+    /// compared through the map nodes).
+    fn maps_key(&self, frame: &RgbImage, grid_px: u32) -> Vec<u64> {
+        let mut key: Vec<u64> = [self.px_per_in, self.depth_in, self.plane_z_in]
             .iter()
-            .chain([self.px_per_in, self.depth_in].iter())
             .map(|v| v.to_bits())
             .collect();
         key.extend([
@@ -317,18 +344,33 @@ impl TopView {
             u64::from(frame.width()),
             u64::from(frame.height()),
         ]);
-        if let Some(l) = lens {
-            key.extend(l.k.iter().chain(l.dist.iter()).map(|v| v.to_bits()));
-        }
         key
     }
 }
 
+/// Kept maps are used again while no node moved further than this, pixels:
+/// half of the maps' 1/32 pixel step, so a sample moves by at most one step.
+pub const MAP_REUSE_PX: f64 = 1.0 / 64.0;
+
+/// Whether every node of `b` is within `tol` pixels (in x and in y) of the
+/// same node of `a`.
+fn nodes_within(a: &[(f64, f64)], b: &[(f64, f64)], tol: f64) -> bool {
+    a.len() == b.len()
+        && a
+            .iter()
+            .zip(b)
+            .all(|(p, q)| (p.0 - q.0).abs() <= tol && (p.1 - q.1).abs() <= tol)
+}
+
+/// The last remap maps of a thread and what they were made for.
+struct KeptMaps {
+    key: Vec<u64>,
+    nodes: Vec<(f64, f64)>,
+    maps: std::rc::Rc<cv::FixedMaps>,
+}
+
 thread_local! {
-    /// The last remap maps of this thread and what they were made for.
-    #[allow(clippy::type_complexity)] // reason: a key and its value, used in one place
-    static MAPS: std::cell::RefCell<Option<(Vec<u64>, std::rc::Rc<cv::FixedMaps>)>> =
-        const { std::cell::RefCell::new(None) };
+    static MAPS: std::cell::RefCell<Option<KeptMaps>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Bilinear sample of an RGB image at a pixel position; `None` outside.
@@ -507,7 +549,7 @@ mod tests {
     }
 
     #[test]
-    fn kept_maps_are_used_only_for_the_same_pose() {
+    fn kept_maps_are_used_only_for_the_same_pose_to_their_resolution() {
         let (mapping, layout, _, _) = synthetic_mapping();
         let view = TopView::new(&layout, 4.0, 0.1);
         let frame = RgbImage::from_fn(1920, 1080, |x, y| {
@@ -531,6 +573,15 @@ mod tests {
             );
         }
         assert_ne!(fresh(&pose), fresh(&moved));
+        // A refit that moves the maps by far less than their resolution
+        // keeps them: the picture is the one made for the first pose.
+        let mut jitter = pose.clone();
+        jitter.camera_from_table_t.x += 1e-7;
+        view.render(&frame, &pose, mapping.lens.as_ref(), 8).unwrap();
+        assert_eq!(
+            view.render(&frame, &jitter, mapping.lens.as_ref(), 8).unwrap(),
+            fresh(&pose)
+        );
     }
 
     #[test]
