@@ -86,7 +86,10 @@ impl MarkerTracker {
     }
 
     /// The layout markers of a grey frame.
-    pub fn find_gray(&mut self, gray: &GrayImage) -> Result<Vec<MarkerObservation>, CalibrationError> {
+    pub fn find_gray(
+        &mut self,
+        gray: &GrayImage,
+    ) -> Result<Vec<MarkerObservation>, CalibrationError> {
         self.find(&mut GrayFrame::Gray(gray), [gray.width(), gray.height()])
     }
 
@@ -174,7 +177,11 @@ impl MarkerTracker {
             let side = (0..4)
                 .map(|k| (corners[(k + 1) % 4] - corners[k]).norm())
                 .fold(0.0, f64::max);
-            if !side.is_finite() || corners.iter().any(|p| !(p.x.is_finite() && p.y.is_finite())) {
+            if !side.is_finite()
+                || corners
+                    .iter()
+                    .any(|p| !(p.x.is_finite() && p.y.is_finite()))
+            {
                 continue;
             }
             let [x0, y0, x1, y1] =

@@ -583,42 +583,58 @@ fn erode(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
 }
 
 fn morph(mask: &[bool], w: usize, h: usize, r: usize, any: bool) -> Vec<bool> {
-    if r == 0 || w == 0 || h == 0 {
+    if r == 0 || w == 0 || h == 0 || mask.len() != w * h {
         return mask.to_vec();
     }
-    let mut rows = vec![false; w * h];
-    for (src, dst) in mask.chunks_exact(w).zip(rows.chunks_exact_mut(w)) {
-        morph_line(src, dst, r, any);
-    }
+    // Down the columns, then along the rows as columns of the transpose:
+    // the filter is separable and each pass keeps a running count per
+    // column, so the cost does not grow with `r` and the inner loops run
+    // over whole rows.
+    let down = morph_columns(mask, w, h, r, any);
+    let across = morph_columns(&transpose(&down, w, h), h, w, r, any);
+    transpose(&across, h, w)
+}
+
+/// `mask` (`w` x `h`, row-major) transposed.
+fn transpose(mask: &[bool], w: usize, h: usize) -> Vec<bool> {
     let mut out = vec![false; w * h];
-    let (mut col, mut col_out) = (vec![false; h], vec![false; h]);
-    for i in 0..w {
-        for (c, row) in col.iter_mut().zip(rows.chunks_exact(w)) {
-            *c = row[i];
-        }
-        morph_line(&col, &mut col_out, r, any);
-        for (&c, row) in col_out.iter().zip(out.chunks_exact_mut(w)) {
-            row[i] = c;
+    for (j, row) in mask.chunks_exact(w).enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            out[i * h + j] = v;
         }
     }
     out
 }
 
-/// One line of [`morph`], with a running count of the set cells in the
-/// window: the cost does not grow with `r`.
-fn morph_line(src: &[bool], dst: &mut [bool], r: usize, any: bool) {
-    let len = src.len();
-    let mut count = src[..r.min(len)].iter().filter(|&&v| v).count();
-    for (pos, out) in dst.iter_mut().enumerate().take(len) {
-        if pos + r < len {
-            count += usize::from(src[pos + r]);
+/// [`morph`] along the columns only: a running count of the set cells in
+/// each column's window, updated a whole row at a time.
+fn morph_columns(mask: &[bool], w: usize, h: usize, r: usize, any: bool) -> Vec<bool> {
+    let row = |j: usize| &mask[j * w..(j + 1) * w];
+    let mut count = vec![0u32; w];
+    for j in 0..r.min(h) {
+        for (c, &v) in count.iter_mut().zip(row(j)) {
+            *c += u32::from(v);
         }
-        if pos > r {
-            count -= usize::from(src[pos - r - 1]);
-        }
-        let window = (pos + r).min(len - 1) + 1 - pos.saturating_sub(r);
-        *out = if any { count > 0 } else { count == window };
     }
+    let mut out = vec![false; w * h];
+    for (j, out_row) in out.chunks_exact_mut(w).enumerate() {
+        if j + r < h {
+            for (c, &v) in count.iter_mut().zip(row(j + r)) {
+                *c += u32::from(v);
+            }
+        }
+        if j > r {
+            for (c, &v) in count.iter_mut().zip(row(j - r - 1)) {
+                *c -= u32::from(v);
+            }
+        }
+        // Cells of the window inside the grid (`u32` as the counts).
+        let window = ((j + r).min(h - 1) + 1 - j.saturating_sub(r)) as u32;
+        for (o, &c) in out_row.iter_mut().zip(&count) {
+            *o = if any { c > 0 } else { c == window };
+        }
+    }
+    out
 }
 
 /// The plain definition of [`morph`], to test it against.

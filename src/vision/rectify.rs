@@ -205,7 +205,12 @@ impl TopView {
 
     /// [`TopView::maps`] in OpenCV's fixed-point form, made a row at a time
     /// without the whole float maps: the same pixels, a cheaper remap.
-    pub fn fixed_maps(&self, pose: &CameraPose, lens: Option<&Lens>, grid_px: u32) -> cv::FixedMaps {
+    pub fn fixed_maps(
+        &self,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+    ) -> cv::FixedMaps {
         let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
         self.source_rows(pose, lens, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
         maps
@@ -356,8 +361,7 @@ pub const MAP_REUSE_PX: f64 = 1.0 / 64.0;
 /// same node of `a`.
 fn nodes_within(a: &[(f64, f64)], b: &[(f64, f64)], tol: f64) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(p, q)| (p.0 - q.0).abs() <= tol && (p.1 - q.1).abs() <= tol)
 }
@@ -577,9 +581,11 @@ mod tests {
         // keeps them: the picture is the one made for the first pose.
         let mut jitter = pose.clone();
         jitter.camera_from_table_t.x += 1e-7;
-        view.render(&frame, &pose, mapping.lens.as_ref(), 8).unwrap();
+        view.render(&frame, &pose, mapping.lens.as_ref(), 8)
+            .unwrap();
         assert_eq!(
-            view.render(&frame, &jitter, mapping.lens.as_ref(), 8).unwrap(),
+            view.render(&frame, &jitter, mapping.lens.as_ref(), 8)
+                .unwrap(),
             fresh(&pose)
         );
     }
