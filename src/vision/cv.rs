@@ -139,8 +139,8 @@ impl FixedMaps {
 fn round_ties_even(v: f32) -> i32 {
     const SHIFT: f32 = 12_582_912.0; // 1.5 * 2^23
     const LIMIT: f32 = 4_194_304.0; // 2^22
-    // `max` then `min` also send NaN to -LIMIT..; NaN is mapped to 0 below.
-    let clamped = v.max(-LIMIT).min(LIMIT);
+    // NaN stays NaN here and is mapped to 0 below.
+    let clamped = v.clamp(-LIMIT, LIMIT);
     // With |v| <= 2^22, v + 1.5 * 2^23 lies in [2^23, 2^24): its mantissa
     // holds the rounded value plus 2^22 exactly, so the bit patterns differ
     // by the integer (no float-to-int conversion, which would not vectorise).

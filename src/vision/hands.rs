@@ -975,7 +975,7 @@ mod tests {
         let mask: Vec<bool> = (0..w * h)
             .map(|_| {
                 state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                (state >> 16) % 3 == 0
+                (state >> 16).is_multiple_of(3)
             })
             .collect();
         for r in [0, 1, 2, 3, 5, 16, 30] {
