@@ -104,14 +104,18 @@ impl FixedMaps {
         ) else {
             return;
         };
-        for (((pair, f), &x), &y) in whole.chunks_exact_mut(2).zip(frac).zip(xs).zip(ys) {
-            let ix = round_ties_even(x * REMAP_FRAC_STEPS);
-            let iy = round_ties_even(y * REMAP_FRAC_STEPS);
+        // Indexed over slices cut to one length, so that the loop has no
+        // bounds checks and vectorises (with interleaved stores).
+        let n = w.min(xs.len()).min(ys.len());
+        let (whole, frac, xs, ys) = (&mut whole[..2 * n], &mut frac[..n], &xs[..n], &ys[..n]);
+        for i in 0..n {
+            let ix = round_ties_even(xs[i] * REMAP_FRAC_STEPS);
+            let iy = round_ties_even(ys[i] * REMAP_FRAC_STEPS);
             // In the i16 range by the clamp.
-            pair[0] = (ix >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
-            pair[1] = (iy >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
+            whole[2 * i] = (ix >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
+            whole[2 * i + 1] = (iy >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
             // Both fractions are below 32, so the sum fits.
-            *f = (((iy & REMAP_FRAC_MASK) << REMAP_FRAC_BITS) | (ix & REMAP_FRAC_MASK)) as u16;
+            frac[i] = (((iy & REMAP_FRAC_MASK) << REMAP_FRAC_BITS) | (ix & REMAP_FRAC_MASK)) as u16;
         }
     }
 
