@@ -117,6 +117,7 @@ impl LinearImage {
     }
 
     /// Bilinear sample at a full-image position; `None` outside the window.
+    #[inline]
     pub fn sample(&self, p: Point2<f64>) -> Option<f64> {
         let (x, y) = (p.x - self.x0 as f64, p.y - self.y0 as f64);
         if !(x >= 0.0 && y >= 0.0) {
@@ -254,12 +255,32 @@ pub fn fit_marker_pattern(
                             / params.step_px)
                             .ceil()
                             .max(4.0) as usize;
+                    // The profile is under a cell long, where the lens and
+                    // the perspective bend it by far less than a thousandth
+                    // of a pixel from a parabola: the pixel positions are
+                    // mapped exactly at its ends and middle only.
+                    let u_at = |t: f64| {
+                        black_side
+                            * (PATTERN_PROFILE_HALF_CELLS - 2.0 * PATTERN_PROFILE_HALF_CELLS * t)
+                    };
+                    let (p0, pm, p1) = (
+                        to_px(point(u_at(0.0))),
+                        to_px(point(u_at(0.5))),
+                        to_px(point(u_at(1.0))),
+                    );
                     let profile: Option<Vec<(f64, f64)>> = (0..=steps)
                         .map(|i| {
-                            let u = black_side
-                                * (PATTERN_PROFILE_HALF_CELLS
-                                    - 2.0 * PATTERN_PROFILE_HALF_CELLS * i as f64 / steps as f64);
-                            image.sample(to_px(point(u))).map(|v| (-black_side * u, v))
+                            let t = i as f64 / steps as f64;
+                            let (w0, wm, w1) = (
+                                (1.0 - t) * (1.0 - 2.0 * t),
+                                4.0 * t * (1.0 - t),
+                                t * (2.0 * t - 1.0),
+                            );
+                            let px = Point2::new(
+                                w0 * p0.x + wm * pm.x + w1 * p1.x,
+                                w0 * p0.y + wm * pm.y + w1 * p1.y,
+                            );
+                            image.sample(px).map(|v| (-black_side * u_at(t), v))
                         })
                         .collect();
                     let Some(profile) = profile else { continue };
@@ -288,39 +309,30 @@ pub fn fit_marker_pattern(
     for i in 0..8 {
         theta[i] = cells_from_ideal[(i / 3, i % 3)];
     }
-    let residuals = |th: &nalgebra::SVector<f64, 9>| -> Vec<f64> {
-        samples
-            .iter()
-            .map(|s| {
-                let w = th[6] * s.ideal.x + th[7] * s.ideal.y + 1.0;
-                let u = if s.vertical {
-                    (th[0] * s.ideal.x + th[1] * s.ideal.y + th[2]) / w
-                } else {
-                    (th[3] * s.ideal.x + th[4] * s.ideal.y + th[5]) / w
-                };
-                u - (s.at_cells + s.black_side * th[8])
-            })
-            .collect()
-    };
-    // Scale the numeric steps to each parameter's size.
-    let scales = [1e-7, 1e-7, 1e-5, 1e-7, 1e-7, 1e-5, 1e-10, 1e-10, 1e-6];
+    // Each residual and its gradient, analytic: u = num / w with
+    // w = h6 x + h7 y + 1, num on h0..h2 (vertical lines) or h3..h5.
     for _ in 0..PATTERN_ITERATIONS {
-        let r0 = residuals(&theta);
-        let mut jac = nalgebra::DMatrix::<f64>::zeros(r0.len(), 9);
-        for (j, h) in scales.iter().enumerate() {
-            let step = h * theta[j].abs().max(1.0);
-            let mut th = theta;
-            th[j] += step;
-            let r1 = residuals(&th);
-            for (i, (a, b)) in r1.iter().zip(&r0).enumerate() {
-                jac[(i, j)] = (a - b) / step;
-            }
+        let mut jtj = nalgebra::SMatrix::<f64, 9, 9>::zeros();
+        let mut jtr = nalgebra::SVector::<f64, 9>::zeros();
+        for s in &samples {
+            let (x, y) = (s.ideal.x, s.ideal.y);
+            let w = theta[6] * x + theta[7] * y + 1.0;
+            let first = if s.vertical { 0 } else { 3 };
+            let num = theta[first] * x + theta[first + 1] * y + theta[first + 2];
+            let u = num / w;
+            let r = u - (s.at_cells + s.black_side * theta[8]);
+            let mut g = nalgebra::SVector::<f64, 9>::zeros();
+            g[first] = x / w;
+            g[first + 1] = y / w;
+            g[first + 2] = 1.0 / w;
+            g[6] = -u * x / w;
+            g[7] = -u * y / w;
+            g[8] = -s.black_side;
+            jtj += g * g.transpose();
+            jtr += g * r;
         }
-        let r = nalgebra::DVector::from_vec(r0);
-        let jtj = jac.transpose() * &jac;
-        let jtr = jac.transpose() * r;
         let delta = jtj.lu().solve(&(-jtr))?;
-        theta += nalgebra::SVector::<f64, 9>::from_iterator(delta.iter().copied());
+        theta += delta;
     }
     let bias_cells = theta[8];
     let c = obs.corners_px;
@@ -349,6 +361,59 @@ pub fn fit_marker_pattern(
         id: obs.id,
         corners_px: corners,
     })
+}
+
+/// Whether the marker at `obs` shows the pattern `bits` (border included):
+/// the middle of every cell, read in linear light, is below the half-way
+/// level between the darkest and lightest cell means if its bit is black
+/// and above it if white, with at least `min_contrast` between the means.
+pub fn cells_match(
+    image: &LinearImage,
+    obs: &MarkerObservation,
+    bits: &[Vec<bool>],
+    lens: Option<&Lens>,
+    min_contrast: f64,
+) -> bool {
+    let n = bits.len();
+    let nf = n as f64;
+    let to_ideal = |p: Point2<f64>| lens.map_or(p, |l| l.ideal_from_pixel(p));
+    let to_px = |p: Point2<f64>| lens.map_or(p, |l| l.pixel_from_ideal(p));
+    let grid = [
+        Point2::new(0.0, 0.0),
+        Point2::new(nf, 0.0),
+        Point2::new(nf, nf),
+        Point2::new(0.0, nf),
+    ];
+    let ideal: Vec<Point2<f64>> = obs.corners_px.iter().map(|p| to_ideal(*p)).collect();
+    let Some(ideal_from_cells) = super::homography::fit(&grid, &ideal) else {
+        return false;
+    };
+    let mut values = Vec::with_capacity(n * n);
+    for (r, row) in bits.iter().enumerate() {
+        for (c, &black) in row.iter().enumerate() {
+            let centre = Point2::new(c as f64 + 0.5, r as f64 + 0.5);
+            let Some(v) = image.sample(to_px(super::homography::apply(&ideal_from_cells, centre)))
+            else {
+                return false;
+            };
+            values.push((black, v));
+        }
+    }
+    let mean = |want: bool| {
+        let (sum, count) = values
+            .iter()
+            .filter(|(b, _)| *b == want)
+            .fold((0.0, 0usize), |(s, k), (_, v)| (s + v, k + 1));
+        (count > 0).then(|| sum / count as f64)
+    };
+    let (Some(dark), Some(light)) = (mean(true), mean(false)) else {
+        return false;
+    };
+    if light - dark < min_contrast {
+        return false;
+    }
+    let half = (dark + light) / 2.0;
+    values.iter().all(|&(black, v)| (v < half) == black)
 }
 
 #[cfg(test)]
@@ -427,6 +492,24 @@ mod tests {
         let half = (u16::from(row[0]) + u16::from(row[19])) / 2;
         let first_dark = row.iter().position(|&v| u16::from(v) < half).unwrap();
         assert!(10 + first_dark > 20, "{row:?}");
+    }
+
+    #[test]
+    fn the_cells_read_as_the_pattern_only_on_the_marker() {
+        let img = render(20.0, 20.0, 10.0);
+        let lin = LinearImage::new(&img);
+        let at = |x: f64, y: f64| MarkerObservation {
+            id: 0,
+            corners_px: [(x, y), (x + 60.0, y), (x + 60.0, y + 60.0), (x, y + 60.0)]
+                .map(|(x, y)| Point2::new(x, y)),
+        };
+        assert!(cells_match(&lin, &at(20.0, 20.0), &bits(), None, 0.08));
+        // A cell off: the pattern does not read.
+        assert!(!cells_match(&lin, &at(30.0, 20.0), &bits(), None, 0.08));
+        // Another marker's pattern does not read either.
+        let mut other = bits();
+        other[2][2] = !other[2][2];
+        assert!(!cells_match(&lin, &at(20.0, 20.0), &other, None, 0.08));
     }
 
     #[test]

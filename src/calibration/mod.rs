@@ -16,11 +16,13 @@ pub mod kit;
 pub mod layout;
 pub mod lens;
 pub mod lens_calibration;
+pub mod live;
 pub mod pdf;
 pub mod table;
 
 pub use layout::{TableLayout, TableMarker};
 pub use lens::Lens;
+pub use live::{MarkerTracker, SearchKind};
 use nalgebra::Point2;
 pub use table::{LockStatus, MarkerObservation, TableLock, TableMapping};
 
@@ -304,15 +306,31 @@ fn refine_marker(
     m: MarkerObservation,
     lens: Option<&Lens>,
 ) -> MarkerObservation {
-    let Ok(bits) = cv::marker_cells(cv::ArucoDictionary::Dict4x4_50, m.id) else {
-        return m;
-    };
-    let linear = corners::LinearImage::window(gray, pattern_window(&m, bits.len()));
+    fit_marker(gray, &m, lens, false).unwrap_or(m)
+}
+
+/// The pattern fit of a marker from rough corners `m`: `None` when the
+/// pattern cannot be measured there or the refinement wanders further than
+/// one pass may. With `check_cells`, also `None` unless every cell of the
+/// fitted marker reads as its id's pattern (dark cells darker than light
+/// ones): this confirms a marker followed from the last frame without an
+/// ArUco search.
+fn fit_marker(
+    gray: &image::GrayImage,
+    m: &MarkerObservation,
+    lens: Option<&Lens>,
+    check_cells: bool,
+) -> Option<MarkerObservation> {
+    let bits = cv::marker_cells(cv::ArucoDictionary::Dict4x4_50, m.id).ok()?;
+    let linear = corners::LinearImage::window(gray, pattern_window(m, bits.len()));
     let params = corners::EdgeRefineParams::default();
     let mut current = m.clone();
-    for _ in 0..PATTERN_PASSES {
+    for pass in 0..PATTERN_PASSES {
         let Some(next) = corners::fit_marker_pattern(&linear, &current, &bits, lens, &params)
         else {
+            if pass == 0 {
+                return None;
+            }
             break;
         };
         let moved = next
@@ -334,10 +352,12 @@ fn refine_marker(
         .map(|(a, b)| (a - b).norm())
         .fold(0.0, f64::max);
     if total > params.max_shift_px {
-        m
-    } else {
-        current
+        return None;
     }
+    if check_cells && !corners::cells_match(&linear, &current, &bits, lens, params.min_contrast) {
+        return None;
+    }
+    Some(current)
 }
 
 /// The pixels the pattern fit of a marker of `cells` cells a side may

@@ -6,7 +6,10 @@
 //! A third table times the figure detector alone on one thread with each
 //! photo's table mapping locked, as the app runs it on live video (the
 //! markers are searched off the frame path and the mapping is kept between
-//! re-locks, so the top-view maps are made once).
+//! re-locks, so the top-view maps are made once). A fourth times the photos
+//! in order as frames of one live camera: the markers are searched in
+//! windows around where they were on the last frame (see
+//! `calibration::live`), and the detector runs on each frame's own mapping.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +19,7 @@ use anyhow::bail;
 
 use super::detect::{detect_photo, load_params};
 use super::{images, load_camera, load_layout};
-use crate::calibration::{self, Lens};
+use crate::calibration::{self, Lens, MarkerTracker, SearchKind};
 use crate::vision::cv;
 use crate::vision::detect::{Detector, StageTimings};
 use crate::vision::eval::quantile;
@@ -114,6 +117,44 @@ fn time_locked(
     Ok(out)
 }
 
+/// Times the frames as a live camera gives them: in order, the markers
+/// followed from frame to frame by a [`MarkerTracker`] (searched in windows
+/// around their last positions, the whole frame only when those lose them),
+/// then the detector on that frame's own mapping. Returns the timings and
+/// how many timed frames needed a whole-frame marker search.
+fn time_live(
+    detector: &Detector,
+    frames: &[image::RgbImage],
+    lens: Option<&Lens>,
+    runs: usize,
+) -> anyhow::Result<(Vec<StageTimings>, usize)> {
+    let mut tracker = MarkerTracker::new(detector.layout().clone(), lens.cloned());
+    let mut out = Vec::new();
+    let mut whole = 0;
+    for run in 0..=runs {
+        for f in frames {
+            let t0 = Instant::now();
+            let mapping = tracker.table_rgb(f);
+            let markers_ms = t0.elapsed().as_secs_f64() * 1e3;
+            let mut timings = StageTimings {
+                markers: markers_ms,
+                total: markers_ms,
+                ..StageTimings::default()
+            };
+            if let Ok(m) = &mapping {
+                timings = detector.detect(f, m)?.timings;
+                timings.markers = markers_ms;
+                timings.total += markers_ms;
+            }
+            if run > 0 {
+                out.push(timings);
+                whole += usize::from(tracker.last_search == Some(SearchKind::Whole));
+            }
+        }
+    }
+    Ok((out, whole))
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let layout = load_layout(args.layout.as_deref())?;
     let lens = load_camera(args.camera.as_deref())?;
@@ -139,6 +180,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     print_table(
         "one thread, mapping locked (live video: markers off the frame path)",
         &locked,
+    );
+    let (live, whole) = time_live(&detector, &frames, lens.as_ref(), args.runs)?;
+    print_table(
+        "one thread, live video (markers followed from frame to frame, in order)",
+        &live,
+    );
+    println!(
+        "  markers searched over the whole frame on {whole} of {} timed frames",
+        live.len()
     );
 
     cv::set_threads(0)?;

@@ -60,6 +60,150 @@ pub fn remap_rgb(
         .ok_or_else(|| VisionError::OpenCv("remap returned an image of the wrong size".into()))
 }
 
+/// Fractional bits of OpenCV's fixed-point remap positions (`INTER_BITS`).
+const REMAP_FRAC_BITS: i32 = 5;
+const REMAP_FRAC_STEPS: f32 = (1 << REMAP_FRAC_BITS) as f32;
+const REMAP_FRAC_MASK: i32 = (1 << REMAP_FRAC_BITS) - 1;
+
+/// Remap maps in OpenCV's fixed-point form (`convertMaps` to `CV_16SC2`
+/// plus `CV_16UC1`): per output pixel, the whole source pixel and a 1/32
+/// pixel fraction in each direction. A bilinear remap through float maps
+/// rounds them to exactly this form on every call; holding them converted
+/// skips that step, and they are built without the float maps.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FixedMaps {
+    width: u32,
+    height: u32,
+    /// Whole source pixel, x then y, per output pixel.
+    whole_xy: Vec<i16>,
+    /// `(fy << 5) | fx` per output pixel.
+    frac: Vec<u16>,
+}
+
+impl FixedMaps {
+    /// Maps for a `width` x `height` output, every pixel at the source's
+    /// origin until [`FixedMaps::set_row`] fills it.
+    pub fn with_size(width: u32, height: u32) -> Self {
+        let n = width as usize * height as usize;
+        Self {
+            width,
+            height,
+            whole_xy: vec![0; 2 * n],
+            frac: vec![0; n],
+        }
+    }
+
+    /// Sets the source positions of output row `j` (`xs` and `ys` hold one
+    /// per column), rounded as OpenCV rounds float maps: to the nearest
+    /// 1/32 pixel, ties to even. A row outside the maps is ignored.
+    pub fn set_row(&mut self, j: usize, xs: &[f32], ys: &[f32]) {
+        let w = self.width as usize;
+        let (Some(whole), Some(frac)) = (
+            self.whole_xy.get_mut(2 * j * w..2 * (j + 1) * w),
+            self.frac.get_mut(j * w..(j + 1) * w),
+        ) else {
+            return;
+        };
+        // Indexed over slices cut to one length, so that the loop has no
+        // bounds checks and vectorises (with interleaved stores).
+        let n = w.min(xs.len()).min(ys.len());
+        let (whole, frac, xs, ys) = (&mut whole[..2 * n], &mut frac[..n], &xs[..n], &ys[..n]);
+        for i in 0..n {
+            let ix = round_ties_even(xs[i] * REMAP_FRAC_STEPS);
+            let iy = round_ties_even(ys[i] * REMAP_FRAC_STEPS);
+            // In the i16 range by the clamp.
+            whole[2 * i] = (ix >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
+            whole[2 * i + 1] = (iy >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
+            // Both fractions are below 32, so the sum fits.
+            frac[i] = (((iy & REMAP_FRAC_MASK) << REMAP_FRAC_BITS) | (ix & REMAP_FRAC_MASK)) as u16;
+        }
+    }
+
+    /// The fixed-point form of float maps (row-major, `width` x `height`).
+    pub fn from_float(map_x: &[f32], map_y: &[f32], width: u32, height: u32) -> Self {
+        let mut maps = Self::with_size(width, height);
+        let w = (width as usize).max(1);
+        for (j, (xs, ys)) in map_x.chunks(w).zip(map_y.chunks(w)).enumerate() {
+            maps.set_row(j, xs, ys);
+        }
+        maps
+    }
+
+    fn is_complete(&self) -> bool {
+        self.frac.len() == self.width as usize * self.height as usize
+            && self.whole_xy.len() == 2 * self.frac.len()
+    }
+}
+
+/// `v.round_ties_even() as i32` without a libm call (which it is on a
+/// baseline x86-64 build): adding and taking away 1.5 * 2^23 leaves no
+/// fraction bits, and the float unit rounds ties to even. Values beyond
+/// 2^22 (far outside any frame) are clamped first; NaN gives 0.
+#[inline]
+fn round_ties_even(v: f32) -> i32 {
+    const SHIFT: f32 = 12_582_912.0; // 1.5 * 2^23
+    const LIMIT: f32 = 4_194_304.0; // 2^22
+    // NaN stays NaN here and is mapped to 0 below.
+    let clamped = v.clamp(-LIMIT, LIMIT);
+    // With |v| <= 2^22, v + 1.5 * 2^23 lies in [2^23, 2^24): its mantissa
+    // holds the rounded value plus 2^22 exactly, so the bit patterns differ
+    // by the integer (no float-to-int conversion, which would not vectorise).
+    let rounded = (clamped + SHIFT).to_bits() as i32 - SHIFT.to_bits() as i32;
+    if v.is_nan() { 0 } else { rounded }
+}
+
+/// Bilinear remap of an RGB image through fixed-point maps; samples outside
+/// the source are black. The same pixels as [`remap_rgb`] through the float
+/// maps the fixed ones were made from.
+pub fn remap_rgb_fixed(src: &RgbImage, maps: &FixedMaps) -> Result<RgbImage, VisionError> {
+    if !maps.is_complete() {
+        return Err(VisionError::OpenCv(
+            "remap maps do not cover the output".into(),
+        ));
+    }
+    let rows = to_i32(src.height())?;
+    let flat = Mat::from_slice(src.as_raw()).map_err(cv_err)?;
+    let src_mat = flat.reshape(3, rows).map_err(cv_err)?;
+    let (out_rows, out_cols) = (to_i32(maps.height)?, to_i32(maps.width)?);
+    let whole = Mat::from_slice(&maps.whole_xy).map_err(cv_err)?;
+    let whole = whole.reshape(2, out_rows).map_err(cv_err)?;
+    let frac = Mat::from_slice(&maps.frac).map_err(cv_err)?;
+    let frac = frac.reshape(1, out_rows).map_err(cv_err)?;
+    // OpenCV's bilinear remap has a vector path for four channels only:
+    // padding to RGBA and back costs less than the three-channel loop.
+    let mut src4 = Mat::default();
+    imgproc::cvt_color_def(&src_mat, &mut src4, imgproc::COLOR_RGB2RGBA).map_err(cv_err)?;
+    let mut dst4 = Mat::default();
+    imgproc::remap(
+        &src4,
+        &mut dst4,
+        &whole,
+        &frac,
+        imgproc::INTER_LINEAR,
+        cvcore::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )
+    .map_err(cv_err)?;
+    // The RGB result is written straight into the output image's buffer.
+    let mut out = vec![0u8; maps.frac.len() * 3];
+    let out_ptr = out.as_ptr();
+    let written_in_place = {
+        let mut dst =
+            Mat::new_rows_cols_with_bytes_mut::<cvcore::Vec3b>(out_rows, out_cols, &mut out)
+                .map_err(cv_err)?;
+        imgproc::cvt_color_def(&dst4, &mut dst, imgproc::COLOR_RGBA2RGB).map_err(cv_err)?;
+        if dst.data() == out_ptr {
+            None
+        } else {
+            // OpenCV reallocated (it should not for the same size and type).
+            Some(dst.data_bytes().map_err(cv_err)?.to_vec())
+        }
+    };
+    let bytes = written_in_place.unwrap_or(out);
+    RgbImage::from_raw(maps.width, maps.height, bytes)
+        .ok_or_else(|| VisionError::OpenCv("remap returned an image of the wrong size".into()))
+}
+
 /// One thing to draw on an annotated photo.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mark {
@@ -189,6 +333,37 @@ mod tests {
         let out = remap_rgb(&src, &mx, &my, w, h).unwrap();
         assert_eq!(out.get_pixel(2, 1).0, [200, 100, 50]);
         assert_eq!(out.get_pixel(3, 1).0, [0, 0, 0]);
+    }
+
+    #[test]
+    fn rounding_is_to_the_nearest_with_ties_to_even() {
+        for v in [
+            0.5f32, 1.5, 2.5, -0.5, -1.5, 0.49, 0.51, -2.7, 1234.5, 1e9, -1e9,
+        ] {
+            let want = v.clamp(-4_194_304.0, 4_194_304.0).round_ties_even() as i32;
+            assert_eq!(round_ties_even(v), want, "{v}");
+        }
+        assert_eq!(round_ties_even(f32::NAN), 0);
+    }
+
+    #[test]
+    fn fixed_point_maps_give_the_float_maps_pixels() {
+        let src = RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([(x * 4) as u8, (y * 5) as u8, ((x * y) % 251) as u8])
+        });
+        let (w, h) = (40u32, 30u32);
+        let mut mx = Vec::new();
+        let mut my = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                // Fractions of every kind, a few samples off the source.
+                mx.push(x as f32 * 1.37 - 3.3 + (y as f32) * 0.011);
+                my.push(y as f32 * 1.61 - 0.7 + (x as f32) * 0.023);
+            }
+        }
+        let float = remap_rgb(&src, &mx, &my, w, h).unwrap();
+        let fixed = remap_rgb_fixed(&src, &FixedMaps::from_float(&mx, &my, w, h)).unwrap();
+        assert_eq!(float, fixed);
     }
 
     #[test]

@@ -583,9 +583,63 @@ fn erode(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
 }
 
 fn morph(mask: &[bool], w: usize, h: usize, r: usize, any: bool) -> Vec<bool> {
-    if r == 0 {
+    if r == 0 || w == 0 || h == 0 || mask.len() != w * h {
         return mask.to_vec();
     }
+    // Down the columns, then along the rows as columns of the transpose:
+    // the filter is separable and each pass keeps a running count per
+    // column, so the cost does not grow with `r` and the inner loops run
+    // over whole rows.
+    let down = morph_columns(mask, w, h, r, any);
+    let across = morph_columns(&transpose(&down, w, h), h, w, r, any);
+    transpose(&across, h, w)
+}
+
+/// `mask` (`w` x `h`, row-major) transposed.
+fn transpose(mask: &[bool], w: usize, h: usize) -> Vec<bool> {
+    let mut out = vec![false; w * h];
+    for (j, row) in mask.chunks_exact(w).enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            out[i * h + j] = v;
+        }
+    }
+    out
+}
+
+/// [`morph`] along the columns only: a running count of the set cells in
+/// each column's window, updated a whole row at a time.
+fn morph_columns(mask: &[bool], w: usize, h: usize, r: usize, any: bool) -> Vec<bool> {
+    let row = |j: usize| &mask[j * w..(j + 1) * w];
+    let mut count = vec![0u32; w];
+    for j in 0..r.min(h) {
+        for (c, &v) in count.iter_mut().zip(row(j)) {
+            *c += u32::from(v);
+        }
+    }
+    let mut out = vec![false; w * h];
+    for (j, out_row) in out.chunks_exact_mut(w).enumerate() {
+        if j + r < h {
+            for (c, &v) in count.iter_mut().zip(row(j + r)) {
+                *c += u32::from(v);
+            }
+        }
+        if j > r {
+            for (c, &v) in count.iter_mut().zip(row(j - r - 1)) {
+                *c -= u32::from(v);
+            }
+        }
+        // Cells of the window inside the grid (`u32` as the counts).
+        let window = ((j + r).min(h - 1) + 1 - j.saturating_sub(r)) as u32;
+        for (o, &c) in out_row.iter_mut().zip(&count) {
+            *o = if any { c > 0 } else { c == window };
+        }
+    }
+    out
+}
+
+/// The plain definition of [`morph`], to test it against.
+#[cfg(test)]
+fn morph_reference(mask: &[bool], w: usize, h: usize, r: usize, any: bool) -> Vec<bool> {
     let pass = |src: &[bool], along_rows: bool| -> Vec<bool> {
         let mut out = vec![false; w * h];
         for j in 0..h {
@@ -911,6 +965,28 @@ mod tests {
                 .find(&top, &view, [1.0; 3], &layout, &[])
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn morphology_with_running_counts_is_the_plain_filter() {
+        // A fixed pseudo-random mask, odd sizes, radii up to past the size.
+        let (w, h) = (23, 17);
+        let mut state = 12345u32;
+        let mask: Vec<bool> = (0..w * h)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 16).is_multiple_of(3)
+            })
+            .collect();
+        for r in [0, 1, 2, 3, 5, 16, 30] {
+            for any in [true, false] {
+                assert_eq!(
+                    morph(&mask, w, h, r, any),
+                    morph_reference(&mask, w, h, r, any),
+                    "r {r} any {any}"
+                );
+            }
+        }
     }
 
     #[test]

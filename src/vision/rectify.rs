@@ -194,6 +194,44 @@ impl TopView {
         lens: Option<&Lens>,
         grid_px: u32,
     ) -> (Vec<f32>, Vec<f32>) {
+        let n = self.width_px as usize * self.height_px as usize;
+        let (mut map_x, mut map_y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        self.source_rows(pose, lens, grid_px, |_, xs, ys| {
+            map_x.extend_from_slice(xs);
+            map_y.extend_from_slice(ys);
+        });
+        (map_x, map_y)
+    }
+
+    /// [`TopView::maps`] in OpenCV's fixed-point form, made a row at a time
+    /// without the whole float maps: the same pixels, a cheaper remap.
+    pub fn fixed_maps(
+        &self,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+    ) -> cv::FixedMaps {
+        let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
+        self.source_rows(pose, lens, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
+        maps
+    }
+
+    /// Calls `put_row(j, xs, ys)` with the source pixels of each view row:
+    /// exact on a grid of `grid_px`, bilinear in between.
+    fn source_rows(
+        &self,
+        pose: &CameraPose,
+        lens: Option<&Lens>,
+        grid_px: u32,
+        put_row: impl FnMut(usize, &[f32], &[f32]),
+    ) {
+        let nodes = self.map_nodes(pose, lens, grid_px);
+        self.rows_from_nodes(&nodes, grid_px, put_row);
+    }
+
+    /// The exact source pixels of the map grid's nodes, row-major, on a
+    /// grid of `grid_px` that reaches one node past the view's far sides.
+    fn map_nodes(&self, pose: &CameraPose, lens: Option<&Lens>, grid_px: u32) -> Vec<(f64, f64)> {
         let g = grid_px.max(1) as usize;
         let (w, h) = (self.width_px as usize, self.height_px as usize);
         let gw = (w - 1) / g + 2;
@@ -209,18 +247,29 @@ impl TopView {
                 nodes[gj * gw + gi] = (px.x, px.y);
             }
         }
-        let mut map_x = vec![0f32; w * h];
-        let mut map_y = vec![0f32; w * h];
+        nodes
+    }
+
+    /// [`TopView::source_rows`] from the grid nodes of [`TopView::map_nodes`].
+    fn rows_from_nodes(
+        &self,
+        nodes: &[(f64, f64)],
+        grid_px: u32,
+        mut put_row: impl FnMut(usize, &[f32], &[f32]),
+    ) {
+        let g = grid_px.max(1) as usize;
+        let (w, h) = (self.width_px as usize, self.height_px as usize);
+        let gw = (w - 1) / g + 2;
+        if nodes.len() < gw * ((h - 1) / g + 2) {
+            return;
+        }
         // Row by row: the node row pair is blended once per output row, then
         // each grid cell of the row is filled from its two blended ends.
         let inv = 1.0 / g as f64;
         let fx: Vec<f64> = (0..g).map(|k| k as f64 * inv).collect();
         let mut row_nodes = vec![(0.0f64, 0.0f64); gw];
-        for (j, (row_x, row_y)) in map_x
-            .chunks_exact_mut(w)
-            .zip(map_y.chunks_exact_mut(w))
-            .enumerate()
-        {
+        let (mut row_x, mut row_y) = (vec![0f32; w], vec![0f32; w]);
+        for j in 0..h {
             let gj = j / g;
             let fy = (j % g) as f64 * inv;
             let upper = &nodes[gj * gw..(gj + 1) * gw];
@@ -240,16 +289,18 @@ impl TopView {
                     *oy = (a.1 + dy * f) as f32;
                 }
             }
+            put_row(j, &row_x, &row_y);
         }
-        (map_x, map_y)
     }
 
     /// Resamples a frame into the top view.
     ///
     /// The maps depend only on the pose, the lens, the view and the frame
-    /// size. A live camera's table mapping stays locked for many frames, so
-    /// the last maps are kept (per thread) and used again while all of
-    /// these are bit for bit the same.
+    /// size. A live camera's mapping is refitted on every frame but moves by
+    /// a few hundredths of a pixel while the camera stands still, so the
+    /// last maps are kept (per thread) and used again while the view and
+    /// frame sizes are the same and no grid node of the maps has moved more
+    /// than [`MAP_REUSE_PX`], well inside what the mapping is known to.
     pub fn render(
         &self,
         frame: &RgbImage,
@@ -257,36 +308,38 @@ impl TopView {
         lens: Option<&Lens>,
         grid_px: u32,
     ) -> Result<RgbImage, VisionError> {
-        let key = self.maps_key(frame, pose, lens, grid_px);
+        let key = self.maps_key(frame, grid_px);
+        let nodes = self.map_nodes(pose, lens, grid_px);
         let cached = MAPS.with(|m| {
             m.borrow()
                 .as_ref()
-                .filter(|(k, _)| *k == key)
-                .map(|(_, maps)| std::rc::Rc::clone(maps))
+                .filter(|kept| kept.key == key && nodes_within(&kept.nodes, &nodes, MAP_REUSE_PX))
+                .map(|kept| std::rc::Rc::clone(&kept.maps))
         });
         let maps = match cached {
             Some(maps) => maps,
             None => {
-                let maps = std::rc::Rc::new(self.maps(pose, lens, grid_px));
-                MAPS.with(|m| *m.borrow_mut() = Some((key, std::rc::Rc::clone(&maps))));
+                let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
+                self.rows_from_nodes(&nodes, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
+                let maps = std::rc::Rc::new(maps);
+                MAPS.with(|m| {
+                    *m.borrow_mut() = Some(KeptMaps {
+                        key,
+                        nodes,
+                        maps: std::rc::Rc::clone(&maps),
+                    });
+                });
                 maps
             }
         };
-        cv::remap_rgb(frame, &maps.0, &maps.1, self.width_px, self.height_px)
+        cv::remap_rgb_fixed(frame, &maps)
     }
 
-    /// Everything the maps depend on, as bits.
-    fn maps_key(
-        &self,
-        frame: &RgbImage,
-        pose: &CameraPose,
-        lens: Option<&Lens>,
-        grid_px: u32,
-    ) -> Vec<u64> {
-        let mut key: Vec<u64> = pose
-            .ideal_from_plane(self.plane_z_in)
+    /// The sizes the maps are made for, as bits (the pose and the lens are
+    /// compared through the map nodes).
+    fn maps_key(&self, frame: &RgbImage, grid_px: u32) -> Vec<u64> {
+        let mut key: Vec<u64> = [self.px_per_in, self.depth_in, self.plane_z_in]
             .iter()
-            .chain([self.px_per_in, self.depth_in].iter())
             .map(|v| v.to_bits())
             .collect();
         key.extend([
@@ -296,18 +349,36 @@ impl TopView {
             u64::from(frame.width()),
             u64::from(frame.height()),
         ]);
-        if let Some(l) = lens {
-            key.extend(l.k.iter().chain(l.dist.iter()).map(|v| v.to_bits()));
-        }
         key
     }
 }
 
+/// Kept maps are used again while no node moved further than this, pixels.
+/// A live refit of the table mapping jitters by a few hundredths of a pixel
+/// (the marker corners' own noise; the mapping's residual is about 0.05 px)
+/// and remaking the maps for that is most of the top view's cost on a
+/// cache miss. A tenth of a pixel is 0.005 in at 20 px/in, a third of the
+/// mapping's leave-one-out corner error; a drift beyond it remakes the maps.
+pub const MAP_REUSE_PX: f64 = 0.1;
+
+/// Whether every node of `b` is within `tol` pixels (in x and in y) of the
+/// same node of `a`.
+fn nodes_within(a: &[(f64, f64)], b: &[(f64, f64)], tol: f64) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(p, q)| (p.0 - q.0).abs() <= tol && (p.1 - q.1).abs() <= tol)
+}
+
+/// The last remap maps of a thread and what they were made for.
+struct KeptMaps {
+    key: Vec<u64>,
+    nodes: Vec<(f64, f64)>,
+    maps: std::rc::Rc<cv::FixedMaps>,
+}
+
 thread_local! {
-    /// The last remap maps of this thread and what they were made for.
-    #[allow(clippy::type_complexity)] // reason: a key and its value, used in one place
-    static MAPS: std::cell::RefCell<Option<(Vec<u64>, std::rc::Rc<(Vec<f32>, Vec<f32>)>)>> =
-        const { std::cell::RefCell::new(None) };
+    static MAPS: std::cell::RefCell<Option<KeptMaps>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Bilinear sample of an RGB image at a pixel position; `None` outside.
@@ -486,7 +557,7 @@ mod tests {
     }
 
     #[test]
-    fn kept_maps_are_used_only_for_the_same_pose() {
+    fn kept_maps_are_used_again_only_for_nearly_the_same_pose() {
         let (mapping, layout, _, _) = synthetic_mapping();
         let view = TopView::new(&layout, 4.0, 0.1);
         let frame = RgbImage::from_fn(1920, 1080, |x, y| {
@@ -502,8 +573,25 @@ mod tests {
         for p in [&pose, &pose, &moved, &pose] {
             let top = view.render(&frame, p, mapping.lens.as_ref(), 8).unwrap();
             assert_eq!(top, fresh(p));
+            // The fixed-point maps are the float maps rounded as OpenCV does.
+            let (mx, my) = view.maps(p, mapping.lens.as_ref(), 8);
+            assert_eq!(
+                view.fixed_maps(p, mapping.lens.as_ref(), 8),
+                cv::FixedMaps::from_float(&mx, &my, view.width_px, view.height_px)
+            );
         }
         assert_ne!(fresh(&pose), fresh(&moved));
+        // A refit that moves the maps by far less than a pixel keeps them:
+        // the picture is the one made for the first pose.
+        let mut jitter = pose.clone();
+        jitter.camera_from_table_t.x += 1e-7;
+        view.render(&frame, &pose, mapping.lens.as_ref(), 8)
+            .unwrap();
+        assert_eq!(
+            view.render(&frame, &jitter, mapping.lens.as_ref(), 8)
+                .unwrap(),
+            fresh(&pose)
+        );
     }
 
     #[test]
