@@ -159,7 +159,19 @@ impl Detector {
         let ring_px =
             std::f64::consts::PI * (radius * radius - inner * inner) * p.rectify.px_per_in.powi(2);
         let min_count = (p.candidates.min_component_share * ring_px).ceil() as usize;
-        let comps = segment::components(&seg, min_count);
+        // A faint band may break into arcs each short of a component; such
+        // pieces (a quarter of a component and up) are taken together.
+        let (mut comps, pieces): (Vec<_>, Vec<_>) =
+            segment::components(&seg, (min_count / 4).max(1))
+                .into_iter()
+                .partition(|c| c.count >= min_count);
+        let px = p.rectify.px_per_in;
+        comps.extend(segment::join_pieces(
+            &pieces,
+            (p.candidates.piece_gap_in * px).round() as usize,
+            ((p.kit.foot_diameter_in + p.kit.band_width_in) * px).ceil() as usize,
+            min_count,
+        ));
         let segmentation = ms_since(t1);
 
         let t2 = Instant::now();

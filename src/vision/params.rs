@@ -116,6 +116,11 @@ pub struct CandidateParams {
     /// this far beyond the edge, inches (a neighbour's band is narrower).
     pub outer_far_in: f64,
     pub min_component_share: f64,
+    /// Pieces of one band smaller than a component (a faint ring broken
+    /// by a few unlabelled pixels) are taken together when their boxes
+    /// are this close, inches, and together span no more than a round
+    /// base.
+    pub piece_gap_in: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -243,6 +248,7 @@ struct RawCandidates {
     max_outer_score_filled: F,
     outer_far_in: F,
     min_component_share: F,
+    piece_gap_in: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -501,6 +507,7 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
+            piece_gap_in: c.num("candidates.piece_gap_in", &ca.piece_gap_in, 0.0, 1.0),
         };
         let f = &raw.fit;
         let fit = FitParams {

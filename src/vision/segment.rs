@@ -641,6 +641,86 @@ pub fn components(seg: &Segmentation, min_count: usize) -> Vec<Component> {
     out
 }
 
+/// Gap between two inclusive boxes, pixels: the larger of the column and
+/// row gaps (0 when they overlap or touch).
+fn box_gap(a: &[usize; 4], b: &[usize; 4]) -> usize {
+    let gi = b[0].saturating_sub(a[2]).max(a[0].saturating_sub(b[2]));
+    let gj = b[1].saturating_sub(a[3]).max(a[1].saturating_sub(b[3]));
+    gi.max(gj).saturating_sub(1)
+}
+
+/// `a` and `b` as one component.
+fn merged(a: &Component, b: &Component) -> Component {
+    let (na, nb) = (a.count as f64, b.count as f64);
+    let n = na + nb;
+    let mean = (
+        (a.mean.0 * na + b.mean.0 * nb) / n,
+        (a.mean.1 * na + b.mean.1 * nb) / n,
+    );
+    // Second moments about the joint mean: each part's own plus the shift
+    // of its mean.
+    let part = |c: &Component, w: f64| {
+        let (di, dj) = (c.mean.0 - mean.0, c.mean.1 - mean.1);
+        (
+            w * (c.cov.0 + di * di),
+            w * (c.cov.1 + di * dj),
+            w * (c.cov.2 + dj * dj),
+        )
+    };
+    let (pa, pb) = (part(a, na), part(b, nb));
+    Component {
+        label: a.label,
+        count: a.count + b.count,
+        bbox: [
+            a.bbox[0].min(b.bbox[0]),
+            a.bbox[1].min(b.bbox[1]),
+            a.bbox[2].max(b.bbox[2]),
+            a.bbox[3].max(b.bbox[3]),
+        ],
+        mean,
+        cov: ((pa.0 + pb.0) / n, (pa.1 + pb.1) / n, (pa.2 + pb.2) / n),
+    }
+}
+
+/// Pieces of one colour too small to be a component on their own, taken
+/// together: a faint band that a few unlabelled pixels break into arcs is
+/// a base all the same. Pieces of one label join (largest first) while
+/// their boxes are within `gap_px` of each other and the group spans no
+/// more than `max_span_px`; groups of `min_count` pixels or more are
+/// returned.
+pub fn join_pieces(
+    pieces: &[Component],
+    gap_px: usize,
+    max_span_px: usize,
+    min_count: usize,
+) -> Vec<Component> {
+    let mut order: Vec<&Component> = pieces.iter().collect();
+    order.sort_by(|a, b| b.count.cmp(&a.count));
+    let mut groups: Vec<(Component, usize)> = Vec::new();
+    for p in order {
+        let home = groups.iter_mut().find(|(g, _)| {
+            if g.label != p.label || box_gap(&g.bbox, &p.bbox) > gap_px {
+                return false;
+            }
+            let w = g.bbox[2].max(p.bbox[2]) - g.bbox[0].min(p.bbox[0]) + 1;
+            let h = g.bbox[3].max(p.bbox[3]) - g.bbox[1].min(p.bbox[1]) + 1;
+            w.max(h) <= max_span_px
+        });
+        match home {
+            Some((g, members)) => {
+                *g = merged(g, p);
+                *members += 1;
+            }
+            None => groups.push((p.clone(), 1)),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(g, members)| *members > 1 && g.count >= min_count)
+        .map(|(g, _)| g)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -803,5 +883,51 @@ mod tests {
         let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
         assert!(seg.labels[30 * 60 + 30] == NONE);
         assert_eq!(seg.labels[47 * 60 + 30], label_of(EdgeColour::Red));
+    }
+
+    fn piece(label: u8, bbox: [usize; 4], count: usize) -> Component {
+        Component {
+            label,
+            count,
+            bbox,
+            mean: (
+                (bbox[0] + bbox[2]) as f64 / 2.0,
+                (bbox[1] + bbox[3]) as f64 / 2.0,
+            ),
+            cov: (1.0, 0.0, 1.0),
+        }
+    }
+
+    #[test]
+    fn arcs_of_one_broken_ring_join() {
+        // Three arcs of a ring 21 px across, as a faint band on a mat of its
+        // colour breaks up; each is short of a component.
+        let arcs = [
+            piece(1, [257, 324, 264, 330], 26),
+            piece(1, [272, 324, 277, 333], 28),
+            piece(1, [261, 337, 275, 341], 33),
+        ];
+        let joined = join_pieces(&arcs, 8, 24, 34);
+        assert_eq!(joined.len(), 1);
+        assert_eq!(joined[0].count, 87);
+        assert_eq!(joined[0].bbox, [257, 324, 277, 341]);
+        let m = joined[0].mean;
+        assert!((m.0 - (26.0 * 260.5 + 28.0 * 274.5 + 33.0 * 268.0) / 87.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pieces_apart_of_other_colours_or_too_wide_stay_apart() {
+        let a = piece(1, [100, 100, 106, 104], 20);
+        // Another colour beside it.
+        let b = piece(2, [108, 100, 114, 104], 20);
+        // Its colour, but beyond the gap.
+        let c = piece(1, [120, 100, 126, 104], 20);
+        assert!(join_pieces(&[a.clone(), b, c], 8, 24, 34).is_empty());
+        // Close pieces whose group would be wider than a base.
+        let d = piece(1, [108, 100, 130, 104], 20);
+        assert!(join_pieces(&[a.clone(), d], 8, 24, 34).is_empty());
+        // Together still too few pixels for a ring.
+        let e = piece(1, [108, 100, 112, 104], 10);
+        assert!(join_pieces(&[a, e], 8, 24, 34).is_empty());
     }
 }
