@@ -55,40 +55,27 @@ fn measure() -> Summary {
     all
 }
 
-/// Floors that the detector holds today: a regression guard while the
-/// issue's targets (below) are not all met.
+/// The issue's targets (recall and precision >= 0.99, edge colour >= 0.99,
+/// foot or mounted all right, position median <= 0.03 in and p95 <= 0.08
+/// in, facing median <= 4 and p95 <= 10 degrees, a facing for >= 95%), and
+/// where the detector measured better than a target (facing p95 8.2
+/// degrees, given for 0.96), that as a floor against regressions.
 #[test]
-fn detector_holds_its_measured_accuracy() {
+fn detector_meets_the_issue_targets() {
     let s = measure();
-    assert!(s.recall() >= 0.98, "recall {}", s.recall());
+    assert!(s.recall() >= 0.99, "recall {}", s.recall());
     assert!(s.precision() >= 0.99, "precision {}", s.precision());
     assert!(s.edge_accuracy() >= 0.99, "edge {}", s.edge_accuracy());
-    assert!(s.base_accuracy() >= 0.999, "base {}", s.base_accuracy());
-    assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
-    assert!(quantile(&s.position_errors_in, 0.95) <= 0.08);
-    assert!(quantile(&s.facing_errors_deg, 0.5) <= 4.0);
-    assert!(quantile(&s.facing_errors_deg, 0.95) <= 9.0);
+    assert!(s.base_accuracy() >= 1.0, "base {}", s.base_accuracy());
+    let pos = |q| quantile(&s.position_errors_in, q);
+    assert!(pos(0.5) <= 0.03, "position median {}", pos(0.5));
+    assert!(pos(0.95) <= 0.08, "position p95 {}", pos(0.95));
+    let facing = |q| quantile(&s.facing_errors_deg, q);
+    assert!(facing(0.5) <= 4.0, "facing median {}", facing(0.5));
+    assert!(facing(0.95) <= 9.0, "facing p95 {}", facing(0.95));
     assert!(
         s.facing_given() >= 0.96,
         "facing given {}",
         s.facing_given()
     );
-}
-
-/// The issue's targets. Not all met yet (recall 0.986 falls short: pale or
-/// dim bands on a mat of their colour, bases against terrain; the facing
-/// targets hold, 0.967 given): run with `--ignored` to see where it stands.
-#[test]
-#[ignore = "issue 3 targets not yet met: recall"]
-fn detector_meets_the_issue_targets() {
-    let s = measure();
-    assert!(s.recall() >= 0.99, "recall {}", s.recall());
-    assert!(s.precision() >= 0.99, "precision {}", s.precision());
-    assert!(s.edge_accuracy() >= 0.99);
-    assert!(s.base_accuracy() >= 1.0);
-    assert!(quantile(&s.position_errors_in, 0.5) <= 0.03);
-    assert!(quantile(&s.position_errors_in, 0.95) <= 0.08);
-    assert!(quantile(&s.facing_errors_deg, 0.5) <= 4.0);
-    assert!(quantile(&s.facing_errors_deg, 0.95) <= 10.0);
-    assert!(s.facing_given() >= 0.95);
 }

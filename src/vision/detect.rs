@@ -263,7 +263,7 @@ impl Detector {
         let feet: Vec<FootFit> = surface
             .foot_candidates(comp)
             .into_iter()
-            .filter_map(|(c, score)| surface.fit_foot(c, comp.label, score))
+            .filter_map(|cand| surface.fit_foot(&cand, comp.label))
             .collect();
         let rects: Vec<RectFit> = surface
             .rect_candidates(comp)

@@ -159,6 +159,17 @@ fn solve3(a: &Matrix3<f64>, b: &Vector3<f64>) -> Option<Vector3<f64>> {
     a.try_inverse().map(|inv| inv * b)
 }
 
+/// Where a round base may stand, from the ring test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FootCandidate {
+    pub center: Point2<f64>,
+    /// Share of the ring's samples in the band colour less its inside's.
+    pub score: f64,
+    /// The band is labelled on fewer samples than `candidates.min_ring_score`
+    /// asks (but `candidates.faint_ring_score` or more).
+    pub faint: bool,
+}
+
 impl Surface<'_> {
     fn radius_in(&self) -> f64 {
         self.params.kit.foot_diameter_in / 2.0
@@ -253,7 +264,7 @@ impl Surface<'_> {
     /// (at most `max_outer_score`) and inside (at most `max_inner_score`,
     /// unless the outside is clear); counting stops as soon as a centre
     /// cannot pass.
-    pub fn foot_candidates(&self, comp: &Component) -> Vec<(Point2<f64>, f64)> {
+    pub fn foot_candidates(&self, comp: &Component) -> Vec<FootCandidate> {
         let s = self.view.px_per_in;
         let span_in = ((comp.bbox[2] - comp.bbox[0]).max(comp.bbox[3] - comp.bbox[1])) as f64 / s;
         // A base may touch a large patch of its band's colour (a hand,
@@ -277,7 +288,11 @@ impl Surface<'_> {
         let mut cache = self.probe_cache();
         let probes = cache.get(PatternKind::Ring, || self.probes(self.ring_pattern()));
         keep_cache(cache);
-        let need_ring = need_for(cp.min_ring_score, probes.ring.len());
+        let need_ring = need_for(
+            cp.faint_ring_score.min(cp.min_ring_score),
+            probes.ring.len(),
+        );
+        let strong_ring = need_for(cp.min_ring_score, probes.ring.len());
         let Some(max_outer) = limit_for(cp.max_outer_score, probes.outer.len()) else {
             return Vec::new();
         };
@@ -286,11 +301,22 @@ impl Surface<'_> {
         let (n_ring, n_inner) = (probes.ring.len() as f64, probes.inner.len() as f64);
         let seg = self.seg;
         // A ring's centre lies within its pixels' box, or just outside when
-        // part of the ring is hidden.
+        // part of the ring is hidden; when only an arc shows (a box narrower
+        // than the ring), up to a radius beyond the arc's far side.
         let pad = (self.params.kit.band_width_in * s).ceil() as i64;
+        let r_px = (self.radius_in() * s).ceil() as i64;
+        let span = |lo: usize, hi: usize| {
+            let (lo, hi) = (lo as i64, hi as i64);
+            (
+                (lo - pad).min(hi - r_px - pad),
+                (hi + pad).max(lo + r_px + pad),
+            )
+        };
+        let (j0, j1) = span(comp.bbox[1], comp.bbox[3]);
+        let (i0, i1) = span(comp.bbox[0], comp.bbox[2]);
         let mut scored = Vec::new();
-        for j in comp.bbox[1] as i64 - pad..=comp.bbox[3] as i64 + pad {
-            for i in comp.bbox[0] as i64 - pad..=comp.bbox[2] as i64 + pad {
+        for j in j0..=j1 {
+            for i in i0..=i1 {
                 let label = comp.label;
                 if large
                     && (seg.label_at(i, j) == label
@@ -316,15 +342,20 @@ impl Surface<'_> {
                     continue;
                 }
                 let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
-                scored.push((c, ring as f64 / n_ring - inner as f64 / n_inner));
+                let faint = ring < strong_ring;
+                scored.push((c, ring as f64 / n_ring - inner as f64 / n_inner, faint));
             }
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         let min_sep = NMS_SHARE * self.params.kit.foot_diameter_in;
-        let mut kept: Vec<(Point2<f64>, f64)> = Vec::new();
-        for (c, score) in scored {
-            if kept.iter().all(|(k, _)| (k - c).norm() >= min_sep) {
-                kept.push((c, score));
+        let mut kept: Vec<FootCandidate> = Vec::new();
+        for (center, score, faint) in scored {
+            if kept.iter().all(|k| (k.center - center).norm() >= min_sep) {
+                kept.push(FootCandidate {
+                    center,
+                    score,
+                    faint,
+                });
             }
         }
         kept
@@ -400,8 +431,9 @@ impl Surface<'_> {
         (dist * self.params.kit.base_height_in / h, to_nadir / dist)
     }
 
-    /// Fits a round base near `c0`.
-    pub fn fit_foot(&self, c0: Point2<f64>, label: u8, ring_score: f64) -> Option<FootFit> {
+    /// Fits a round base at a candidate.
+    pub fn fit_foot(&self, cand: &FootCandidate, label: u8) -> Option<FootFit> {
+        let (c0, ring_score) = (cand.center, cand.score);
         let k = &self.params.kit;
         let fp = &self.params.fit;
         let radius = self.radius_in();
@@ -491,6 +523,10 @@ impl Surface<'_> {
             }
         }
         if found < min_points || (c - c0).norm() > radius {
+            return None;
+        }
+        // A faint ring stands only when its edge is found nearly all round.
+        if cand.faint && (used as f64) < fp.faint_min_edge_share * rays as f64 {
             return None;
         }
         // A ring cut from a patch of foliage or a painted hill: the colour

@@ -106,6 +106,10 @@ pub struct ColourParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CandidateParams {
     pub min_ring_score: f64,
+    /// A fainter ring, labelled on this share of its samples and up (below
+    /// `min_ring_score`), is tried too, and stands only when its edge is
+    /// found on `fit.faint_min_edge_share` of the rays.
+    pub faint_ring_score: f64,
     pub min_rect_score: f64,
     pub max_inner_score: f64,
     pub max_outer_score: f64,
@@ -130,6 +134,9 @@ pub struct FitParams {
     pub max_edge_residual_in: f64,
     pub min_edge_points: usize,
     pub min_edge_share: f64,
+    /// Share of the rays that must find the edge of a faint ring (see
+    /// `candidates.faint_ring_score`).
+    pub faint_min_edge_share: f64,
     /// Ring or rectangle score minus its inside's below this: not a base.
     pub min_confidence: f64,
     /// A round base is foliage, not a base, when more than this share of
@@ -242,6 +249,7 @@ struct RawColour {
 #[serde(deny_unknown_fields)]
 struct RawCandidates {
     min_ring_score: F,
+    faint_ring_score: F,
     min_rect_score: F,
     max_inner_score: F,
     max_outer_score: F,
@@ -259,6 +267,7 @@ struct RawFit {
     max_edge_residual_in: F,
     min_edge_points: U,
     min_edge_share: F,
+    faint_min_edge_share: F,
     min_confidence: F,
     max_band_like_inside: F,
     max_band_like_outside: F,
@@ -491,6 +500,12 @@ impl DetectorParams {
         let ca = &raw.candidates;
         let candidates = CandidateParams {
             min_ring_score: c.num("candidates.min_ring_score", &ca.min_ring_score, 0.0, 1.0),
+            faint_ring_score: c.num(
+                "candidates.faint_ring_score",
+                &ca.faint_ring_score,
+                0.0,
+                1.0,
+            ),
             min_rect_score: c.num("candidates.min_rect_score", &ca.min_rect_score, 0.0, 1.0),
             max_inner_score: c.num("candidates.max_inner_score", &ca.max_inner_score, 0.0, 1.0),
             max_outer_score: c.num("candidates.max_outer_score", &ca.max_outer_score, 0.0, 1.0),
@@ -521,6 +536,12 @@ impl DetectorParams {
             ),
             min_edge_points: c.count("fit.min_edge_points", &f.min_edge_points, 3, 720),
             min_edge_share: c.num("fit.min_edge_share", &f.min_edge_share, 0.0, 1.0),
+            faint_min_edge_share: c.num(
+                "fit.faint_min_edge_share",
+                &f.faint_min_edge_share,
+                0.0,
+                1.0,
+            ),
             min_confidence: c.num("fit.min_confidence", &f.min_confidence, 0.0, 1.0),
             max_band_like_inside: c.num(
                 "fit.max_band_like_inside",
