@@ -166,37 +166,18 @@ pub fn segment(
         .collect();
     let strict = Thresholds::new(p, global_hue, 1.0, 1.0);
     let mut labels = vec![NONE; w * h];
-    // Hue, saturation and value of one row, computed without branches so
-    // that the compiler can work on several pixels at once.
-    let (mut hue_row, mut sat_row, mut val_row) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
-    for j in 0..h {
-        let row = &raw[j * w * 3..(j + 1) * w * 3];
-        for (((px, hue), sat), val) in row
-            .chunks_exact(3)
-            .zip(&mut hue_row)
-            .zip(&mut sat_row)
-            .zip(&mut val_row)
-        {
-            (*hue, *sat, *val) = hsv_flat([
-                f32::from(px[0]) * gains[0],
-                f32::from(px[1]) * gains[1],
-                f32::from(px[2]) * gains[2],
-            ]);
-        }
-        let out = &mut labels[j * w..(j + 1) * w];
-        let cells = &context[j / cell * cw..(j / cell + 1) * cw];
-        for ((((out, hue), sat), val), cx) in out
-            .chunks_mut(cell)
-            .zip(hue_row.chunks(cell))
-            .zip(sat_row.chunks(cell))
-            .zip(val_row.chunks(cell))
-            .zip(cells)
-        {
-            for (((o, &hue), &sat), &val) in out.iter_mut().zip(hue).zip(sat).zip(val) {
-                *o = strict.label(hue, sat, val, cx);
-            }
-        }
-    }
+    label_rows(
+        &RowJob {
+            raw,
+            width: w,
+            cell,
+            gains,
+            strict: &strict,
+            context: &context,
+            cells_across: cw,
+        },
+        &mut labels,
+    );
     let mut seg = Segmentation {
         width: w,
         height: h,
@@ -224,6 +205,82 @@ pub fn segment(
         });
     }
     seg
+}
+
+/// What the strict labelling pass reads.
+struct RowJob<'a> {
+    raw: &'a [u8],
+    width: usize,
+    cell: usize,
+    gains: [f32; 3],
+    strict: &'a Thresholds,
+    context: &'a [CellContext],
+    cells_across: usize,
+}
+
+/// The strict label of every pixel, row by row. Where the processor has
+/// AVX2 the same code runs eight lanes wide instead of four (no fused
+/// multiply-add is enabled, so every value is the same as on the baseline
+/// path).
+fn label_rows(job: &RowJob<'_>, labels: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[allow(
+            unsafe_code,
+            reason = "a function compiled for AVX2, called where AVX2 was detected"
+        )]
+        // SAFETY: the processor has AVX2, checked just above.
+        unsafe {
+            label_rows_avx2(job, labels);
+        }
+        return;
+    }
+    label_rows_body(job, labels);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn label_rows_avx2(job: &RowJob<'_>, labels: &mut [u8]) {
+    label_rows_body(job, labels);
+}
+
+#[inline(always)]
+fn label_rows_body(job: &RowJob<'_>, labels: &mut [u8]) {
+    let (w, cell, cw, gains) = (job.width, job.cell, job.cells_across, job.gains);
+    // Hue, saturation and value of one row, computed without branches so
+    // that the compiler can work on several pixels at once.
+    let (mut hue_row, mut sat_row, mut val_row) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
+    for (j, (row, out)) in job
+        .raw
+        .chunks_exact(3 * w)
+        .zip(labels.chunks_exact_mut(w))
+        .enumerate()
+    {
+        for (((px, hue), sat), val) in row
+            .chunks_exact(3)
+            .zip(&mut hue_row)
+            .zip(&mut sat_row)
+            .zip(&mut val_row)
+        {
+            (*hue, *sat, *val) = hsv_flat([
+                f32::from(px[0]) * gains[0],
+                f32::from(px[1]) * gains[1],
+                f32::from(px[2]) * gains[2],
+            ]);
+        }
+        let cells = &job.context[j / cell * cw..(j / cell + 1) * cw];
+        for ((((out, hue), sat), val), cx) in out
+            .chunks_mut(cell)
+            .zip(hue_row.chunks(cell))
+            .zip(sat_row.chunks(cell))
+            .zip(val_row.chunks(cell))
+            .zip(cells)
+        {
+            for (((o, &hue), &sat), &val) in out.iter_mut().zip(hue).zip(sat).zip(val) {
+                *o = job.strict.label(hue, sat, val, cx);
+            }
+        }
+    }
 }
 
 /// Closes gaps of up to `gap` pixels in each band: walking from a labelled
