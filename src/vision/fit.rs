@@ -159,6 +159,16 @@ fn solve3(a: &Matrix3<f64>, b: &Vector3<f64>) -> Option<Vector3<f64>> {
     a.try_inverse().map(|inv| inv * b)
 }
 
+/// Counts a rectangle hypothesis must meet with one probe set.
+struct RectLimits {
+    /// Band line samples in the colour, at least.
+    need: usize,
+    /// Inside samples in the colour, at most.
+    max_inner: usize,
+    /// Outside samples in the colour, at most.
+    max_outer: usize,
+}
+
 /// Where a round base may stand, from the ring test.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FootCandidate {
@@ -696,23 +706,39 @@ impl Surface<'_> {
         pat
     }
 
+    /// The counts a rectangle's probes must meet (see
+    /// [`Surface::rect_hypothesis`]), worked out once per probe set.
+    fn rect_limits(&self, probes: &Probes) -> Option<RectLimits> {
+        let cp = &self.params.candidates;
+        let n = probes.ring.len();
+        Some(RectLimits {
+            need: need_for(cp.min_rect_score, n),
+            max_inner: limit_for(cp.max_inner_score, n)?,
+            max_outer: limit_for(cp.max_outer_score, n)?,
+        })
+    }
+
     /// Share of the band's middle line in `label` for a rectangle centred
     /// on top-view pixel (i, j) that passes the inside and outside checks
-    /// (at most `max_inner_score` inside, `max_outer_score` outside);
-    /// `None` else, as soon as that is clear.
-    fn rect_hypothesis(&self, probes: &Probes, i: i64, j: i64, label: u8) -> Option<f64> {
-        let cp = &self.params.candidates;
+    /// (at most `max_inner_score` inside, `max_outer_score` outside, as
+    /// `limits` counts them); `None` else, as soon as that is clear.
+    fn rect_hypothesis(
+        &self,
+        probes: &Probes,
+        limits: &RectLimits,
+        i: i64,
+        j: i64,
+        label: u8,
+    ) -> Option<f64> {
         let seg = self.seg;
         let n = probes.ring.len();
-        let on = probes
-            .ring
-            .count_at_least(seg, i, j, label, need_for(cp.min_rect_score, n))?;
+        let on = probes.ring.count_at_least(seg, i, j, label, limits.need)?;
         probes
             .inner
-            .count_at_most(seg, i, j, label, limit_for(cp.max_inner_score, n)?)?;
+            .count_at_most(seg, i, j, label, limits.max_inner)?;
         probes
             .outer
-            .count_at_most(seg, i, j, label, limit_for(cp.max_outer_score, n)?)?;
+            .count_at_most(seg, i, j, label, limits.max_outer)?;
         Some(on as f64 / n.max(1) as f64)
     }
 
@@ -734,10 +760,14 @@ impl Surface<'_> {
         let mut a = 0.0;
         while a < 180.0 {
             let probes = self.rect_probes_at(&mut cache, a);
+            let Some(limits) = self.rect_limits(&probes) else {
+                a += RECT_COARSE_STEP_DEG;
+                continue;
+            };
             for j in (comp.bbox[1]..=comp.bbox[3]).step_by(RECT_COARSE_STEP_PX) {
                 for i in (comp.bbox[0]..=comp.bbox[2]).step_by(RECT_COARSE_STEP_PX) {
                     let (i, j) = (i as i64, j as i64);
-                    if let Some(score) = self.rect_hypothesis(&probes, i, j, comp.label) {
+                    if let Some(score) = self.rect_hypothesis(&probes, &limits, i, j, comp.label) {
                         scored.push(((i, j), a, score));
                     }
                 }
@@ -768,19 +798,27 @@ impl Surface<'_> {
             .map(|((i0, j0), a0, s0)| {
                 let mut best = ((i0, j0), a0, s0);
                 let r = RECT_COARSE_STEP_PX as i64;
+                // The axes tried round the peak, with their probes and counts.
+                let mut axes = Vec::new();
+                let mut a = a0 - RECT_COARSE_STEP_DEG;
+                while a <= a0 + RECT_COARSE_STEP_DEG {
+                    let probes = self.rect_probes_at(&mut cache, a);
+                    let limits = self.rect_limits(&probes);
+                    axes.push((a, probes, limits));
+                    a += RECT_FINE_STEP_DEG;
+                }
                 for dj in -r..=r {
                     for di in -r..=r {
                         // Table y is up, rows are down.
                         let (i, j) = (i0 + di, j0 - dj);
-                        let mut a = a0 - RECT_COARSE_STEP_DEG;
-                        while a <= a0 + RECT_COARSE_STEP_DEG {
-                            let probes = self.rect_probes_at(&mut cache, a);
-                            if let Some(score) = self.rect_hypothesis(&probes, i, j, comp.label)
+                        for (a, probes, limits) in &axes {
+                            if let Some(limits) = limits
+                                && let Some(score) =
+                                    self.rect_hypothesis(probes, limits, i, j, comp.label)
                                 && score > best.2
                             {
-                                best = ((i, j), a, score);
+                                best = ((i, j), *a, score);
                             }
-                            a += RECT_FINE_STEP_DEG;
                         }
                     }
                 }
