@@ -78,6 +78,10 @@ pub struct FixedMaps {
     whole_xy: Vec<i16>,
     /// `(fy << 5) | fx` per output pixel.
     frac: Vec<u16>,
+    /// The source pixels the maps read (a bilinear sample reads the whole
+    /// pixel and the next one right and down): min x, min y, max x, max y.
+    /// Empty (min above max) until a row is set.
+    reach: [i32; 4],
 }
 
 impl FixedMaps {
@@ -90,6 +94,7 @@ impl FixedMaps {
             height,
             whole_xy: vec![0; 2 * n],
             frac: vec![0; n],
+            reach: [i32::MAX, i32::MAX, i32::MIN, i32::MIN],
         }
     }
 
@@ -116,6 +121,13 @@ impl FixedMaps {
             whole[2 * i + 1] = (iy >> REMAP_FRAC_BITS).clamp(-32768, 32767) as i16;
             // Both fractions are below 32, so the sum fits.
             frac[i] = (((iy & REMAP_FRAC_MASK) << REMAP_FRAC_BITS) | (ix & REMAP_FRAC_MASK)) as u16;
+        }
+        for xy in whole.chunks_exact(2) {
+            let (x, y) = (i32::from(xy[0]), i32::from(xy[1]));
+            self.reach[0] = self.reach[0].min(x);
+            self.reach[1] = self.reach[1].min(y);
+            self.reach[2] = self.reach[2].max(x + 1);
+            self.reach[3] = self.reach[3].max(y + 1);
         }
     }
 
@@ -152,6 +164,12 @@ fn round_ties_even(v: f32) -> i32 {
     if v.is_nan() { 0 } else { rounded }
 }
 
+thread_local! {
+    /// The RGBA copy of the frame [`remap_rgb_fixed`] samples, kept between
+    /// frames (a new one each frame costs its page faults).
+    static RGBA_FRAME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Bilinear remap of an RGB image through fixed-point maps; samples outside
 /// the source are black. The same pixels as [`remap_rgb`] through the float
 /// maps the fixed ones were made from.
@@ -170,20 +188,43 @@ pub fn remap_rgb_fixed(src: &RgbImage, maps: &FixedMaps) -> Result<RgbImage, Vis
     let frac = Mat::from_slice(&maps.frac).map_err(cv_err)?;
     let frac = frac.reshape(1, out_rows).map_err(cv_err)?;
     // OpenCV's bilinear remap has a vector path for four channels only:
-    // padding to RGBA and back costs less than the three-channel loop.
-    let mut src4 = Mat::default();
-    imgproc::cvt_color_def(&src_mat, &mut src4, imgproc::COLOR_RGB2RGBA).map_err(cv_err)?;
+    // padding to RGBA and back costs less than the three-channel loop. Only
+    // the part of the frame the maps reach is padded (the table, not the
+    // room around it), into a buffer kept for the thread's next frame.
+    let (cols, x0, y0, x1, y1) = {
+        let cols = to_i32(src.width())?;
+        let [a, b, c, d] = maps.reach;
+        (cols, a.max(0), b.max(0), c.min(cols - 1), d.min(rows - 1))
+    };
     let mut dst4 = Mat::default();
-    imgproc::remap(
-        &src4,
-        &mut dst4,
-        &whole,
-        &frac,
-        imgproc::INTER_LINEAR,
-        cvcore::BORDER_CONSTANT,
-        Scalar::all(0.0),
-    )
-    .map_err(cv_err)?;
+    RGBA_FRAME.with(|buf| -> Result<(), VisionError> {
+        let mut buf = buf.borrow_mut();
+        buf.resize(src.as_raw().len() / 3 * 4, 0);
+        let mut src4 = Mat::new_rows_cols_with_bytes_mut::<cvcore::Vec4b>(rows, cols, &mut buf)
+            .map_err(cv_err)?;
+        if x0 <= x1 && y0 <= y1 {
+            let part = cvcore::Rect::new(x0, y0, x1 - x0 + 1, y1 - y0 + 1);
+            let from = Mat::roi(&src_mat, part).map_err(cv_err)?;
+            let mut to = Mat::roi_mut(&mut src4, part).map_err(cv_err)?;
+            let before = to.data();
+            imgproc::cvt_color_def(&from, &mut to, imgproc::COLOR_RGB2RGBA).map_err(cv_err)?;
+            if to.data() != before {
+                return Err(VisionError::OpenCv(
+                    "the RGBA frame moved while it was filled".into(),
+                ));
+            }
+        }
+        imgproc::remap(
+            &src4,
+            &mut dst4,
+            &whole,
+            &frac,
+            imgproc::INTER_LINEAR,
+            cvcore::BORDER_CONSTANT,
+            Scalar::all(0.0),
+        )
+        .map_err(cv_err)
+    })?;
     // The RGB result is written straight into the output image's buffer.
     let mut out = vec![0u8; maps.frac.len() * 3];
     let out_ptr = out.as_ptr();
@@ -364,6 +405,39 @@ mod tests {
         let float = remap_rgb(&src, &mx, &my, w, h).unwrap();
         let fixed = remap_rgb_fixed(&src, &FixedMaps::from_float(&mx, &my, w, h)).unwrap();
         assert_eq!(float, fixed);
+    }
+
+    #[test]
+    fn maps_reaching_part_of_the_frame_read_only_that_frame() {
+        // A frame whose every pixel is bright fills the kept RGBA buffer
+        // first; then maps that reach only the middle of another frame
+        // (and one column just off its left side) must give that frame's
+        // pixels, with nothing left over from the first.
+        let bright = RgbImage::from_pixel(64, 48, image::Rgb([250, 250, 250]));
+        let src = RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([(x * 3) as u8, (y * 4) as u8, ((x + y) % 7) as u8])
+        });
+        let (w, h) = (12u32, 10u32);
+        let mut mx = Vec::new();
+        let mut my = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                mx.push(20.0 + x as f32 * 0.73 + y as f32 * 0.05);
+                my.push(15.0 + y as f32 * 0.81);
+            }
+        }
+        // The first column samples at x = -0.5: half black border.
+        for y in 0..h as usize {
+            mx[y * w as usize] = -0.5;
+        }
+        let maps = FixedMaps::from_float(&mx, &my, w, h);
+        let (ix, iy): (Vec<f32>, Vec<f32>) = (0..48 * 64)
+            .map(|k| ((k % 64) as f32, (k / 64) as f32))
+            .unzip();
+        let whole = remap_rgb_fixed(&bright, &FixedMaps::from_float(&ix, &iy, 64, 48)).unwrap();
+        assert_eq!(whole, bright);
+        let float = remap_rgb(&src, &mx, &my, w, h).unwrap();
+        assert_eq!(remap_rgb_fixed(&src, &maps).unwrap(), float);
     }
 
     #[test]
