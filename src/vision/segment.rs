@@ -79,28 +79,7 @@ pub fn segment(
     // Mean colour per cell, counting only pixels that were seen (remap
     // leaves black outside the photo). Sums of bytes are whole numbers;
     // the gains apply to the mean.
-    let mut sum = vec![[0u32; 3]; cw * ch];
-    let mut n = vec![0u32; cw * ch];
-    for j in 0..h {
-        let row = &raw[j * w * 3..(j + 1) * w * 3];
-        let cells = j / cell * cw;
-        for (ci, chunk) in row.chunks(3 * cell).enumerate() {
-            // Black adds nothing to the sums, so only the count asks
-            // whether a pixel was seen; in locals, without branches.
-            let (mut r, mut g, mut b, mut seen) = (0u32, 0u32, 0u32, 0u32);
-            for px in chunk.chunks_exact(3) {
-                r += u32::from(px[0]);
-                g += u32::from(px[1]);
-                b += u32::from(px[2]);
-                seen += u32::from((px[0] | px[1] | px[2]) != 0);
-            }
-            let s = &mut sum[cells + ci];
-            s[0] += r;
-            s[1] += g;
-            s[2] += b;
-            n[cells + ci] += seen;
-        }
-    }
+    let (sum, n) = cell_sums(raw, w, cell, cw, ch);
     let cell_rgb: Vec<[f32; 3]> = sum
         .iter()
         .zip(&n)
@@ -205,6 +184,67 @@ pub fn segment(
         });
     }
     seg
+}
+
+/// Per table cell (`cell` pixels a side, `cw` x `ch` of them), the sums of
+/// the red, green and blue bytes and the count of pixels seen (not black:
+/// remap leaves black outside the photo). Eight lanes wide where the
+/// processor has AVX2 (whole numbers: the same sums either way).
+fn cell_sums(raw: &[u8], w: usize, cell: usize, cw: usize, ch: usize) -> (Vec<[u32; 3]>, Vec<u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[allow(
+            unsafe_code,
+            reason = "a function compiled for AVX2, called where AVX2 was detected"
+        )]
+        // SAFETY: the processor has AVX2, checked just above.
+        return unsafe { cell_sums_avx2(raw, w, cell, cw, ch) };
+    }
+    cell_sums_body(raw, w, cell, cw, ch)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn cell_sums_avx2(
+    raw: &[u8],
+    w: usize,
+    cell: usize,
+    cw: usize,
+    ch: usize,
+) -> (Vec<[u32; 3]>, Vec<u32>) {
+    cell_sums_body(raw, w, cell, cw, ch)
+}
+
+#[inline(always)]
+fn cell_sums_body(
+    raw: &[u8],
+    w: usize,
+    cell: usize,
+    cw: usize,
+    ch: usize,
+) -> (Vec<[u32; 3]>, Vec<u32>) {
+    let mut sum = vec![[0u32; 3]; cw * ch];
+    let mut n = vec![0u32; cw * ch];
+    for (j, row) in raw.chunks_exact(3 * w.max(1)).enumerate() {
+        let cells = j / cell * cw;
+        for (ci, chunk) in row.chunks(3 * cell).enumerate() {
+            // Black adds nothing to the sums, so only the count asks
+            // whether a pixel was seen; in locals, without branches.
+            let (mut r, mut g, mut b, mut seen) = (0u32, 0u32, 0u32, 0u32);
+            for px in chunk.chunks_exact(3) {
+                r += u32::from(px[0]);
+                g += u32::from(px[1]);
+                b += u32::from(px[2]);
+                seen += u32::from((px[0] | px[1] | px[2]) != 0);
+            }
+            let s = &mut sum[cells + ci];
+            s[0] += r;
+            s[1] += g;
+            s[2] += b;
+            n[cells + ci] += seen;
+        }
+    }
+    (sum, n)
 }
 
 /// What the strict labelling pass reads.
