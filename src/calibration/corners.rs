@@ -206,16 +206,9 @@ pub fn fit_marker_pattern(
         return None;
     }
     let nf = n as f64;
-    let to_ideal = |p: Point2<f64>| lens.map_or(p, |l| l.ideal_from_pixel(p));
     let to_px = |p: Point2<f64>| lens.map_or(p, |l| l.pixel_from_ideal(p));
-    let grid = [
-        Point2::new(0.0, 0.0),
-        Point2::new(nf, 0.0),
-        Point2::new(nf, nf),
-        Point2::new(0.0, nf),
-    ];
-    let rough_ideal: Vec<Point2<f64>> = obs.corners_px.iter().map(|p| to_ideal(*p)).collect();
-    let ideal_from_cells = super::homography::fit(&grid, &rough_ideal)?;
+    let grid = cell_corners(n);
+    let ideal_from_cells = ideal_from_cells(obs, n, lens)?;
     let black = |r: i64, c: i64| -> bool {
         if r < 0 || c < 0 || r >= n as i64 || c >= n as i64 {
             false // the white paper margin
@@ -363,6 +356,33 @@ pub fn fit_marker_pattern(
     })
 }
 
+/// The homography from a marker's cell grid (`n` cells a side, the corner
+/// cells at 0 and `n`) to ideal (undistorted) image positions, through the
+/// marker's four corners as observed.
+fn ideal_from_cells(
+    obs: &MarkerObservation,
+    n: usize,
+    lens: Option<&Lens>,
+) -> Option<nalgebra::Matrix3<f64>> {
+    let ideal: Vec<Point2<f64>> = obs
+        .corners_px
+        .iter()
+        .map(|p| lens.map_or(*p, |l| l.ideal_from_pixel(*p)))
+        .collect();
+    super::homography::fit(&cell_corners(n), &ideal)
+}
+
+/// The corners of a marker's grid of `n` cells a side, in cells.
+fn cell_corners(n: usize) -> [Point2<f64>; 4] {
+    let nf = n as f64;
+    [
+        Point2::new(0.0, 0.0),
+        Point2::new(nf, 0.0),
+        Point2::new(nf, nf),
+        Point2::new(0.0, nf),
+    ]
+}
+
 /// Whether the marker at `obs` shows the pattern `bits` (border included):
 /// the middle of every cell, read in linear light, is below the half-way
 /// level between the darkest and lightest cell means if its bit is black
@@ -375,17 +395,8 @@ pub fn cells_match(
     min_contrast: f64,
 ) -> bool {
     let n = bits.len();
-    let nf = n as f64;
-    let to_ideal = |p: Point2<f64>| lens.map_or(p, |l| l.ideal_from_pixel(p));
     let to_px = |p: Point2<f64>| lens.map_or(p, |l| l.pixel_from_ideal(p));
-    let grid = [
-        Point2::new(0.0, 0.0),
-        Point2::new(nf, 0.0),
-        Point2::new(nf, nf),
-        Point2::new(0.0, nf),
-    ];
-    let ideal: Vec<Point2<f64>> = obs.corners_px.iter().map(|p| to_ideal(*p)).collect();
-    let Some(ideal_from_cells) = super::homography::fit(&grid, &ideal) else {
+    let Some(ideal_from_cells) = ideal_from_cells(obs, n, lens) else {
         return false;
     };
     let mut values = Vec::with_capacity(n * n);

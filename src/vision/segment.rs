@@ -191,6 +191,13 @@ pub fn segment(
 /// remap leaves black outside the photo). Eight lanes wide where the
 /// processor has AVX2 (whole numbers: the same sums either way).
 fn cell_sums(raw: &[u8], w: usize, cell: usize, cw: usize, ch: usize) -> (Vec<[u32; 3]>, Vec<u32>) {
+    let job = CellJob {
+        raw,
+        width: w,
+        cell,
+        across: cw,
+        down: ch,
+    };
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         #[allow(
@@ -198,31 +205,30 @@ fn cell_sums(raw: &[u8], w: usize, cell: usize, cw: usize, ch: usize) -> (Vec<[u
             reason = "a function compiled for AVX2, called where AVX2 was detected"
         )]
         // SAFETY: the processor has AVX2, checked just above.
-        return unsafe { cell_sums_avx2(raw, w, cell, cw, ch) };
+        return unsafe { cell_sums_avx2(&job) };
     }
-    cell_sums_body(raw, w, cell, cw, ch)
+    cell_sums_body(&job)
+}
+
+/// What [`cell_sums`] reads: the view's bytes, its width, the cell side and
+/// the cells across and down.
+struct CellJob<'a> {
+    raw: &'a [u8],
+    width: usize,
+    cell: usize,
+    across: usize,
+    down: usize,
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn cell_sums_avx2(
-    raw: &[u8],
-    w: usize,
-    cell: usize,
-    cw: usize,
-    ch: usize,
-) -> (Vec<[u32; 3]>, Vec<u32>) {
-    cell_sums_body(raw, w, cell, cw, ch)
+fn cell_sums_avx2(job: &CellJob<'_>) -> (Vec<[u32; 3]>, Vec<u32>) {
+    cell_sums_body(job)
 }
 
 #[inline(always)]
-fn cell_sums_body(
-    raw: &[u8],
-    w: usize,
-    cell: usize,
-    cw: usize,
-    ch: usize,
-) -> (Vec<[u32; 3]>, Vec<u32>) {
+fn cell_sums_body(job: &CellJob<'_>) -> (Vec<[u32; 3]>, Vec<u32>) {
+    let (raw, w, cell, cw, ch) = (job.raw, job.width, job.cell, job.across, job.down);
     let mut sum = vec![[0u32; 3]; cw * ch];
     let mut n = vec![0u32; cw * ch];
     for (j, row) in raw.chunks_exact(3 * w.max(1)).enumerate() {
@@ -797,7 +803,7 @@ pub fn join_pieces(
     min_count: usize,
 ) -> Vec<Component> {
     let mut order: Vec<&Component> = pieces.iter().collect();
-    order.sort_by(|a, b| b.count.cmp(&a.count));
+    order.sort_by_key(|p| std::cmp::Reverse(p.count));
     let mut groups: Vec<(Component, usize)> = Vec::new();
     for p in order {
         let home = groups.iter_mut().find(|(g, _)| {
@@ -914,18 +920,23 @@ mod tests {
         img
     }
 
+    /// A red ring on the mat whose stretch from 0 to 20 degrees is `stretch`.
+    fn red_ring_with_stretch(stretch: [u8; 3]) -> RgbImage {
+        ring_on_mat(|a| {
+            if (0.0..20.0).contains(&a) {
+                stretch
+            } else {
+                [190, 35, 35]
+            }
+        })
+    }
+
     #[test]
     fn a_faint_stretch_of_band_closes_and_the_table_stays_out() {
         let params = DetectorParams::defaults().unwrap();
         // A stretch of the ring is paler (only just red): it fails the
         // strict test, passes the weak one.
-        let img = ring_on_mat(|a| {
-            if (0.0..20.0).contains(&a) {
-                [120, 108, 104]
-            } else {
-                [190, 35, 35]
-            }
-        });
+        let img = red_ring_with_stretch([120, 108, 104]);
         let (w, red) = (60, label_of(EdgeColour::Red));
         let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
         assert_eq!(components(&seg, 10).len(), 1, "the ring is whole");
@@ -953,13 +964,7 @@ mod tests {
     fn a_gap_of_table_colour_stays_open() {
         let params = DetectorParams::defaults().unwrap();
         // A stretch hidden by something of the table's colour is not band.
-        let img = ring_on_mat(|a| {
-            if (0.0..20.0).contains(&a) {
-                [80, 95, 55]
-            } else {
-                [190, 35, 35]
-            }
-        });
+        let img = red_ring_with_stretch([80, 95, 55]);
         let seg = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
         let at = |x: i64, y: i64| seg.labels[((30 + y) * 60 + 30 + x) as usize];
         // 10 degrees round at radius 8.5: (8.4, 1.5).
