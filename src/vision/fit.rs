@@ -568,6 +568,21 @@ impl Surface<'_> {
     /// saturation at least, within `fit.band_like_hue_deg` of its hue); 0
     /// for a grey (white) band.
     fn band_like_share(&self, c: Point2<f64>, radii: &[f64], band: &[f64; 3]) -> f64 {
+        self.band_like_share_of(
+            radii.iter().flat_map(|&r| {
+                (0..BAND_LIKE_DIRECTIONS)
+                    .map(move |s| c + dir(360.0 * s as f64 / BAND_LIKE_DIRECTIONS as f64) * r)
+            }),
+            band,
+        )
+    }
+
+    /// [`Surface::band_like_share`] over any points.
+    fn band_like_share_of(
+        &self,
+        points: impl Iterator<Item = Point2<f64>>,
+        band: &[f64; 3],
+    ) -> f64 {
         let fp = &self.params.fit;
         let (hue_tol, sat_share) = (
             fp.band_like_hue_deg as f32,
@@ -579,18 +594,11 @@ impl Surface<'_> {
         }
         let mut like = 0usize;
         let mut total = 0usize;
-        for &r in radii {
-            for s in 0..BAND_LIKE_DIRECTIONS {
-                let Some(rgb) =
-                    self.rgb(c + dir(360.0 * s as f64 / BAND_LIKE_DIRECTIONS as f64) * r)
-                else {
-                    continue;
-                };
-                total += 1;
-                let (h, sat, _) = segment::hsv(rgb);
-                let dh = (h - band_hue).rem_euclid(360.0);
-                like += usize::from(sat >= sat_share * band_sat && dh.min(360.0 - dh) <= hue_tol);
-            }
+        for rgb in points.filter_map(|p| self.rgb(p)) {
+            total += 1;
+            let (h, sat, _) = segment::hsv(rgb);
+            let dh = (h - band_hue).rem_euclid(360.0);
+            like += usize::from(sat >= sat_share * band_sat && dh.min(360.0 - dh) <= hue_tol);
         }
         like as f64 / total.max(1) as f64
     }
@@ -927,6 +935,26 @@ impl Surface<'_> {
             }
         }
         if (c - c0).norm() > k.mounted_width_in / 2.0 {
+            return None;
+        }
+        // A rectangle cut from a roof or a painted building: the band's
+        // colour fills its inside and the ground round it too (see
+        // fit_foot).
+        let sides = self.rect_sides(axis);
+        let outline = |out: f64| {
+            sides.into_iter().flat_map(move |(n, off, half)| {
+                let t = Vector2::new(-n.y, n.x);
+                (0..8).map(move |s| {
+                    c + n * (off + out) + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
+                })
+            })
+        };
+        let inner_like = self.band_like_share(c, &[0.12, 0.22, 0.3], &band);
+        let outer_like = self.band_like_share_of(
+            outline(BACKGROUND_RING_IN.0).chain(outline(BACKGROUND_RING_IN.1)),
+            &band,
+        );
+        if inner_like > fp.max_band_like_inside && outer_like > fp.max_band_like_outside {
             return None;
         }
         let facing_deg = self.rect_facing(c, axis, label);
