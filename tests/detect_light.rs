@@ -5,9 +5,9 @@
 //! reference, so a change of colour or level over the whole frame should
 //! cost little; what it does cost is printed, and floors a little under the
 //! measured figures guard against it getting worse. Measured: warm recall
-//! 0.957 (the paper's red and green clip, so the white balance leaves the
-//! frame a little red and pale greens on a green mat are lost), cool 0.989
-//! (precision 0.983), dim 0.989, light falling off 0.979.
+//! 0.986 (the paper's red clips; its colour is read from the blur at the
+//! markers' edges), cool 0.993 (precision 0.990), dim 0.989, light falling
+//! off 0.979.
 
 mod photoreal_support;
 
@@ -44,13 +44,13 @@ fn holds(s: &Summary, recall: f64, precision: f64) {
 fn warm_light_costs_little() {
     // Tungsten-like: red up, blue well down (the paper's red clips).
     let s = measure("warm", |_| [1.08, 1.0, 0.82]);
-    holds(&s, 0.95, 0.99);
+    holds(&s, 0.98, 0.99);
 }
 
 #[test]
 fn cool_light_costs_little() {
     let s = measure("cool", |_| [0.85, 0.97, 1.1]);
-    holds(&s, 0.98, 0.98);
+    holds(&s, 0.99, 0.985);
 }
 
 #[test]

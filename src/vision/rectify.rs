@@ -406,6 +406,17 @@ pub fn sample_rgb(img: &RgbImage, p: Point2<f64>) -> Option<[f32; 3]> {
     Some(out)
 }
 
+/// A paper channel at this level or above is taken as clipped.
+const CLIPPED_LEVEL: f32 = 250.0;
+/// Where the paper meets a marker's black border: inches beyond the
+/// printed square's edge (the blur of the edge).
+const EDGE_RING_IN: [f64; 3] = [0.0, 0.02, 0.04];
+/// Edge samples whose brightest channel lies in this range are the paper
+/// darkened by the blur (not black, not clipped).
+const EDGE_LEVELS: (f32, f32) = (60.0, 230.0);
+/// Fewest such samples the channel ratios are taken from.
+const MIN_EDGE_SAMPLES: usize = 24;
+
 /// The white reference: the colour of the markers' white paper margin.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WhiteReference {
@@ -419,7 +430,8 @@ impl WhiteReference {
     /// Samples the paper between `inner_in` and `outer_in` outside the edge
     /// of each found marker's printed square; keeps the brighter half of
     /// the samples (a shadow or a finger on the margin is darker) and takes
-    /// their per-channel median.
+    /// their per-channel median. A channel clipped on the paper is read
+    /// from the paper's blur into the marker's black border instead.
     pub fn from_markers(
         frame: &RgbImage,
         mapping: &TableMapping,
@@ -429,18 +441,16 @@ impl WhiteReference {
     ) -> Option<Self> {
         const STEPS_ALONG: usize = 24;
         const STEPS_ACROSS: usize = 3;
-        let mut samples: Vec<[f32; 3]> = Vec::new();
-        for id in &mapping.markers_found {
-            let Some(marker) = layout.marker(*id) else {
-                continue;
-            };
-            let c = Point2::new(marker.center_in[0], marker.center_in[1]);
-            let rot = nalgebra::Rotation2::new(marker.rotation_deg.to_radians());
-            let half = marker.size_in / 2.0;
-            for a in 0..STEPS_ACROSS {
-                let d = half
-                    + inner_in
-                    + (outer_in - inner_in) * (a as f64 + 0.5) / STEPS_ACROSS as f64;
+        // Points round each found marker at `d` inches from its centre.
+        let ring = |d: f64| {
+            let mut points = Vec::new();
+            for id in &mapping.markers_found {
+                let Some(marker) = layout.marker(*id) else {
+                    continue;
+                };
+                let c = Point2::new(marker.center_in[0], marker.center_in[1]);
+                let rot = nalgebra::Rotation2::new(marker.rotation_deg.to_radians());
+                let d = marker.size_in / 2.0 + d;
                 for side in 0..4 {
                     for s in 0..STEPS_ALONG {
                         let u = -d + 2.0 * d * (s as f64 + 0.5) / STEPS_ALONG as f64;
@@ -450,14 +460,21 @@ impl WhiteReference {
                             2 => nalgebra::Vector2::new(u, -d),
                             _ => nalgebra::Vector2::new(-d, u),
                         };
-                        let px = mapping.pixel_from_table(c + rot * local);
-                        if let Some(rgb) = sample_rgb(frame, px) {
-                            samples.push(rgb);
+                        if let Some(rgb) =
+                            sample_rgb(frame, mapping.pixel_from_table(c + rot * local))
+                        {
+                            points.push(rgb);
                         }
                     }
                 }
             }
-        }
+            points
+        };
+        let mut samples: Vec<[f32; 3]> = (0..STEPS_ACROSS)
+            .flat_map(|a| {
+                ring(inner_in + (outer_in - inner_in) * (a as f64 + 0.5) / STEPS_ACROSS as f64)
+            })
+            .collect();
         if samples.len() < 8 {
             return None;
         }
@@ -468,6 +485,40 @@ impl WhiteReference {
             let mut v: Vec<f32> = bright.iter().map(|s| s[k]).collect();
             v.sort_by(f32::total_cmp);
             *p = v[v.len() / 2].max(1.0);
+        }
+        // A channel the camera clipped on the paper (warm light on a bright
+        // print) reads low against the others, and balancing by it leaves a
+        // cast. Where the paper meets the marker's black border the camera
+        // blurs the two: those pixels are the paper's colour, darker, and
+        // unclipped; their channel ratios give the clipped channels from an
+        // unclipped one.
+        let clipped = paper.map(|c| c >= CLIPPED_LEVEL);
+        if let Some(reference) = (0..3)
+            .filter(|&k| !clipped[k])
+            .max_by(|&a, &b| paper[a].total_cmp(&paper[b]))
+            && clipped.iter().any(|&c| c)
+        {
+            let edge: Vec<[f32; 3]> = EDGE_RING_IN
+                .iter()
+                .flat_map(|&d| ring(d))
+                .filter(|s| {
+                    let top = s[0].max(s[1]).max(s[2]);
+                    (EDGE_LEVELS.0..=EDGE_LEVELS.1).contains(&top)
+                })
+                .collect();
+            if edge.len() >= MIN_EDGE_SAMPLES {
+                for k in (0..3).filter(|&k| clipped[k]) {
+                    let mut ratio: Vec<f32> = edge
+                        .iter()
+                        .filter(|s| s[reference] > 0.0)
+                        .map(|s| s[k] / s[reference])
+                        .collect();
+                    ratio.sort_by(f32::total_cmp);
+                    if let Some(r) = ratio.get(ratio.len() / 2) {
+                        paper[k] = paper[k].max(paper[reference] * r);
+                    }
+                }
+            }
         }
         Some(Self {
             paper_rgb: paper,
@@ -521,6 +572,54 @@ mod tests {
         };
         let mapping = TableMapping::fit(&obs, &layout, Some(&lens)).unwrap();
         (mapping, layout, r, center)
+    }
+
+    /// A frame of the synthetic camera under light of colour `light`
+    /// (linear, 1 = the paper's white at 255): black marker squares
+    /// (reflecting 4%), white paper round them, a grey table; each channel
+    /// blurred over a tenth of an inch at the marker edges, then clipped
+    /// at 255 as a camera clips.
+    fn lit_frame(mapping: &TableMapping, layout: &TableLayout, light: [f64; 3]) -> RgbImage {
+        RgbImage::from_fn(1920, 1080, |x, y| {
+            let t = mapping.table_from_pixel(Point2::new(f64::from(x), f64::from(y)));
+            // Reflectance: 1 on paper, 0.04 on the printed square (its edge
+            // blurred), 0.5 on the table away from the markers.
+            let mut refl = 0.5;
+            for m in &layout.markers {
+                let c = Point2::new(m.center_in[0], m.center_in[1]);
+                let local = nalgebra::Rotation2::new(-m.rotation_deg.to_radians()) * (t - c);
+                let out = local.x.abs().max(local.y.abs()) - m.size_in / 2.0;
+                if out < 1.0 {
+                    let blur = ((out + 0.05) / 0.1).clamp(0.0, 1.0);
+                    refl = 0.04 + (1.0 - 0.04) * blur;
+                }
+            }
+            image::Rgb(light.map(|l| (255.0 * refl * l).round().clamp(0.0, 255.0) as u8))
+        })
+    }
+
+    #[test]
+    fn a_paper_channel_clipped_by_warm_light_is_read_from_the_marker_edges() {
+        let (mapping, layout, _, _) = synthetic_mapping();
+        // Warm light: the paper would be (290, 245, 190); red clips at 255.
+        let light = [290.0 / 255.0, 245.0 / 255.0, 190.0 / 255.0];
+        let frame = lit_frame(&mapping, &layout, light);
+        let white = WhiteReference::from_markers(&frame, &mapping, &layout, 0.15, 0.45).unwrap();
+        let [r, g, b] = white.paper_rgb;
+        // Green and blue as seen; red from the edges' ratios, not 255.
+        assert!(
+            (g - 245.0).abs() < 1.5 && (b - 190.0).abs() < 1.5,
+            "{:?}",
+            white
+        );
+        assert!((r / b - 290.0 / 190.0).abs() < 0.03, "{:?}", white);
+        // Light that clips nothing is read as it is.
+        let frame = lit_frame(&mapping, &layout, [0.9, 0.85, 0.7]);
+        let white = WhiteReference::from_markers(&frame, &mapping, &layout, 0.15, 0.45).unwrap();
+        let want = [0.9, 0.85, 0.7].map(|l: f32| l * 255.0);
+        for (got, want) in white.paper_rgb.iter().zip(want) {
+            assert!((got - want).abs() < 1.5, "{:?}", white);
+        }
     }
 
     #[test]
