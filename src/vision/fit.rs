@@ -44,6 +44,9 @@ const NMS_SHARE: f64 = 0.75;
 /// Components larger than this many inches across are not a base (a hand, a
 /// roof): no rectangle is sought in them, and rings only off their pixels.
 const MAX_COMPONENT_IN: f64 = 6.0;
+/// Radii of the inside of a base (groundwork and model) that the terrain
+/// check looks at, inches.
+const TERRAIN_INSIDE_RADII_IN: [f64; 3] = [0.12, 0.22, 0.3];
 /// Points of the first look at a ring inside a large component.
 const GLANCE_SAMPLES: usize = 8;
 /// The background colour is sampled this far outside the band, inches.
@@ -112,6 +115,14 @@ fn dir_exact(deg: f64) -> Vector2<f64> {
 
 /// Table steps per degree of [`dir`].
 const DIR_TABLE_PER_DEG: usize = 2;
+
+/// Points at `radii` round `c`, [`BAND_LIKE_DIRECTIONS`] to a circle.
+fn circle_points(c: Point2<f64>, radii: &[f64]) -> impl Iterator<Item = Point2<f64>> + '_ {
+    radii.iter().flat_map(move |&r| {
+        (0..BAND_LIKE_DIRECTIONS)
+            .map(move |s| c + dir(360.0 * s as f64 / BAND_LIKE_DIRECTIONS as f64) * r)
+    })
+}
 
 /// Unit vector at `deg`. The sample angles asked for are nearly all whole or
 /// half degrees (rings every 7.5, axes every 2), so those come from a table
@@ -539,16 +550,15 @@ impl Surface<'_> {
         if cand.faint && (used as f64) < fp.faint_min_edge_share * rays as f64 {
             return None;
         }
-        // A ring cut from a patch of foliage or a painted hill: the colour
-        // of the band fills its inside and much of its outside too, where a
-        // base has groundwork and table (or a few touching neighbours).
-        let inner_like = self.band_like_share(c, &[0.12, 0.22, 0.3], &band);
-        let outer_like = self.band_like_share(
+        // A ring cut from a patch of foliage or a painted hill.
+        if self.looks_like_terrain(
             c,
-            &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
+            circle_points(
+                c,
+                &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
+            ),
             &band,
-        );
-        if inner_like > fp.max_band_like_inside && outer_like > fp.max_band_like_outside {
+        ) {
             return None;
         }
         let facing_deg = self.foot_facing(c, label);
@@ -563,26 +573,28 @@ impl Surface<'_> {
         })
     }
 
-    /// Share of the points at `radii` round `c` (24 directions) whose
-    /// colour is like the band's (`fit.band_like_saturation_share` of its
-    /// saturation at least, within `fit.band_like_hue_deg` of its hue); 0
-    /// for a grey (white) band.
-    fn band_like_share(&self, c: Point2<f64>, radii: &[f64], band: &[f64; 3]) -> f64 {
-        self.band_like_share_of(
-            radii.iter().flat_map(|&r| {
-                (0..BAND_LIKE_DIRECTIONS)
-                    .map(move |s| c + dir(360.0 * s as f64 / BAND_LIKE_DIRECTIONS as f64) * r)
-            }),
-            band,
-        )
+    /// Whether a base fitted at `c` is cut from terrain (a patch of
+    /// foliage, a painted hill or roof): the band's colour fills its inside
+    /// (more than `fit.max_band_like_inside` of the points at
+    /// [`TERRAIN_INSIDE_RADII_IN`]) and the ground round it too (more than
+    /// `fit.max_band_like_outside` of `outside`), where a base has
+    /// groundwork and table, or a few touching neighbours.
+    fn looks_like_terrain(
+        &self,
+        c: Point2<f64>,
+        outside: impl Iterator<Item = Point2<f64>>,
+        band: &[f64; 3],
+    ) -> bool {
+        let fp = &self.params.fit;
+        self.band_like_share(circle_points(c, &TERRAIN_INSIDE_RADII_IN), band)
+            > fp.max_band_like_inside
+            && self.band_like_share(outside, band) > fp.max_band_like_outside
     }
 
-    /// [`Surface::band_like_share`] over any points.
-    fn band_like_share_of(
-        &self,
-        points: impl Iterator<Item = Point2<f64>>,
-        band: &[f64; 3],
-    ) -> f64 {
+    /// Share of `points` whose colour is like the band's
+    /// (`fit.band_like_saturation_share` of its saturation at least, within
+    /// `fit.band_like_hue_deg` of its hue); 0 for a grey (white) band.
+    fn band_like_share(&self, points: impl Iterator<Item = Point2<f64>>, band: &[f64; 3]) -> f64 {
         let fp = &self.params.fit;
         let (hue_tol, sat_share) = (
             fp.band_like_hue_deg as f32,
@@ -679,6 +691,25 @@ impl Surface<'_> {
         let nadir_deg = (to_nadir.norm() > 0.0).then(|| to_nadir.y.atan2(to_nadir.x).to_degrees());
         let arc = arc_profile_centre(&profile, FACING_STEP_DEG, k.front_arc_deg, fp, nadir_deg)?;
         Some(arc.rem_euclid(360.0))
+    }
+
+    /// 8 points along each side of a mounted base centred at `c` with its
+    /// long axis at `axis_deg`, `out_in` inches outside the side (inside
+    /// when negative).
+    fn rect_outline(
+        &self,
+        c: Point2<f64>,
+        axis_deg: f64,
+        out_in: f64,
+    ) -> impl Iterator<Item = Point2<f64>> {
+        self.rect_sides(axis_deg)
+            .into_iter()
+            .flat_map(move |(n, off, half)| {
+                let t = Vector2::new(-n.y, n.x);
+                (0..8).map(move |s| {
+                    c + n * (off + out_in) + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
+                })
+            })
     }
 
     /// The four sides of a rectangle: (outward normal, side middle offset,
@@ -848,21 +879,11 @@ impl Surface<'_> {
         let k = &self.params.kit;
         let fp = &self.params.fit;
         let band_w = k.band_width_in;
-        let sides0 = self.rect_sides(axis0_deg);
-        let mid_points = sides0.iter().flat_map(|(n, off, half)| {
-            let t = Vector2::new(-n.y, n.x);
-            (0..8).map(move |s| {
-                c0 + n * (off - band_w / 2.0) + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
-            })
-        });
-        let out_points = sides0.iter().flat_map(|(n, off, half)| {
-            let t = Vector2::new(-n.y, n.x);
-            (0..8).map(move |s| {
-                c0 + n * (off + BACKGROUND_RING_IN.0 + 0.1)
-                    + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
-            })
-        });
-        let (band, table) = self.colours(label, mid_points, out_points)?;
+        let (band, table) = self.colours(
+            label,
+            self.rect_outline(c0, axis0_deg, -band_w / 2.0),
+            self.rect_outline(c0, axis0_deg, BACKGROUND_RING_IN.0 + 0.1),
+        )?;
         let mut c = c0;
         let mut axis = axis0_deg;
         let mut used = 0;
@@ -937,24 +958,13 @@ impl Surface<'_> {
         if (c - c0).norm() > k.mounted_width_in / 2.0 {
             return None;
         }
-        // A rectangle cut from a roof or a painted building: the band's
-        // colour fills its inside and the ground round it too (see
-        // fit_foot).
-        let sides = self.rect_sides(axis);
-        let outline = |out: f64| {
-            sides.into_iter().flat_map(move |(n, off, half)| {
-                let t = Vector2::new(-n.y, n.x);
-                (0..8).map(move |s| {
-                    c + n * (off + out) + t * (-half + 2.0 * half * (s as f64 + 0.5) / 8.0)
-                })
-            })
-        };
-        let inner_like = self.band_like_share(c, &[0.12, 0.22, 0.3], &band);
-        let outer_like = self.band_like_share_of(
-            outline(BACKGROUND_RING_IN.0).chain(outline(BACKGROUND_RING_IN.1)),
+        // A rectangle cut from a roof or a painted building.
+        if self.looks_like_terrain(
+            c,
+            self.rect_outline(c, axis, BACKGROUND_RING_IN.0)
+                .chain(self.rect_outline(c, axis, BACKGROUND_RING_IN.1)),
             &band,
-        );
-        if inner_like > fp.max_band_like_inside && outer_like > fp.max_band_like_outside {
+        ) {
             return None;
         }
         let facing_deg = self.rect_facing(c, axis, label);

@@ -211,8 +211,13 @@ impl TopView {
         lens: Option<&Lens>,
         grid_px: u32,
     ) -> cv::FixedMaps {
+        self.fixed_maps_from_nodes(&self.map_nodes(pose, lens, grid_px), grid_px)
+    }
+
+    /// [`TopView::fixed_maps`] from the grid nodes of [`TopView::map_nodes`].
+    fn fixed_maps_from_nodes(&self, nodes: &[(f64, f64)], grid_px: u32) -> cv::FixedMaps {
         let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
-        self.source_rows(pose, lens, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
+        self.rows_from_nodes(nodes, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
         maps
     }
 
@@ -319,9 +324,7 @@ impl TopView {
         let maps = match cached {
             Some(maps) => maps,
             None => {
-                let mut maps = cv::FixedMaps::with_size(self.width_px, self.height_px);
-                self.rows_from_nodes(&nodes, grid_px, |j, xs, ys| maps.set_row(j, xs, ys));
-                let maps = std::rc::Rc::new(maps);
+                let maps = std::rc::Rc::new(self.fixed_maps_from_nodes(&nodes, grid_px));
                 MAPS.with(|m| {
                     *m.borrow_mut() = Some(KeptMaps {
                         key,

@@ -165,20 +165,12 @@ pub fn segment(
     let gap_px = (p.bridge_in * cell_px as f64 / p.table_cell_in).round() as usize;
     if gap_px > 0 {
         let weak = Thresholds::new(p, global_hue, p.weak_share as f32, p.weak_level as f32);
-        let colour_at = |k: usize| -> (f32, f32, f32) {
-            let px = &raw[3 * k..3 * k + 3];
-            hsv_flat([
-                f32::from(px[0]) * gains[0],
-                f32::from(px[1]) * gains[1],
-                f32::from(px[2]) * gains[2],
-            ])
-        };
         bridge(&mut seg, gap_px, |k, label| {
             // Black is where the photo does not reach.
             if raw[3 * k..3 * k + 3] == [0, 0, 0] {
                 return false;
             }
-            let (hue, sat, val) = colour_at(k);
+            let (hue, sat, val) = balanced_hsv(&raw[3 * k..3 * k + 3], gains);
             let (i, j) = (k % w, k / w);
             weak.label(hue, sat, val, &context[j / cell * cw + i / cell]) == label
         });
@@ -308,11 +300,7 @@ fn label_rows_body(job: &RowJob<'_>, labels: &mut [u8]) {
             .zip(&mut sat_row)
             .zip(&mut val_row)
         {
-            (*hue, *sat, *val) = hsv_flat([
-                f32::from(px[0]) * gains[0],
-                f32::from(px[1]) * gains[1],
-                f32::from(px[2]) * gains[2],
-            ]);
+            (*hue, *sat, *val) = balanced_hsv(px, gains);
         }
         let cells = &job.context[j / cell * cw..(j / cell + 1) * cw];
         for ((((out, hue), sat), val), cx) in out
@@ -494,6 +482,17 @@ fn max_f32(a: f32, b: f32) -> f32 {
 
 fn min_f32(a: f32, b: f32) -> f32 {
     if a < b { a } else { b }
+}
+
+/// Hue, saturation and value of one pixel's bytes after the white
+/// balance `gains`.
+#[inline(always)]
+fn balanced_hsv(px: &[u8], gains: [f32; 3]) -> (f32, f32, f32) {
+    hsv_flat([
+        f32::from(px[0]) * gains[0],
+        f32::from(px[1]) * gains[1],
+        f32::from(px[2]) * gains[2],
+    ])
 }
 
 /// [`hsv`] for colours of non-negative channels, computed without branches
