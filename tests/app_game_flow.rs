@@ -4,7 +4,7 @@
 //! the roll lands in the log, and undo takes it back. Then a new app on the
 //! same games folder (the process killed and started again) resumes it.
 
-mod app_support;
+use crate::app_support;
 
 use std::path::PathBuf;
 use std::time::Duration;

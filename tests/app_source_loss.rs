@@ -1,7 +1,7 @@
 //! Pulling the camera out mid-game (a source that fails) keeps the app and
 //! its state, shows a reconnect message, and a reconnect brings frames back.
 
-mod app_support;
+use crate::app_support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! marker detection and the camera files in `fixtures/detect/`, scored
 //! against the truth files. Prints the measured figures.
 
-mod photoreal_support;
+use crate::photoreal_support;
 
 use spotter::vision::eval::{Summary, quantile};
 

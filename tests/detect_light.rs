@@ -9,7 +9,7 @@
 //! markers' edges), cool 0.993 (precision 0.990), dim 0.989, light falling
 //! off 0.979.
 
-mod photoreal_support;
+use crate::photoreal_support;
 
 use image::RgbImage;
 use spotter::vision::eval::Summary;

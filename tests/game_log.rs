@@ -2,14 +2,13 @@
 //! its log, even after the process is killed in the middle of a game; undo
 //! and replay work from the log.
 
-mod common;
 
 use std::io::Write;
 use std::path::Path;
 use std::process::Command as Process;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use spotter::game::{AimUse, Command, FireMode, Game, GameState};
 use spotter::rules::dice::{Dice, seeded};
 

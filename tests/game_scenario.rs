@@ -1,9 +1,8 @@
 //! Scenario and rule-data files: the shipped ones load; errors name the
 //! file, the line and the field.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use spotter::game::Scenario;
 use spotter::rules::stand_to::StandTo;
 use spotter::rules::stand_to::data::BUILTIN_TOML;

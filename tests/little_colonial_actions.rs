@@ -4,9 +4,8 @@
 //! reshuffle, the optional wounded rule, infantry and cavalry moves. Dice
 //! are typed in; each outcome is the one the rule text gives for them.
 
-mod rule_actions;
 
-use rule_actions::named;
+use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;

@@ -4,9 +4,8 @@
 //! the rule text gives for those dice; odds are checked against counts
 //! worked out by hand from the text.
 
-mod rule_actions;
 
-use rule_actions::named;
+use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;

@@ -2,9 +2,8 @@
 //! frequency of every outcome agrees with the exact odds within 3 standard
 //! errors.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use nalgebra::Point2;
 use spotter::game::{AimUse, Command, Event, FigureId, FireMode, GameState, Scenario};
 use spotter::rules::RuleSet;

@@ -1,9 +1,8 @@
 //! Every Stand To! number that RULES.md lists, as a test.
 
-mod common;
 
 use approx::assert_relative_eq;
-use common::*;
+use crate::common::*;
 use nalgebra::Point2;
 use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
 use spotter::geometry::Scale;
