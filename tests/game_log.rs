@@ -148,7 +148,7 @@ fn killing_the_process_mid_game_then_resuming_reproduces_the_state() {
     let path = dir.path().join("game.jsonl");
     let mut child = Process::new(std::env::current_exe().unwrap())
         .args([
-            "child_plays_until_killed",
+            "game_log::child_plays_until_killed",
             "--exact",
             "--ignored",
             "--nocapture",
