@@ -14,6 +14,7 @@ mod calibration_fixtures;
 mod detect_accuracy;
 mod detect_errors;
 mod detect_light;
+mod detect_unseen;
 mod game_log;
 mod game_scenario;
 mod geometry_props;
