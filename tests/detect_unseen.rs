@@ -215,3 +215,29 @@ fn measure_rendered_sets() {
         write_csv(Path::new(&csv), &rows);
     }
 }
+
+/// The tune photos kept in `fixtures/unseen/` (seeds 20 and 24): measured
+/// recall 0.886 (31 of 35: small bases under hard light on the wood table)
+/// and precision 0.969 (one false figure left, on terrain); floors a little
+/// under them guard against the detector getting worse on tables unlike
+/// the DEV set.
+#[test]
+fn unseen_tune_photos_hold_their_figures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
+    let (s, rows) = measure(&[root.join("seed20"), root.join("seed24")]);
+    assert!(s.visible >= 30, "the photos are there: {}", s.visible);
+    assert!(s.recall() >= 0.85, "recall {}", s.recall());
+    assert!(s.precision() >= 0.95, "precision {}", s.precision());
+    // Every reported figure carries a probability, and the false ones are
+    // the less sure.
+    assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.confidence)));
+    let mean = |real: bool| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.real == real)
+            .map(|r| r.confidence)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    assert!(mean(false) < mean(true), "{} {}", mean(false), mean(true));
+}
