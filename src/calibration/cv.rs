@@ -282,6 +282,18 @@ pub fn calibrate_camera(
     image: &[Vec<Point2<f64>>],
     size: [u32; 2],
 ) -> Result<(Lens, Vec<f64>), CalibrationError> {
+    calibrate_camera_model(object, image, size, true).map(|(lens, views, _)| (lens, views))
+}
+
+/// As [`calibrate_camera`], with k3 free (`with_k3`) or held at zero, and
+/// the 1-sigma uncertainties OpenCV estimates for fx, fy, cx, cy, k1, k2,
+/// p1, p2, k3 (0 for a parameter held fixed).
+pub fn calibrate_camera_model(
+    object: &[Vec<Point3<f64>>],
+    image: &[Vec<Point2<f64>>],
+    size: [u32; 2],
+    with_k3: bool,
+) -> Result<(Lens, Vec<f64>, [f64; 9]), CalibrationError> {
     let obj: Vector<Vector<Point3f>> = object
         .iter()
         .map(|v| {
@@ -324,7 +336,11 @@ pub fn calibrate_camera(
         &mut std_in,
         &mut std_ex,
         &mut per_view,
-        0,
+        if with_k3 {
+            0
+        } else {
+            opencv::calib3d::CALIB_FIX_K3
+        },
         criteria,
     )
     .map_err(cv_err)?;
@@ -342,6 +358,12 @@ pub fn calibrate_camera(
     for i in 0..object.len() {
         views.push(*per_view.at::<f64>(i as i32).map_err(cv_err)?);
     }
+    let mut sigma = [0.0; 9];
+    for (i, v) in sigma.iter_mut().enumerate() {
+        if (i as i32) < std_in.rows() * std_in.cols() {
+            *v = *std_in.at::<f64>(i as i32).map_err(cv_err)?;
+        }
+    }
     Ok((
         Lens {
             k: km,
@@ -350,5 +372,6 @@ pub fn calibrate_camera(
             rms_px: rms,
         },
         views,
+        sigma,
     ))
 }

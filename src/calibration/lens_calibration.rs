@@ -13,6 +13,7 @@ use super::CalibrationError;
 use super::charuco::CharucoBoard;
 use super::cv::{self, ArucoDictionary};
 use super::lens::Lens;
+use super::lens_model::{self, DistortionModel};
 
 /// Thresholds of the lens calibration.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +80,16 @@ pub struct LensCalibration {
     pub views: Vec<ViewReport>,
     /// Fraction of the coverage grid cells that hold corners.
     pub coverage_frac: f64,
+    /// The distortion model the views support (see [`lens_model`]).
+    pub model: DistortionModel,
+    /// Each model tried and its RMS on views held back from its fit, pixels.
+    pub held_out_rms_px: Vec<(DistortionModel, f64)>,
+    /// 1-sigma of fx, fy, cx, cy (pixels), k1, k2, p1, p2, k3 (0 when the
+    /// model holds it at zero).
+    pub sigma: [f64; 9],
+    /// What the views leave open and the photos that would pin it down
+    /// (empty when the lens is pinned down).
+    pub advice: Vec<String>,
 }
 
 impl LensCalibration {
@@ -209,7 +220,7 @@ pub fn calibrate(
             params.min_coverage_frac * 100.0
         )));
     }
-    let (mut lens, mut per_view) = run_calibration(&used_views(&reports), image_size)?;
+    let (_, per_view) = run_calibration(&used_views(&reports), image_size)?;
     // Drop outlier views once and calibrate again.
     let mut sorted = per_view.clone();
     sorted.sort_by(f64::total_cmp);
@@ -236,11 +247,29 @@ pub fn calibrate(
                 params.min_views
             )));
         }
-        (lens, per_view) = run_calibration(&used_views(&reports), image_size)?;
-        let used_idx: Vec<usize> = (0..reports.len()).filter(|&i| reports[i].used).collect();
-        for (k, &i) in used_idx.iter().enumerate() {
-            reports[i].rms_px = Some(per_view[k]);
-        }
+    }
+    // The distortion model the used views support, judged on views held
+    // back from the fit; its lens replaces the full model's.
+    let used = used_views(&reports);
+    let object: Vec<Vec<Point3<f64>>> = used
+        .iter()
+        .map(|v| {
+            v.corners
+                .iter()
+                .map(|c| Point3::new(c.1.x, c.1.y, 0.0))
+                .collect()
+        })
+        .collect();
+    let image: Vec<Vec<Point2<f64>>> = used
+        .iter()
+        .map(|v| v.corners.iter().map(|c| c.2).collect())
+        .collect();
+    let choice = lens_model::choose_model(&object, &image, image_size)?;
+    let fit = choice.fit();
+    let lens = fit.lens.clone();
+    let used_idx: Vec<usize> = (0..reports.len()).filter(|&i| reports[i].used).collect();
+    for (k, &i) in used_idx.iter().enumerate() {
+        reports[i].rms_px = fit.per_view_rms_px.get(k).copied();
     }
     if lens.rms_px > params.max_rms_px {
         return Err(CalibrationError::LensRefused(format!(
@@ -252,5 +281,13 @@ pub fn calibrate(
         lens,
         views: reports,
         coverage_frac: cov,
+        model: fit.model,
+        held_out_rms_px: choice
+            .fits
+            .iter()
+            .map(|f| (f.model, f.held_out_rms_px))
+            .collect(),
+        sigma: fit.sigma,
+        advice: choice.advice.clone(),
     })
 }

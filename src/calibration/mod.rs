@@ -16,6 +16,7 @@ pub mod kit;
 pub mod layout;
 pub mod lens;
 pub mod lens_calibration;
+pub mod lens_model;
 pub mod live;
 pub mod pdf;
 pub mod table;

@@ -68,6 +68,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "image_size": lens.image_size,
             "views_used": cal.views_used(),
             "views_rejected": rejected,
+            "model": cal.model.name(),
+            "held_out_rms_px": cal
+                .held_out_rms_px
+                .iter()
+                .map(|(m, r)| json!({ "model": m.name(), "rms_px": r }))
+                .collect::<Vec<_>>(),
+            "sigma": {
+                "fx": cal.sigma[0], "fy": cal.sigma[1], "cx": cal.sigma[2], "cy": cal.sigma[3],
+                "k1": cal.sigma[4], "k2": cal.sigma[5], "p1": cal.sigma[6], "p2": cal.sigma[7],
+                "k3": cal.sigma[8],
+            },
+            "advice": cal.advice,
         });
         println!("{out}");
     } else {
@@ -109,6 +121,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             cal.views_used(),
             cal.coverage_frac * 100.0
         );
+        let s = &cal.sigma;
+        println!(
+            "  1-sigma: fx {:.2} ({:.2}%)  fy {:.2}  cx {:.2}  cy {:.2}  k1 {:.5}  k2 {:.5}  p1 {:.6}  p2 {:.6}  k3 {:.5}",
+            s[0],
+            100.0 * s[0] / lens.fx(),
+            s[1],
+            s[2],
+            s[3],
+            s[4],
+            s[5],
+            s[6],
+            s[7],
+            s[8]
+        );
+        let tried: Vec<String> = cal
+            .held_out_rms_px
+            .iter()
+            .map(|(m, r)| format!("{} {r:.3} px", m.name()))
+            .collect();
+        println!(
+            "  distortion model {} (on views held back from the fit: {})",
+            cal.model.name(),
+            tried.join(", ")
+        );
+        if cal.advice.is_empty() {
+            println!("  the views pin the lens down");
+        }
+        for a in &cal.advice {
+            println!("  not pinned down: {a}");
+        }
         println!("Wrote {}", args.out.display());
     }
     Ok(ExitCode::SUCCESS)

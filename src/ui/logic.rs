@@ -381,7 +381,9 @@ impl AppLogic {
         p.perception
             .figures
             .iter()
-            .filter(|f| f.detection.confidence > 0.0)
+            // Only figures seen with confidence follow by themselves (an
+            // uncertain one waits for the player).
+            .filter(|f| super::overlay::is_certain(&f.detection))
             .filter_map(|f| {
                 let id = self.bound(f.id)?;
                 let g = state.figure(id)?;

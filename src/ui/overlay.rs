@@ -194,13 +194,30 @@ pub fn figure(
     always_named: bool,
 ) {
     let colour = theme::edge_colour(det.edge);
-    outline(
-        painter,
-        to_screen,
-        &base_outline_in_table(det, 0.0),
-        theme::ring(colour),
-    );
-    let mut text = name.to_owned();
+    // An uncertain figure (it may be a rock, a shadow or a building's
+    // edge) is drawn dashed and named with a question mark; it is never
+    // bound or followed by itself.
+    let certain = is_certain(det);
+    if certain {
+        outline(
+            painter,
+            to_screen,
+            &base_outline_in_table(det, 0.0),
+            theme::ring(colour),
+        );
+    } else {
+        dashed_outline(
+            painter,
+            to_screen,
+            &base_outline_in_table(det, 0.0),
+            theme::ring(colour),
+        );
+    }
+    let mut text = if certain {
+        name.to_owned()
+    } else {
+        format!("{name}?")
+    };
     if let Some(f) = det.facing_deg {
         let dir = Vector2::new(f.to_radians().cos(), f.to_radians().sin());
         let start = det.center_in_table + dir * front_offset_in(det);
@@ -211,7 +228,7 @@ pub fn figure(
             start + dir * FACING_TICK_IN,
             theme::ring(colour),
         );
-        text = format!("{name} {f:.0}\u{b0}");
+        text = format!("{text} {f:.0}\u{b0}");
     }
     let below = det.center_in_table - Vector2::new(0.0, front_offset_in(det) + HIGHLIGHT_GAP_IN);
     // Below the base in table terms; in the image that may be any side, so
@@ -224,6 +241,13 @@ pub fn figure(
         theme::LABEL_TEXT,
         always_named,
     );
+}
+
+/// Whether a detection is sure enough to be drawn plainly, bound and
+/// followed without the player's word (its confidence is calibrated: see
+/// [`crate::vision::confidence`]).
+pub fn is_certain(det: &Detection) -> bool {
+    det.confidence >= crate::vision::confidence::DEFAULT_MIN_CERTAIN
 }
 
 /// A highlight ring around the selected figure or the target.

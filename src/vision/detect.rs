@@ -18,6 +18,7 @@ use std::time::Instant;
 use image::RgbImage;
 use nalgebra::Point2;
 
+use super::confidence::Evidence;
 use super::fit::{FootFit, RectFit, Surface, colour_of};
 use super::hands::HandFinder;
 use super::params::DetectorParams;
@@ -91,6 +92,12 @@ impl Fitted {
             Self::Mounted(r) => r.rect_score,
         }
     }
+    fn evidence(&self) -> &Evidence {
+        match self {
+            Self::Foot(f) => &f.evidence,
+            Self::Mounted(r) => &r.evidence,
+        }
+    }
 }
 
 impl Detector {
@@ -121,6 +128,16 @@ impl Detector {
         frame: &RgbImage,
         mapping: &TableMapping,
     ) -> Result<FrameDetections, VisionError> {
+        Ok(self.detect_with_evidence(frame, mapping)?.0)
+    }
+
+    /// As [`Detector::detect`], with what was measured about each figure
+    /// (the same order as the detections): the inputs of its confidence.
+    pub fn detect_with_evidence(
+        &self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<(FrameDetections, Vec<Evidence>), VisionError> {
         let p = &self.params;
         let t0 = Instant::now();
         if let Some(lens) = &mapping.lens
@@ -190,27 +207,33 @@ impl Detector {
         let fitting = ms_since(t2);
 
         let t3 = Instant::now();
-        let mut detections = self.classify(&surface, fitted);
+        let found = self.classify(&surface, fitted);
         // No phantom figures on an arm, and no figure under a hand reported
         // from the part of its band that shows.
-        let centres: Vec<Point2<f64>> = detections.iter().map(|d| d.center_in_table).collect();
+        let centres: Vec<Point2<f64>> = found.iter().map(|d| d.0.center_in_table).collect();
         let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
         let margin_in = self.hands.params().suppress_margin_in;
-        detections.retain(|d| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)));
+        let (detections, evidence): (Vec<Detection>, Vec<Evidence>) = found
+            .into_iter()
+            .filter(|(d, _)| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)))
+            .unzip();
         let classification = ms_since(t3);
-        Ok(FrameDetections {
-            detections,
-            timings: StageTimings {
-                markers: 0.0,
-                undistort_rectify,
-                segmentation,
-                fitting,
-                classification,
-                total: ms_since(t0),
+        Ok((
+            FrameDetections {
+                detections,
+                timings: StageTimings {
+                    markers: 0.0,
+                    undistort_rectify,
+                    segmentation,
+                    fitting,
+                    classification,
+                    total: ms_since(t0),
+                },
+                white,
+                occluded_regions_in_table: hands,
             },
-            white,
-            occluded_regions_in_table: hands,
-        })
+            evidence,
+        ))
     }
 
     /// Clears the labels over every layout marker and its paper.
@@ -297,8 +320,13 @@ impl Detector {
     }
 
     /// Drops duplicates (two hypotheses closer than a base) and turns fits
-    /// into detections.
-    fn classify(&self, surface: &Surface<'_>, mut fitted: Vec<Fitted>) -> Vec<Detection> {
+    /// into detections, each with its confidence from its evidence; those
+    /// below `confidence.min_report` go.
+    fn classify(
+        &self,
+        surface: &Surface<'_>,
+        mut fitted: Vec<Fitted>,
+    ) -> Vec<(Detection, Evidence)> {
         let _ = surface;
         fitted.sort_by(|a, b| b.score().total_cmp(&a.score()));
         let min_sep = self.params.kit.foot_diameter_in * 0.75;
@@ -312,10 +340,16 @@ impl Detector {
             }
         }
         let min_confidence = self.params.fit.min_confidence;
+        let model = &self.params.confidence;
         kept.into_iter()
             .filter(|f| f.score() >= min_confidence)
-            .filter_map(|f| {
-                let (center, facing_deg, label, base, score, points, rms) = match &f {
+            .map(|f| {
+                let p = model.probability(f.evidence());
+                (f, p)
+            })
+            .filter(|(_, p)| *p >= model.min_report)
+            .filter_map(|(f, confidence)| {
+                let (center, facing_deg, label, base, _score, points, rms) = match &f {
                     Fitted::Foot(x) => (
                         x.center,
                         x.facing_deg,
@@ -335,15 +369,18 @@ impl Detector {
                         x.rms_in,
                     ),
                 };
-                Some(Detection {
-                    center_in_table: center,
-                    facing_deg,
-                    edge: colour_of(label)?,
-                    base,
-                    confidence: score.clamp(0.0, 1.0),
-                    position_sigma_in: (rms / (points.max(1) as f64).sqrt())
-                        .max(MIN_POSITION_SIGMA_IN),
-                })
+                Some((
+                    Detection {
+                        center_in_table: center,
+                        facing_deg,
+                        edge: colour_of(label)?,
+                        base,
+                        confidence,
+                        position_sigma_in: (rms / (points.max(1) as f64).sqrt())
+                            .max(MIN_POSITION_SIGMA_IN),
+                    },
+                    *f.evidence(),
+                ))
             })
             .collect()
     }

@@ -14,6 +14,7 @@
 use image::RgbImage;
 use nalgebra::{Matrix2, Matrix3, Point2, Vector2, Vector3};
 
+use super::confidence::{Evidence, FacingEvidence};
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, sample_rgb};
 use super::search::{
@@ -57,6 +58,15 @@ const OUTER_RING_IN: f64 = 0.2;
 /// a band is grey (white) and has no hue.
 const BAND_LIKE_DIRECTIONS: usize = 24;
 const BAND_LIKE_MIN_SATURATION: f32 = 0.2;
+/// Step for the photo scale at a base, inches.
+const EVIDENCE_STEP_IN: f64 = 0.5;
+/// Step of the walk across the band, top-view pixels, and the longest run
+/// it measures, inches.
+const WIDTH_STEP_PX: f64 = 0.25;
+const MAX_BAND_RUN_IN: f64 = 0.6;
+/// The table's colour spread is never taken below this (levels): a
+/// perfectly flat render would make every band infinitely clear.
+const MIN_COLOUR_SPREAD: f64 = 2.0;
 /// Fit converged when the centre moves less than this, inches.
 const CONVERGED_IN: f64 = 1e-4;
 /// A mounted candidate's extents may differ from the kit by this share.
@@ -92,6 +102,8 @@ pub struct FootFit {
     /// Share of the edge samples on which the band's outer edge was found.
     pub edge_share: f64,
     pub facing_deg: Option<f64>,
+    /// What was measured about it, for its confidence.
+    pub evidence: Evidence,
 }
 
 /// A mounted (rectangular) base fitted; `axis_deg` runs along the long side.
@@ -106,6 +118,8 @@ pub struct RectFit {
     /// Share of the edge samples on which the band's outer edge was found.
     pub edge_share: f64,
     pub facing_deg: Option<f64>,
+    /// What was measured about it, for its confidence.
+    pub evidence: Evidence,
 }
 
 fn dir_exact(deg: f64) -> Vector2<f64> {
@@ -561,16 +575,140 @@ impl Surface<'_> {
         ) {
             return None;
         }
-        let facing_deg = self.foot_facing(c, label);
+        let facing = self.foot_facing(c, label);
+        let edge_share = used as f64 / rays.max(1) as f64;
+        let across: Vec<(Point2<f64>, Vector2<f64>)> =
+            ray_dirs.iter().map(|d| (c + d * r_mid, *d)).collect();
+        let outside: Vec<Point2<f64>> = circle_points(
+            c,
+            &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
+        )
+        .collect();
+        let evidence = self.evidence(
+            c,
+            label,
+            &across,
+            &outside,
+            Evidence {
+                mounted: false,
+                score: ring_score,
+                edge_share,
+                rms_px: rms,
+                faint: cand.faint,
+                facing: facing.map(|f| f.1),
+                ..Evidence::default()
+            },
+        );
+        let facing_deg = facing
+            .filter(|(_, e)| self.facing_is_clear(e, &evidence))
+            .map(|f| f.0);
         Some(FootFit {
             center: c,
             label,
             ring_score,
             edge_points: used,
             rms_in: rms,
-            edge_share: used as f64 / rays.max(1) as f64,
+            edge_share,
             facing_deg,
+            evidence,
         })
+    }
+
+    /// Whether a front mark's evidence is clear enough at this camera's
+    /// scale to give a facing (a wrong facing is worse than none: the
+    /// tracker carries the last one seen).
+    fn facing_is_clear(&self, f: &FacingEvidence, base: &Evidence) -> bool {
+        let fp = &self.params.facing;
+        // A mounted base's front edge is long and judged against its back
+        // edge (`facing.min_mounted_contrast`).
+        base.mounted
+            || (f.contrast >= fp.clear_min_contrast
+                && f.rival_share <= fp.clear_max_rival_share
+                && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast))
+    }
+
+    /// Photo pixels per table inch at a point of the base-top plane (the
+    /// camera matrix's scale, without the lens's distortion).
+    pub fn photo_px_per_in(&self, c: Point2<f64>) -> f64 {
+        let z = self.params.kit.base_height_in;
+        let at = |p: Point2<f64>| self.pose.pixel_from_table_at(p, z, None);
+        let o = at(c);
+        let dx = (at(c + Vector2::new(EVIDENCE_STEP_IN, 0.0)) - o).norm();
+        let dy = (at(c + Vector2::new(0.0, EVIDENCE_STEP_IN)) - o).norm();
+        (dx * dy).sqrt() / EVIDENCE_STEP_IN
+    }
+
+    /// Length of the run of `label` through `start` along `n` (both ways),
+    /// inches; 0 when `start` is not labelled.
+    fn label_run_in(&self, start: Point2<f64>, n: Vector2<f64>, label: u8) -> f64 {
+        if self.label(start) != label {
+            return 0.0;
+        }
+        let step = WIDTH_STEP_PX / self.view.px_per_in;
+        let steps = (MAX_BAND_RUN_IN / step).ceil() as usize;
+        let walk = |sign: f64| {
+            (1..=steps)
+                .find(|&s| self.label(start + n * (sign * s as f64 * step)) != label)
+                .map_or(MAX_BAND_RUN_IN, |s| (s as f64 - 0.5) * step)
+        };
+        walk(1.0) + walk(-1.0)
+    }
+
+    /// Completes `base` (score, edge share, RMS in inches, kind) with what
+    /// is measured round a fitted base at `c`: the band's colour contrast
+    /// with the table round it (over the table's own spread), its labelled
+    /// width across `across` (points on the band's middle line with their
+    /// outward normals), the band-like shares inside and `outside`, and the
+    /// photo's scale there.
+    fn evidence(
+        &self,
+        c: Point2<f64>,
+        label: u8,
+        across: &[(Point2<f64>, Vector2<f64>)],
+        outside: &[Point2<f64>],
+        base: Evidence,
+    ) -> Evidence {
+        let band: Vec<[f32; 3]> = across
+            .iter()
+            .filter(|(p, _)| self.label(*p) == label)
+            .filter_map(|(p, _)| self.rgb(*p))
+            .collect();
+        let table: Vec<[f32; 3]> = outside
+            .iter()
+            .filter(|p| self.label(**p) == NONE)
+            .filter_map(|p| self.rgb(*p))
+            .collect();
+        let contrast = match (median_rgb(&band), median_rgb(&table)) {
+            (Some(b), Some(t)) => {
+                let dist = |x: [f64; 3], y: [f64; 3]| {
+                    ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt()
+                };
+                let mut spread: Vec<f64> =
+                    table.iter().map(|s| dist(s.map(f64::from), t)).collect();
+                let noise = median(&mut spread).unwrap_or(0.0).max(MIN_COLOUR_SPREAD);
+                dist(b, t) / noise
+            }
+            _ => 0.0,
+        };
+        let mut runs: Vec<f64> = across
+            .iter()
+            .map(|(p, n)| self.label_run_in(*p, *n, label))
+            .filter(|r| *r > 0.0)
+            .collect();
+        let band_width_ratio =
+            median(&mut runs).unwrap_or(0.0) / self.params.kit.band_width_in.max(1e-6);
+        let band_rgb = median_rgb(&band).unwrap_or([0.0; 3]);
+        let px_per_in = self.photo_px_per_in(c);
+        Evidence {
+            rms_px: base.rms_px * px_per_in,
+            contrast,
+            band_width_ratio,
+            inside_band_like: self
+                .band_like_share(circle_points(c, &TERRAIN_INSIDE_RADII_IN), &band_rgb),
+            outside_band_like: self.band_like_share(outside.iter().copied(), &band_rgb),
+            photo_px_per_in: px_per_in,
+            ..base
+        }
     }
 
     /// Whether a base fitted at `c` is cut from terrain (a patch of
@@ -648,7 +786,7 @@ impl Surface<'_> {
     /// direction is discounted by the groundwork's extra darkness there
     /// (`facing.groundwork_weight` of how much darker it is than its
     /// median round the base).
-    fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<f64> {
+    fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<(f64, FacingEvidence)> {
         let k = &self.params.kit;
         let fp = &self.params.facing;
         let radius = self.radius_in();
@@ -689,8 +827,9 @@ impl Surface<'_> {
         }
         let (_, to_nadir) = self.side_parallax(c);
         let nadir_deg = (to_nadir.norm() > 0.0).then(|| to_nadir.y.atan2(to_nadir.x).to_degrees());
-        let arc = arc_profile_centre(&profile, FACING_STEP_DEG, k.front_arc_deg, fp, nadir_deg)?;
-        Some(arc.rem_euclid(360.0))
+        let (arc, evidence) =
+            arc_profile_measure(&profile, FACING_STEP_DEG, k.front_arc_deg, fp, nadir_deg)?;
+        Some((arc.rem_euclid(360.0), evidence))
     }
 
     /// 8 points along each side of a mounted base centred at `c` with its
@@ -967,7 +1106,41 @@ impl Surface<'_> {
         ) {
             return None;
         }
-        let facing_deg = self.rect_facing(c, axis, label);
+        let facing = self.rect_facing(c, axis, label);
+        let edge_share = used as f64 / samples.max(1) as f64;
+        let across: Vec<(Point2<f64>, Vector2<f64>)> = self
+            .rect_sides(axis)
+            .into_iter()
+            .flat_map(|(n, off, half)| {
+                let t = Vector2::new(-n.y, n.x);
+                let usable = (half - RECT_CORNER_KEEP_OUT_IN).max(0.0);
+                (0..=8).map(move |s| {
+                    let along = -usable + 2.0 * usable * f64::from(s) / 8.0;
+                    (c + n * (off - band_w / 2.0) + t * along, n)
+                })
+            })
+            .collect();
+        let outside: Vec<Point2<f64>> = self
+            .rect_outline(c, axis, BACKGROUND_RING_IN.0)
+            .chain(self.rect_outline(c, axis, BACKGROUND_RING_IN.1))
+            .collect();
+        let evidence = self.evidence(
+            c,
+            label,
+            &across,
+            &outside,
+            Evidence {
+                mounted: true,
+                score: rect_score,
+                edge_share,
+                rms_px: rms,
+                facing: facing.map(|f| f.1),
+                ..Evidence::default()
+            },
+        );
+        let facing_deg = facing
+            .filter(|(_, e)| self.facing_is_clear(e, &evidence))
+            .map(|f| f.0);
         Some(RectFit {
             center: c,
             axis_deg: axis.rem_euclid(360.0),
@@ -975,13 +1148,19 @@ impl Surface<'_> {
             rect_score,
             edge_points: used,
             rms_in: rms,
-            edge_share: used as f64 / samples.max(1) as f64,
+            edge_share,
             facing_deg,
+            evidence,
         })
     }
 
     /// Facing of a mounted base: toward the blacker short edge.
-    fn rect_facing(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> Option<f64> {
+    fn rect_facing(
+        &self,
+        c: Point2<f64>,
+        axis_deg: f64,
+        label: u8,
+    ) -> Option<(f64, FacingEvidence)> {
         let k = &self.params.kit;
         let sides = self.rect_sides(axis_deg);
         let line = |side: usize| -> Vec<Point2<f64>> {
@@ -1015,14 +1194,23 @@ impl Surface<'_> {
             return None;
         }
         let _ = k;
-        Some(
+        let evidence = FacingEvidence {
+            contrast: (front - back).abs(),
+            blackness: front.max(back),
+            rival_share: front.min(back) / front.max(back).max(1e-9),
+            width_share: 1.0,
+            edges: 2,
+            from_nadir_deg: 0.0,
+        };
+        Some((
             if front > back {
                 axis_deg
             } else {
                 axis_deg + 180.0
             }
             .rem_euclid(360.0),
-        )
+            evidence,
+        ))
     }
 }
 
@@ -1031,6 +1219,7 @@ impl Surface<'_> {
 /// width stands out from the band on both sides. `nadir_deg` is the
 /// direction from the base toward the camera's nadir, when the camera is
 /// not straight above it.
+#[cfg(test)]
 fn arc_profile_centre(
     profile: &[f64],
     step_deg: f64,
@@ -1038,6 +1227,17 @@ fn arc_profile_centre(
     fp: &super::params::FacingParams,
     nadir_deg: Option<f64>,
 ) -> Option<f64> {
+    arc_profile_measure(profile, step_deg, arc_deg, fp, nadir_deg).map(|(c, _)| c)
+}
+
+/// As [`arc_profile_centre`], with what the arc's evidence was.
+fn arc_profile_measure(
+    profile: &[f64],
+    step_deg: f64,
+    arc_deg: f64,
+    fp: &super::params::FacingParams,
+    nadir_deg: Option<f64>,
+) -> Option<(f64, FacingEvidence)> {
     let bins = profile.len() as i64;
     if bins == 0 {
         return None;
@@ -1102,6 +1302,14 @@ fn arc_profile_centre(
     // Where the arc lies on the far side of the base from the camera
     // (angle from it, degrees: positive counter-clockwise).
     let from_nadir = nadir_deg.map(|n| (centre - n + 180.0).rem_euclid(360.0) - 180.0);
+    let evidence = FacingEvidence {
+        contrast: score,
+        blackness: arc,
+        rival_share: if score > 0.0 { rival / score } else { 1.0 },
+        width_share: l.zip(r).map_or(0.0, |(l, r)| (l + r) / arc_deg),
+        edges: u8::from(l.is_some()) + u8::from(r.is_some()),
+        from_nadir_deg: from_nadir.map_or(0.0, f64::abs),
+    };
     let shift = match (l, r) {
         (Some(l), Some(r))
             if (lo * arc_deg..fp.hidden_width_share * arc_deg).contains(&(l + r))
@@ -1131,7 +1339,7 @@ fn arc_profile_centre(
             }
         }
     };
-    Some(centre + shift)
+    Some((centre + shift, evidence))
 }
 
 /// Label helpers re-exported for the detector.

@@ -66,6 +66,7 @@ pub struct Detection {
     pub position_sigma_in: f64,
 }
 
+pub mod confidence;
 pub mod cv;
 pub mod detect;
 pub mod eval;

@@ -172,11 +172,22 @@ pub struct FacingParams {
     /// narrower than this share of `front_arc_deg` is part-hidden by the
     /// model: its edge nearer the camera and the known width place it.
     pub hidden_width_share: f64,
+    /// A round base's facing is given only when its arc's contrast is at
+    /// least this, ...
+    pub clear_min_contrast: f64,
+    /// ... a rival arc's at most this share of it, ...
+    pub clear_max_rival_share: f64,
+    /// ... and, for an arc more than `far_side_deg` from the direction
+    /// toward the camera, its contrast at least `far_side_min_contrast`.
+    pub far_side_deg: f64,
+    pub far_side_min_contrast: f64,
 }
 
 /// All detector parameters, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectorParams {
+    /// The model from a fitted base's evidence to its confidence.
+    pub confidence: super::confidence::ConfidenceModel,
     pub kit: KitParams,
     pub rectify: RectifyParams,
     pub white: WhiteParams,
@@ -287,11 +298,25 @@ struct RawFacing {
     groundwork_insets_in: Pair,
     groundwork_weight: F,
     hidden_width_share: F,
+    clear_min_contrast: F,
+    clear_max_rival_share: F,
+    far_side_deg: F,
+    far_side_min_contrast: F,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfidence {
+    bias: F,
+    weights: Spanned<Vec<f64>>,
+    min_report: F,
+    min_certain: F,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawParams {
+    confidence: RawConfidence,
     kit: RawKit,
     rectify: RawRectify,
     white: RawWhite,
@@ -596,11 +621,53 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
+            clear_min_contrast: c.num(
+                "facing.clear_min_contrast",
+                &fa.clear_min_contrast,
+                0.0,
+                1.0,
+            ),
+            clear_max_rival_share: c.num(
+                "facing.clear_max_rival_share",
+                &fa.clear_max_rival_share,
+                0.0,
+                1.0,
+            ),
+            far_side_deg: c.num("facing.far_side_deg", &fa.far_side_deg, 0.0, 180.0),
+            far_side_min_contrast: c.num(
+                "facing.far_side_min_contrast",
+                &fa.far_side_min_contrast,
+                0.0,
+                1.0,
+            ),
+        };
+        let cf = &raw.confidence;
+        let mut weights = [0.0; super::confidence::FEATURES];
+        let given = cf.weights.get_ref();
+        if given.len() != weights.len() || given.iter().any(|w| !w.is_finite()) {
+            c.problems.push(src.problem(
+                Some(cf.weights.span()),
+                "confidence.weights",
+                format!(
+                    "needs {} finite numbers, one per feature ({})",
+                    weights.len(),
+                    super::confidence::FEATURE_NAMES.join(", ")
+                ),
+            ));
+        } else {
+            weights.copy_from_slice(given);
+        }
+        let confidence = super::confidence::ConfidenceModel {
+            bias: c.num("confidence.bias", &cf.bias, -100.0, 100.0),
+            weights,
+            min_report: c.num("confidence.min_report", &cf.min_report, 0.0, 1.0),
+            min_certain: c.num("confidence.min_certain", &cf.min_certain, 0.0, 1.0),
         };
         if !c.problems.is_empty() {
             return Err(src.error(c.problems));
         }
         Ok(Self {
+            confidence,
             kit,
             rectify,
             white,

@@ -1,0 +1,243 @@
+//! The figure detector on rendered tables it was not tuned on
+//! (`fixtures/unseen/`, see its README), through the real marker detection
+//! and each photo's own camera (K and dist from its truth file, as the
+//! camera files of `fixtures/detect/` are), scored against the truth.
+//!
+//! `measure_rendered_sets` (ignored) measures any rendered sets: set
+//! `SPOTTER_UNSEEN_DIRS` to folders of `frame-NN.jpg` + truth files
+//! (comma-separated; a `random` set's camera or sequence folders), and
+//! optionally `SPOTTER_UNSEEN_CSV` to a file for one row per detection with
+//! its evidence and whether it was real (the data the confidence model is
+//! fitted on). Run with `--ignored --nocapture`.
+
+use std::path::{Path, PathBuf};
+
+use spotter::calibration;
+use spotter::vision::confidence::{Evidence, FEATURE_NAMES};
+use spotter::vision::detect::Detector;
+use spotter::vision::eval::{Summary, Truth, quantile, score_frame};
+use spotter::vision::params::DetectorParams;
+
+/// One detection with its evidence and what the truth says of it.
+pub struct Row {
+    pub photo: String,
+    pub confidence: f64,
+    pub evidence: Evidence,
+    pub real: bool,
+    pub facing_error_deg: Option<f64>,
+}
+
+/// The table frames (photos with a truth file that has a table) in `dir`.
+fn frames_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "jpg"))
+                .filter(|p| p.with_extension("truth.json").exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Detects and scores every table frame of `dirs`; prints each frame's
+/// score and the whole.
+pub fn measure(dirs: &[PathBuf]) -> (Summary, Vec<Row>) {
+    let params = DetectorParams::defaults().expect("built-in parameters load");
+    let mut all = Summary::default();
+    let mut rows = Vec::new();
+    let mut frames = 0;
+    for dir in dirs {
+        let mut detector: Option<Detector> = None;
+        for photo in frames_in(dir) {
+            let truth = Truth::load(&photo.with_extension("truth.json")).expect("truth file");
+            let det =
+                detector.get_or_insert_with(|| Detector::new(params.clone(), truth.layout.clone()));
+            let frame = image::open(&photo).expect("photo").to_rgb8();
+            let gray = image::imageops::grayscale(&frame);
+            let name = format!(
+                "{}/{}",
+                dir.display(),
+                photo.file_name().unwrap_or_default().to_string_lossy()
+            );
+            let mapping = match calibration::detect_table(&gray, &truth.layout, Some(&truth.lens)) {
+                Ok(m) => m,
+                Err(e) => {
+                    println!("{name}: no table: {e}");
+                    continue;
+                }
+            };
+            let (found, evidence) = det
+                .detect_with_evidence(&frame, &mapping)
+                .expect("detection runs");
+            let score = score_frame(&truth.figures, &found.detections);
+            let mut one = Summary::default();
+            one.add(&truth.figures, &found.detections, &score);
+            println!("{name}: {}", one.report());
+            for &k in &score.false_positives {
+                let d = &found.detections[k];
+                println!(
+                    "    false {} {} at ({:.2}, {:.2}) conf {:.2} {:?}",
+                    d.edge.name(),
+                    d.base.name(),
+                    d.center_in_table.x,
+                    d.center_in_table.y,
+                    d.confidence,
+                    evidence[k]
+                );
+            }
+            for &t in &score.missed {
+                let f = &truth.figures[t];
+                println!(
+                    "    missed {} {} at ({:.2}, {:.2}) band seen {:?}",
+                    f.edge.name(),
+                    f.base.name(),
+                    f.x_in,
+                    f.y_in,
+                    f.band_visible_fraction
+                );
+            }
+            for m in &score.matched {
+                if m.facing_error_deg.is_some_and(|e| e > 8.0) {
+                    let f = &truth.figures[m.truth_index];
+                    println!(
+                        "    facing off {:.0} deg: {} {} at ({:.2}, {:.2}) front seen {:?}",
+                        m.facing_error_deg.unwrap_or(0.0),
+                        f.edge.name(),
+                        f.base.name(),
+                        f.x_in,
+                        f.y_in,
+                        f.front_visible_fraction
+                    );
+                }
+            }
+            all.add(&truth.figures, &found.detections, &score);
+            for (k, d) in found.detections.iter().enumerate() {
+                let m = score.matched.iter().find(|m| m.detection_index == k);
+                rows.push(Row {
+                    photo: name.clone(),
+                    confidence: d.confidence,
+                    evidence: evidence[k],
+                    real: m.is_some(),
+                    facing_error_deg: m.and_then(|m| m.facing_error_deg),
+                });
+            }
+            frames += 1;
+        }
+    }
+    println!("{frames} frames: {}", all.report());
+    (all, rows)
+}
+
+/// Reported confidence in bins against the share of real figures in each.
+pub fn calibration_table(rows: &[Row]) -> String {
+    let edges = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001];
+    let mut out = String::from("confidence bin   figures  real  precision  mean conf\n");
+    for w in edges.windows(2) {
+        let inside: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.confidence >= w[0] && r.confidence < w[1])
+            .collect();
+        if inside.is_empty() {
+            continue;
+        }
+        let real = inside.iter().filter(|r| r.real).count();
+        let mean = inside.iter().map(|r| r.confidence).sum::<f64>() / inside.len() as f64;
+        out += &format!(
+            "[{:.2}, {:.2})     {:>6}  {:>5}    {:.3}      {:.3}\n",
+            w[0],
+            w[1].min(1.0),
+            inside.len(),
+            real,
+            real as f64 / inside.len() as f64,
+            mean
+        );
+    }
+    out
+}
+
+fn write_csv(path: &Path, rows: &[Row]) {
+    let mut s = String::from("photo,real,confidence,facing_given,facing_error_deg");
+    for n in FEATURE_NAMES {
+        s += ",";
+        s += n;
+    }
+    s += ",band_width_ratio,contrast,rms_px,photo_px_per_in";
+    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir\n";
+    for r in rows {
+        s += &format!(
+            "{},{},{:.4},{},{}",
+            r.photo,
+            u8::from(r.real),
+            r.confidence,
+            u8::from(r.facing_error_deg.is_some()),
+            r.facing_error_deg
+                .map_or(String::new(), |e| format!("{e:.2}"))
+        );
+        for x in r.evidence.features() {
+            s += &format!(",{x:.5}");
+        }
+        let e = &r.evidence;
+        s += &format!(
+            ",{:.4},{:.3},{:.3},{:.2}",
+            e.band_width_ratio, e.contrast, e.rms_px, e.photo_px_per_in
+        );
+        s += &e.facing.map_or(",,,,,,\n".to_owned(), |f| {
+            format!(
+                ",{:.4},{:.4},{:.4},{:.4},{},{:.1}\n",
+                f.contrast, f.blackness, f.rival_share, f.width_share, f.edges, f.from_nadir_deg
+            )
+        });
+    }
+    std::fs::write(path, s).expect("CSV written");
+}
+
+#[test]
+#[ignore = "measures rendered sets named in SPOTTER_UNSEEN_DIRS"]
+fn measure_rendered_sets() {
+    let dirs: Vec<PathBuf> = std::env::var("SPOTTER_UNSEEN_DIRS")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    let (s, rows) = measure(&dirs);
+    println!("{}", calibration_table(&rows));
+    println!(
+        "position median {:.4} p95 {:.4}; facing median {:.2} p95 {:.2}",
+        quantile(&s.position_errors_in, 0.5),
+        quantile(&s.position_errors_in, 0.95),
+        quantile(&s.facing_errors_deg, 0.5),
+        quantile(&s.facing_errors_deg, 0.95)
+    );
+    if let Ok(csv) = std::env::var("SPOTTER_UNSEEN_CSV") {
+        write_csv(Path::new(&csv), &rows);
+    }
+}
+
+/// The tune photos kept in `fixtures/unseen/` (seeds 20 and 24): measured
+/// recall 0.886 (31 of 35: small bases under hard light on the wood table)
+/// and precision 0.969 (one false figure left, on terrain); floors a little
+/// under them guard against the detector getting worse on tables unlike
+/// the DEV set.
+#[test]
+fn unseen_tune_photos_hold_their_figures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
+    let (s, rows) = measure(&[root.join("seed20"), root.join("seed24")]);
+    assert!(s.visible >= 30, "the photos are there: {}", s.visible);
+    assert!(s.recall() >= 0.85, "recall {}", s.recall());
+    assert!(s.precision() >= 0.95, "precision {}", s.precision());
+    // Every reported figure carries a probability, and the false ones are
+    // the less sure.
+    assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.confidence)));
+    let mean = |real: bool| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.real == real)
+            .map(|r| r.confidence)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    assert!(mean(false) < mean(true), "{} {}", mean(false), mean(true));
+}
