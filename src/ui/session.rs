@@ -90,10 +90,13 @@ pub struct GameSession {
     /// for it every frame, the rules run once per (state, selection).
     preview_cache: Mutex<Option<(PreviewKey, Option<Preview>)>>,
     /// The last enemy ranges, keyed by (state revision, actor).
-    ranges_cache: Mutex<Option<((u64, FigureId), Vec<EnemyRange>)>>,
+    ranges_cache: Mutex<Option<(RangesKey, Vec<EnemyRange>)>>,
     /// How many previews were computed (not served from the cache).
     previews_computed: AtomicUsize,
 }
+
+/// What enemy ranges depend on: the state (its revision) and the actor.
+type RangesKey = (u64, FigureId);
 
 /// What a preview depends on: the state (its revision) and the selection.
 type PreviewKey = (u64, Option<FigureId>, Option<FigureId>, usize);

@@ -54,23 +54,7 @@ impl Action {
     /// [`RuleError::Unsupported`], a parameter that cannot be read
     /// [`RuleError::BadParams`].
     pub fn parse(name: &str, params: &serde_json::Value) -> Result<Self, RuleError> {
-        if !Self::NAMES.contains(&name) {
-            return Err(RuleError::Unsupported {
-                rule_set: NAME.into(),
-                action: name.into(),
-            });
-        }
-        let params = if params.is_null() {
-            serde_json::Value::Object(serde_json::Map::new())
-        } else {
-            params.clone()
-        };
-        serde_json::from_value(serde_json::json!({ "action": name, "params": params })).map_err(
-            |e| RuleError::BadParams {
-                action: name.into(),
-                reason: e.to_string(),
-            },
-        )
+        crate::rules::action::parse_named(NAME, Self::NAMES, name, params)
     }
 }
 

@@ -1608,16 +1608,13 @@ impl RuleSet for SoldiersInTimeRules {
     }
 
     fn parse_action(&self, name: &str, params: &serde_json::Value) -> Result<Command, RuleError> {
-        // The rule set's own actions first: its `move` is not Stand To!'s.
-        if Action::NAMES.contains(&name) {
-            return Action::parse(name, params).map(Command::SoldiersInTime);
-        }
-        crate::rules::command::parse_shared(name, params).unwrap_or_else(|| {
-            Err(RuleError::Unsupported {
-                rule_set: NAME.into(),
-                action: name.into(),
-            })
-        })
+        crate::rules::action::parse_action_or_shared(
+            NAME,
+            Action::NAMES,
+            || Action::parse(name, params).map(Command::SoldiersInTime),
+            name,
+            params,
+        )
     }
 
     fn target_actions(&self) -> Vec<&'static str> {

@@ -1212,7 +1212,7 @@ impl StandToRules {
                 name: new.to_string(),
             })?;
             if speed.name == "gallop" {
-                check_gallop_turns(&points, m.gallop_turn_after_in * scale, m.gallop_turn_deg)?;
+                check_gallop_turns(points, m.gallop_turn_after_in * scale, m.gallop_turn_deg)?;
             }
             level = Some(new);
             (speed.min_in, speed.max_in)
