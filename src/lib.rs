@@ -12,13 +12,16 @@
 //!
 //! The folders follow the data flow: `capture` (frames in) -> `calibration`
 //! (lens and table mapping) -> `vision` (figures and tracks) -> `geometry`
-//! (ranges, arcs, line of sight) -> `rules` (rule sets, dice, odds) -> `game`
-//! (state, commands, events, log) -> `ui` (the app). `cli` holds the
-//! subcommands.
+//! (ranges, arcs, line of sight) -> `core` (what every rule set shares: ids,
+//! the turn clock, dice, odds, refusals) -> `rules` (the rule sets, the
+//! state they read, their commands and events) -> `game` (the runner: log,
+//! undo, replay, scenarios) -> `ui` (the app). `cli` holds the subcommands.
+//! Each layer imports only those before it; `tests/layers.rs` checks it.
 
 pub mod calibration;
 pub mod capture;
 pub mod cli;
+pub mod core;
 pub mod game;
 pub mod geometry;
 pub mod rules;

@@ -194,3 +194,68 @@ fn killing_the_process_mid_game_then_resuming_reproduces_the_state() {
     assert_eq!(g.history(), resumed.history());
     assert_eq!(g.state(), resumed.state());
 }
+
+/// A log written before the typed actions (`"command": "rule-action"`, an
+/// observation as the action `observe`) still resumes: each command comes
+/// back as its rule set's typed command, and the state is the same.
+#[test]
+fn a_log_of_untyped_rule_actions_resumes_as_typed_commands() {
+    use spotter::game::Observed;
+    use spotter::rules::soldiers_in_time::action::{Action, RallyParams};
+    let registry = registry();
+    let scenario = spotter::game::Scenario::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/sit-skirmish.toml"),
+        &registry,
+    )
+    .unwrap();
+    let rules = registry.get("soldiers-in-time").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.jsonl");
+    let mut g = Game::new(scenario.state.clone(), rules, Some(&path)).unwrap();
+    let mut dice = seeded(SEED);
+    let first = g.state().figures[0].clone();
+    let seen = Observed {
+        figure: first.id,
+        center_in_table: first.placement.center_in_table + nalgebra::Vector2::new(1.0, 0.0),
+        facing_deg: 45.0,
+        sigma_in: 0.1,
+    };
+    g.execute(Command::observe(&[seen]), &mut dice).unwrap();
+    let rally = Command::SoldiersInTime(Action::Rally(RallyParams {
+        figures: Vec::new(),
+    }));
+    g.execute(rally.clone(), &mut dice).unwrap();
+    let state = g.state().clone();
+    drop(g);
+    // Write the commands back as the old log format had them.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let old: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(c) = v.get_mut("command").filter(|c| c.is_object()) {
+                let kind = c["command"].as_str().unwrap().to_owned();
+                if kind == "observe" {
+                    let figures = c["figures"].clone();
+                    *c = serde_json::json!({"command": "rule-action", "action": "observe",
+                        "params": {"figures": figures}});
+                } else if kind == "soldiers-in-time" {
+                    let (action, params) = (c["action"].clone(), c["params"].clone());
+                    *c = serde_json::json!({"command": "rule-action", "action": action,
+                        "params": params});
+                }
+            }
+            v.to_string()
+        })
+        .collect();
+    assert!(old.iter().filter(|l| l.contains("rule-action")).count() == 2);
+    std::fs::write(&path, old.join("\n") + "\n").unwrap();
+    let resumed = Game::resume(&path, &registry).unwrap();
+    assert_eq!(resumed.state(), &state);
+    let commands: Vec<&Command> = resumed.history().iter().map(|p| &p.command).collect();
+    assert!(
+        matches!(commands[0], Command::Observe { .. }),
+        "{commands:?}"
+    );
+    assert_eq!(commands[1], &rally);
+}

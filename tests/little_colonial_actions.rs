@@ -4,11 +4,11 @@
 //! reshuffle, the optional wounded rule, infantry and cavalry moves. Dice
 //! are typed in; each outcome is the one the rule text gives for them.
 
-use crate::rule_actions;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;
+use spotter::core::RefusalKind;
 use spotter::game::{Command, Event, GameState, Scenario};
 use spotter::rules::little_colonial::{
     LittleColonial, cavalry_volley_odds, close_combat_p, demoralised, gun_hit_p, struck_killed_p,
@@ -99,11 +99,12 @@ experience = 2
 status = { level = "regular" }
 "#;
 
+/// The typed action `name` with its parameters (panics when they cannot be
+/// read: a test's own typo).
 fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::RuleAction {
-        action: name.into(),
-        params,
-    }
+    Command::LittleColonial(
+        spotter::rules::little_colonial::action::Action::parse(name, &params).expect(name),
+    )
 }
 
 fn card(s: &mut GameState, owner: &str) {
@@ -111,11 +112,11 @@ fn card(s: &mut GameState, owner: &str) {
 }
 
 fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    rule_actions::run(&*rules(), s, c, faces)
+    crate::rule_actions::run(&*rules(), s, c, faces)
 }
 
-fn refused(s: &GameState, c: &Command) -> String {
-    rule_actions::refused(&*rules(), s, c)
+fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
+    crate::rule_actions::refused(&*rules(), s, c, kind)
 }
 
 fn lt() -> String {
@@ -141,17 +142,17 @@ fn every_action_needs_a_card_and_a_figure_acts_once_per_card() {
         "fire",
         json!({ "firers": ["Line 1"], "target": "W1", "individual": true }),
     );
-    assert!(refused(&s, &fire).contains("no order card"));
+    assert!(refused(&s, &fire, RefusalKind::Cards).contains("no order card"));
     card(&mut s, "Lt");
     // 15 cm platoon officer: the stray 20 in away is outside it.
     let stray = action(
         "fire",
         json!({ "firers": ["Stray"], "target": "W1", "individual": true }),
     );
-    assert!(refused(&s, &stray).contains("command radius"));
+    assert!(refused(&s, &stray, RefusalKind::OutOfCommand).contains("command radius"));
     // Line 1 at 10 in = 25 cm: 6s hit; one die, a 2 misses.
     let (after, _) = run(&s, &fire, &[2]);
-    assert!(refused(&after, &fire).contains("acted on this card"));
+    assert!(refused(&after, &fire, RefusalKind::AlreadyActed).contains("acted on this card"));
     // The next card (a reshuffled deck, a new turn) lets him act again.
     let mut later = after.clone();
     later.turn += 1;
@@ -188,7 +189,7 @@ fn three_rank_fire_rolls_the_third_rank_apart_and_its_ones_hit_the_front() {
     // A fourth rank may not fire.
     let mut deep = s.clone();
     deep.units[0].frontage = 1;
-    assert!(refused(&deep, &fire).contains("fourth rank"));
+    assert!(refused(&deep, &fire, RefusalKind::CannotDo).contains("fourth rank"));
 }
 
 #[test]
@@ -314,7 +315,7 @@ fn roundshot_hits_every_figure_on_its_line_and_bounce() {
         "artillery",
         json!({ "gun": "Gun", "ammo": "shrapnel", "at_in": [22.0, 30.0] }),
     );
-    assert!(refused(&s, &shrap).contains("does not fire shrapnel"));
+    assert!(refused(&s, &shrap, RefusalKind::CannotDo).contains("does not fire shrapnel"));
 }
 
 #[test]
@@ -394,7 +395,7 @@ fn rally_holds_until_the_next_pile_runs_out() {
         "fire",
         json!({ "firers": ["Raw"], "target": "Spaniard", "individual": true }),
     );
-    assert!(refused(&s, &fire).contains("demoralised"));
+    assert!(refused(&s, &fire, RefusalKind::Morale).contains("demoralised"));
     // Rally: half of 15 cm is 7.5 cm (3 in): Raw (1.4 in) is rallied, Far
     // (10 in) is not.
     let (after, _) = run(&s, &action("rally", json!({ "officer": "Datu" })), &[]);
@@ -413,7 +414,7 @@ fn rally_holds_until_the_next_pile_runs_out() {
     next_card.sides[1]
         .status
         .insert("chits".into(), "0,0,5,5,5".into());
-    assert!(refused(&next_card, &fire).contains("demoralised"));
+    assert!(refused(&next_card, &fire, RefusalKind::Morale).contains("demoralised"));
 }
 
 #[test]
@@ -584,7 +585,7 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
         "move",
         json!({ "figure": "Reg", "path_in": [[10.0, 7.0], [12.0, 7.0]] }),
     );
-    assert!(refused(&s, &bend).contains("0 turns"));
+    assert!(refused(&s, &bend, RefusalKind::TooFar).contains("0 turns"));
     // Jungle: 5 cm of clear, then 15 cm left / 4 = 3.75 cm: 1.5 in in.
     let s = go("Jungle", json!([[44.0, 20.0]]), &[]);
     assert_relative_eq!(at(&s, "Jungle").x, 33.5, epsilon = 0.03);
@@ -607,12 +608,12 @@ polygon_in = [[32.0, 35.0], [32.2, 35.0], [32.2, 45.0], [32.0, 45.0]]
         "move",
         json!({ "figure": "Trooper", "path_in": [[10.0, 50.0], [15.0, 45.0], [20.0, 45.0]] }),
     );
-    assert!(refused(&s, &two).contains("1 turns"));
+    assert!(refused(&s, &two, RefusalKind::TooFar).contains("1 turns"));
     let sharp = action(
         "move",
         json!({ "figure": "Trooper", "path_in": [[10.0, 50.0], [10.0, 40.0]] }),
     );
-    assert!(refused(&s, &sharp).contains("45 degrees"));
+    assert!(refused(&s, &sharp, RefusalKind::TooFar).contains("45 degrees"));
 }
 
 #[test]
@@ -652,4 +653,52 @@ fn close_combat_formation_modifiers_from_the_table() {
         close_combat_p(&data(), 1, true, 0, false),
         epsilon = 1e-12
     );
+}
+
+/// A fire at 38 cm is measured, recorded and printed in centimetres, and
+/// its "too close to call" comes from the positions' uncertainty by the
+/// geometry's one margin, as Stand To!'s does.
+#[test]
+fn a_fire_at_38_cm_reads_38_cm_and_calls_from_the_same_uncertainty() {
+    use spotter::core::UnitKind;
+    use spotter::geometry::Measured;
+    let extra = lt() + LINE + &fig("W1", "warrior", "Moros", 20.0, 20.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Lt");
+    let cm_per_in = data().scale.cm_per_in;
+    let reading_at = |s: &mut GameState, cm: f64, sigma_in: f64| {
+        let from = named(s, "Line 1").placement.center_in_table;
+        let w1 = named(s, "W1").id.index();
+        let l1 = named(s, "Line 1").id.index();
+        s.figures[w1].placement.center_in_table =
+            from + nalgebra::Vector2::new(0.0, cm / cm_per_in);
+        s.figures[w1].placement.sigma_in = sigma_in;
+        s.figures[l1].placement.sigma_in = sigma_in;
+        let fire = action(
+            "fire",
+            json!({ "firers": ["Line 1"], "target": "W1", "individual": true }),
+        );
+        let (_, ev) = run(s, &fire, &[2]);
+        ev.into_iter()
+            .find_map(|e| match e {
+                Event::Measured(r) => Some(r),
+                _ => None,
+            })
+            .expect("a measurement")
+    };
+    let r = reading_at(&mut s, 38.0, 0.1);
+    assert_eq!(r.unit, UnitKind::Centimetre);
+    assert_relative_eq!(r.value, 38.0, epsilon = 1e-9);
+    assert!(r.to_string().contains("38.0 cm"), "{r}");
+    assert!(!r.to_string().contains(" in "), "{r}");
+    assert!(
+        !r.too_close_to_call,
+        "38 cm is far from the 20 and 60 cm edges"
+    );
+    // 59 cm with 0.3 in on each figure: 1.06 cm, two of them reach 60 cm.
+    let r = reading_at(&mut s, 59.0, 0.3);
+    assert!(r.too_close_to_call, "{r:?}");
+    let same = Measured::new(r.value, r.sigma).near(60.0);
+    assert_eq!(r.too_close_to_call, same, "the geometry's margin");
+    assert_relative_eq!(r.sigma, (0.3_f64.hypot(0.3)) * cm_per_in, epsilon = 1e-9);
 }

@@ -4,11 +4,11 @@
 //! the rule text gives for those dice; odds are checked against counts
 //! worked out by hand from the text.
 
-use crate::rule_actions;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;
+use spotter::core::RefusalKind;
 use spotter::game::{Command, Event, GameState, Scenario};
 use spotter::rules::soldiers_in_time::{
     Shot, SoldiersInTime, damage_distribution, damage_odds, full_deck, horse_impact_distribution,
@@ -96,19 +96,20 @@ fn set_deck(s: &mut GameState, side: &str, cards: &[&str]) {
     d.draw = cards.iter().map(|c| (*c).to_owned()).collect();
 }
 
+/// The typed action `name` with its parameters (panics when they cannot be
+/// read: a test's own typo).
 fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::RuleAction {
-        action: name.into(),
-        params,
-    }
+    Command::SoldiersInTime(
+        spotter::rules::soldiers_in_time::action::Action::parse(name, &params).expect(name),
+    )
 }
 
 fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    rule_actions::run(&*rules(), s, c, faces)
+    crate::rule_actions::run(&*rules(), s, c, faces)
 }
 
-fn refused(s: &GameState, c: &Command) -> String {
-    rule_actions::refused(&*rules(), s, c)
+fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
+    crate::rule_actions::refused(&*rules(), s, c, kind)
 }
 
 #[test]
@@ -124,7 +125,11 @@ fn actions_only_in_their_phase_and_side() {
     let s = state(&figs, "", "");
     let fire = action("fire", json!({ "shooter": "A" }));
     for phase in ["rally", "command", "movement", "melee", "follow-through"] {
-        let why = refused(&at_phase(s.clone(), phase, 0), &fire);
+        let why = refused(
+            &at_phase(s.clone(), phase, 0),
+            &fire,
+            RefusalKind::WrongPhase,
+        );
         assert!(why.contains("shooting phase"), "{phase}: {why}");
     }
     assert!(
@@ -136,17 +141,34 @@ fn actions_only_in_their_phase_and_side() {
     let why = refused(
         &at_phase(s.clone(), "shooting", 0),
         &action("fire", json!({ "shooter": "B" })),
+        RefusalKind::NotYourTurn,
     );
     assert!(why.contains("Red's turn"), "{why}");
     let act = action(
         "activate",
         json!({ "leader": "A", "order": "forward-march", "men": [] }),
     );
-    assert!(refused(&at_phase(s.clone(), "shooting", 0), &act).contains("command"));
+    assert!(
+        refused(
+            &at_phase(s.clone(), "shooting", 0),
+            &act,
+            RefusalKind::WrongPhase
+        )
+        .contains("command")
+    );
     let mv = action("move", json!({ "figure": "A", "path_in": [[10.0, 12.0]] }));
-    assert!(refused(&at_phase(s.clone(), "shooting", 0), &mv).contains("movement phase"));
+    assert!(
+        refused(
+            &at_phase(s.clone(), "shooting", 0),
+            &mv,
+            RefusalKind::WrongPhase
+        )
+        .contains("movement phase")
+    );
     let rally = action("rally", json!({}));
-    assert!(refused(&at_phase(s, "melee", 0), &rally).contains("rally phase"));
+    assert!(
+        refused(&at_phase(s, "melee", 0), &rally, RefusalKind::WrongPhase).contains("rally phase")
+    );
 }
 
 #[test]
@@ -191,7 +213,7 @@ fn grapeshot_hits_every_enemy_in_the_cone_within_8_in() {
         .count();
     assert_eq!(grape_dice, 2, "one d10 per stand in the cone");
     // Fired once: the marker is gone.
-    assert!(refused(&after, &c).contains("not loaded"));
+    assert!(refused(&after, &c, RefusalKind::NotLoaded).contains("not loaded"));
 }
 
 #[test]
@@ -400,13 +422,13 @@ status = { order = "forward-march" }"#,
         "move",
         json!({ "figure": "Rider", "path_in": [[10.0, 30.0]], "speed": "gallop" }),
     );
-    assert!(refused(&s, &gallop).contains("walk to canter"));
+    assert!(refused(&s, &gallop, RefusalKind::Movement).contains("walk to canter"));
     // Canter: 15 in, not 16.
     let canter16 = action(
         "move",
         json!({ "figure": "Rider", "path_in": [[10.0, 26.0]], "speed": "canter" }),
     );
-    assert!(refused(&s, &canter16).contains("may move 15 in"));
+    assert!(refused(&s, &canter16, RefusalKind::TooFar).contains("may move 15 in"));
     let canter = action(
         "move",
         json!({ "figure": "Rider", "path_in": [[10.0, 25.0]], "speed": "canter" }),
@@ -420,7 +442,7 @@ status = { order = "forward-march" }"#,
         "follow-through",
         json!({ "figure": "Rider", "to_in": [10.0, 28.2] }),
     );
-    assert!(refused(&ft, &too_far).contains("3 in"));
+    assert!(refused(&ft, &too_far, RefusalKind::TooFar).contains("3 in"));
     let ok = action(
         "follow-through",
         json!({ "figure": "Rider", "to_in": [10.0, 28.0] }),
@@ -434,12 +456,12 @@ status = { order = "forward-march" }"#,
         "move",
         json!({ "figure": "Rider", "path_in": [[10.0, 14.0], [14.0, 14.0]] }),
     );
-    assert!(refused(&no_order, &turn).contains("straight"));
+    assert!(refused(&no_order, &turn, RefusalKind::Movement).contains("straight"));
     let faster = action(
         "move",
         json!({ "figure": "Rider", "path_in": [[10.0, 20.0]], "speed": "canter" }),
     );
-    assert!(refused(&no_order, &faster).contains("walk to trot"));
+    assert!(refused(&no_order, &faster, RefusalKind::Movement).contains("walk to trot"));
     let slower = action(
         "move",
         json!({ "figure": "Rider", "path_in": [[10.0, 15.0]], "speed": "walk" }),
@@ -525,7 +547,8 @@ fn grenades_reach_8_in_and_blast_2_in() {
     assert!(
         refused(
             &s,
-            &action("grenade", json!({ "thrower": "Bomber", "target": "Far" }))
+            &action("grenade", json!({ "thrower": "Bomber", "target": "Far" })),
+            RefusalKind::OutOfRange
         )
         .contains("8 in")
     );
@@ -549,7 +572,8 @@ fn grenades_reach_8_in_and_blast_2_in() {
     assert!(
         refused(
             &after,
-            &action("grenade", json!({ "thrower": "Bomber", "target": "A" }))
+            &action("grenade", json!({ "thrower": "Bomber", "target": "A" })),
+            RefusalKind::CannotDo
         )
         .contains("no grenades")
     );
@@ -609,7 +633,7 @@ fn at_most_two_charges_running() {
         "move",
         json!({ "figure": "Zulu", "path_in": [[10.0, 18.0]], "charge": true }),
     );
-    assert!(refused(&s, &charge).contains("2 turns running"));
+    assert!(refused(&s, &charge, RefusalKind::AlreadyActed).contains("2 turns running"));
     // After a turn's rest he may charge again.
     s.turn = 4;
     let (after, _) = run(&s, &charge, &[]);
@@ -619,5 +643,5 @@ fn at_most_two_charges_running() {
         "move",
         json!({ "figure": "Zulu", "path_in": [[10.0, 16.5]] }),
     );
-    assert!(refused(&s, &walk).contains("may move 6 in"));
+    assert!(refused(&s, &walk, RefusalKind::TooFar).contains("may move 6 in"));
 }

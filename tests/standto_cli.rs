@@ -163,3 +163,37 @@ fn resolve_the_dragoon_with_typed_dice_and_with_a_seed() {
     assert_eq!(a, b);
     assert!(a.contains("8+ needed"), "{a}");
 }
+
+/// `spotter resolve` runs any rule set's action by name; Little Colonial
+/// Rules' measurements print in centimetres.
+#[test]
+fn resolve_runs_a_little_colonial_card_and_prints_centimetres() {
+    let (ok, out, err) = spotter(&[
+        "resolve",
+        "--scenario",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/lcr-baler.toml"),
+        "--rule-action",
+        "draw",
+        "--action-params",
+        r#"{"then": "fire"}"#,
+        "--seed",
+        "1899",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("card"), "{out}");
+    for line in out.lines().filter(|l| l.starts_with("measured")) {
+        assert!(line.contains(" cm "), "{line}");
+    }
+    // A mistyped parameter is not a refusal.
+    let (ok, _, err) = spotter(&[
+        "resolve",
+        "--scenario",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/lcr-baler.toml"),
+        "--rule-action",
+        "draw",
+        "--action-params",
+        r#"{"thenn": "fire"}"#,
+    ]);
+    assert!(!ok);
+    assert!(err.contains("cannot be read"), "{err}");
+}

@@ -3,10 +3,11 @@
 
 use crate::common::*;
 use nalgebra::Point2;
+use spotter::core::RefusalKind;
 use spotter::game::{Command, Event, Game, GameState, OrderVia, Pace, Scenario, StatusOf};
 use spotter::rules::RuleSet;
 use spotter::rules::dice::TypedDice;
-use spotter::rules::stand_to::engine::{CHARGING_KEY, ROLL_EXPERIENCE};
+use spotter::rules::stand_to::engine::CHARGING_KEY;
 use spotter::spec::SourceFile;
 
 fn run(
@@ -100,6 +101,20 @@ fn order(
         .expect("an order event"))
 }
 
+/// The kind of the refusal of an order.
+fn order_refusal(s: &GameState, giver: &str, to: &str, text: &str, via: OrderVia) -> RefusalKind {
+    refusal_kind(run(
+        s,
+        Command::Order {
+            giver: id(s, giver),
+            to: vec![id(s, to)],
+            order: text.into(),
+            via,
+        },
+        &[],
+    ))
+}
+
 #[test]
 fn shouted_orders_are_free_text() {
     let s = order_state();
@@ -110,7 +125,10 @@ fn shouted_orders_are_free_text() {
         order(&near, "Sgt", "Pte", "form a skirmish line", OrderVia::Shout).as_deref(),
         Ok("form a skirmish line")
     );
-    assert!(order(&near, "Sgt", "Pte", "  ", OrderVia::Shout).is_err());
+    assert_eq!(
+        order_refusal(&near, "Sgt", "Pte", "  ", OrderVia::Shout),
+        RefusalKind::Malformed
+    );
 }
 
 #[test]
@@ -181,7 +199,10 @@ fn scouts_give_only_the_three_simple_signals() {
     let err = order(&s, "Scout", "Sgt", "advance", OrderVia::HandSignal).unwrap_err();
     assert!(err.contains("a scout can give"), "{err}");
     // A scout cannot shout a command.
-    assert!(order(&s, "Scout", "Sgt", "come here", OrderVia::Shout).is_err());
+    assert_eq!(
+        order_refusal(&s, "Scout", "Sgt", "come here", OrderVia::Shout),
+        RefusalKind::NoOrder
+    );
 }
 
 #[test]
@@ -278,8 +299,8 @@ fn a_fanatic_always_charges_the_closest_enemy_he_sees() {
     assert!(err.to_string().contains("must charge Near"), "{err}");
     // Charging the other way, or toward the farther enemy, is refused.
     assert!(
-        r.check(&s, &move_cmd(&s, (10.0, 16.0), Pace::Charge))
-            .is_err()
+        refusal_kind(r.check(&s, &move_cmd(&s, (10.0, 16.0), Pace::Charge)))
+            == RefusalKind::NoOrder
     );
     assert!(
         r.check(&s, &move_cmd(&s, (16.0, 10.0), Pace::Charge))
@@ -343,7 +364,7 @@ fn once_charging_a_fanatic_reacts_to_nothing_else() {
         figure: zealot,
         prone: true,
     };
-    assert!(g.check(&prone).is_err());
+    assert_eq!(game_refusal_kind(g.check(&prone)), RefusalKind::NoOrder);
 }
 
 // ---- The referee ----
@@ -371,15 +392,7 @@ fn the_british_go_first_unless_the_referee_rules_otherwise() {
 }
 
 fn roll_experience(s: &GameState, who: &str, face: u32) -> (u8, Vec<(String, f64)>) {
-    let ev = run(
-        s,
-        Command::RuleAction {
-            action: ROLL_EXPERIENCE.into(),
-            params: serde_json::json!({ "figure": who }),
-        },
-        &[face],
-    )
-    .unwrap();
+    let ev = run(s, Command::RollExperience { figure: who.into() }, &[face]).unwrap();
     let number = ev
         .iter()
         .find_map(|e| match e {

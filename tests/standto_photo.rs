@@ -145,13 +145,14 @@ fn positions_come_from_the_photo_and_the_range_is_measured_there() {
         .find(|e| e["event"] == "measured" && e["what"] == "range")
         .unwrap();
     let true_range = (tx - wx).hypot(ty - wy);
-    let got = range["value_in"].as_f64().unwrap();
+    let got = range["value"].as_f64().unwrap();
+    assert_eq!(range["unit"], "in");
     assert!(
         (got - true_range).abs() <= POSITION_TOLERANCE_IN,
         "range {got:.3} in, truth {true_range:.3} in"
     );
     // The photo's uncertainty replaces the scenario's 0.05 in.
-    assert!(range["sigma_in"].as_f64().unwrap() < 0.05);
+    assert!(range["sigma"].as_f64().unwrap() < 0.05);
 }
 
 #[test]

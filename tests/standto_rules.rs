@@ -3,6 +3,7 @@
 use crate::common::*;
 use approx::assert_relative_eq;
 use nalgebra::Point2;
+use spotter::core::RefusalKind;
 use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
 use spotter::geometry::Scale;
 use spotter::rules::RuleSet;
@@ -1057,7 +1058,11 @@ fn obstacles_stop_then_cross_then_move_away() {
         12.0,
         epsilon = 1e-9
     );
-    assert!(g.check(&mv((13.0, 10.0))).is_err(), "stopped this turn");
+    assert_eq!(
+        game_refusal_kind(g.check(&mv((13.0, 10.0)))),
+        RefusalKind::Movement,
+        "stopped this turn"
+    );
     while g.state().turn == 1
         || g.state().sides[g.state().active_side].name != "British"
         || rules().data.turn.phases[g.state().phase] != "move"
@@ -1065,14 +1070,16 @@ fn obstacles_stop_then_cross_then_move_away() {
         g.execute(Command::EndPhase, &mut TypedDice::default())
             .unwrap();
     }
-    assert!(
-        g.check(&mv((18.0, 10.0))).is_err(),
+    assert_eq!(
+        game_refusal_kind(g.check(&mv((18.0, 10.0)))),
+        RefusalKind::Movement,
         "crossing places him just over"
     );
     g.execute(mv((13.0, 10.0)), &mut TypedDice::default())
         .unwrap();
-    assert!(
-        g.check(&mv((15.0, 10.0))).is_err(),
+    assert_eq!(
+        game_refusal_kind(g.check(&mv((15.0, 10.0)))),
+        RefusalKind::Movement,
         "moves away only the turn after"
     );
 }
@@ -1171,7 +1178,11 @@ fn aiming_takes_a_turn_and_the_bonus_comes_with_the_next_shot() {
         aim_use: AimUse::Best,
         at_mount: false,
     };
-    assert!(g.check(&fire).is_err(), "aiming without firing this turn");
+    assert_eq!(
+        game_refusal_kind(g.check(&fire)),
+        RefusalKind::AlreadyActed,
+        "aiming without firing this turn"
+    );
     while !(g.state().turn == 2 && g.state().active_side == 0 && g.state().phase == 1) {
         g.execute(Command::EndPhase, &mut TypedDice::default())
             .unwrap();

@@ -19,6 +19,7 @@ mod game_log;
 mod game_scenario;
 mod geometry_props;
 mod kit;
+mod layers;
 mod lens_model;
 mod little_colonial_actions;
 mod little_colonial_rules;

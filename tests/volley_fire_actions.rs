@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::common::refusal_kind;
 use nalgebra::{Point2, Vector2};
+use spotter::core::RefusalKind;
 use spotter::game::{Command, Event, GameState, Scenario};
 use spotter::rules::dice::TypedDice;
 use spotter::rules::{Registry, RuleError, RuleSet};
@@ -20,11 +22,12 @@ fn setup() -> (GameState, Arc<dyn RuleSet>) {
     (s, registry.get("volley-fire").unwrap())
 }
 
+/// The typed action `name` with its parameters (panics when they cannot be
+/// read: a test's own typo).
 fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::RuleAction {
-        action: name.into(),
-        params,
-    }
+    Command::VolleyFire(
+        spotter::rules::volley_fire::action::Action::parse(name, &params).expect(name),
+    )
 }
 
 fn run(
@@ -79,7 +82,10 @@ fn actions_run_only_in_their_phase_and_moves_in_their_sides_turn() {
         serde_json::json!({"unit": "Riflemen", "target": "1st Section"}),
     );
     assert!(r.check(&s, &dervish_fire).is_ok());
-    assert!(r.check(&s, &mv("1st Section")).is_err());
+    assert_eq!(
+        refusal_kind(r.check(&s, &mv("1st Section"))),
+        RefusalKind::WrongPhase
+    );
     let melee = action(
         "melee",
         serde_json::json!({"attacker": "Swordsmen", "defender": "Scouts"}),
@@ -146,7 +152,7 @@ fn a_formation_change_moves_half_the_present_move_and_lays_out_the_new_one() {
     let moved = ev
         .iter()
         .find_map(|e| match e {
-            Event::Measured { value_in, .. } => Some(*value_in),
+            Event::Measured(r) => Some(r.value),
             _ => None,
         })
         .unwrap();
@@ -229,7 +235,7 @@ fn double_time_adds_two_dice_and_heat_stroke_takes_the_low_die() {
     let moved = ev
         .iter()
         .find_map(|e| match e {
-            Event::Measured { value_in, .. } => Some(*value_in),
+            Event::Measured(r) => Some(r.value),
             _ => None,
         })
         .unwrap();
@@ -242,7 +248,7 @@ fn double_time_adds_two_dice_and_heat_stroke_takes_the_low_die() {
         "move",
         serde_json::json!({"unit": "Scouts", "to_in": [60.0, 30.0], "double_time": true}),
     );
-    assert!(r.check(&s, &scouts).is_err());
+    assert_eq!(refusal_kind(r.check(&s, &scouts)), RefusalKind::CannotDo);
 }
 
 #[test]

@@ -75,11 +75,26 @@ pub struct Args {
     /// Scenario file (scenarios/*.toml).
     #[arg(long)]
     pub scenario: PathBuf,
-    /// Name of the acting figure.
+    /// Name of the acting figure (its side takes the action's turn).
+    #[arg(long, required_unless_present = "rule_action")]
+    pub actor: Option<String>,
+    /// A Stand To! action.
+    #[arg(long, value_enum, required_unless_present = "rule_action")]
+    pub action: Option<Action>,
+    /// Instead of --action: an action of the scenario's rule set by name,
+    /// for every rule set (Little Colonial Rules' `fire`, Soldiers in Time's
+    /// `volley`, Volley Fire!'s `fire` ...), its parameters in
+    /// --action-params.
+    #[arg(long, conflicts_with = "action")]
+    pub rule_action: Option<String>,
+    /// The --rule-action's parameters, a JSON object, e.g.
+    /// '{"firers": ["Pte Ames"], "target": "Zulu", "individual": true}'.
+    #[arg(long, default_value = "{}")]
+    pub action_params: String,
+    /// With --rule-action: the phase (by name) to take it in; default: the
+    /// scenario's.
     #[arg(long)]
-    pub actor: String,
-    #[arg(long, value_enum)]
-    pub action: Action,
+    pub phase: Option<String>,
     /// Target figure (repeat for melee against several, or order recipients).
     #[arg(long)]
     pub target: Vec<String>,
@@ -211,11 +226,83 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None
         }
     };
-    let actor = find(&state, &args.actor)?;
+    let actor = args.actor.as_deref().map(|a| find(&state, a)).transpose()?;
+    let (command, phase) = match (&args.rule_action, args.action, actor) {
+        (Some(name), _, _) => {
+            let params: serde_json::Value = serde_json::from_str(&args.action_params)
+                .with_context(|| {
+                    format!(
+                        "--action-params `{}` is not a JSON object",
+                        args.action_params
+                    )
+                })?;
+            (rules.parse_action(name, &params)?, args.phase.clone())
+        }
+        (None, Some(action), Some(actor)) => {
+            let (c, p) = stand_to_command(&args, action, &state, rules.as_ref(), actor)?;
+            (c, Some(p.to_owned()))
+        }
+        _ => bail!("give --actor and --action, or --rule-action"),
+    };
+    // One action taken out of a game: put the actor's side in the phase the
+    // action belongs to.
+    if let Some(phase) = &phase {
+        match rules.phases().iter().position(|p| p == phase) {
+            Some(i) => state.phase = i,
+            None if args.rule_action.is_some() => bail!(
+                "the rule set has no phase `{phase}` (phases: {})",
+                rules.phases().join(", ")
+            ),
+            None => {}
+        }
+    }
+    if let Some(f) = actor.and_then(|a| state.figure(a)) {
+        state.active_side = f.side;
+    }
+    let odds = rules.odds(&state, &command)?;
+    let mut game = Game::new(state, Arc::clone(&rules), args.log.as_deref())?;
+    let mut typed;
+    let mut rng;
+    let dice: &mut dyn Dice = if args.dice.is_empty() {
+        rng = seeded(args.seed.unwrap_or_else(rand::random));
+        &mut rng
+    } else {
+        typed = TypedDice::new(args.dice.iter().copied());
+        &mut typed
+    };
+    let events = game.execute(command.clone(), dice)?;
+    if args.json {
+        let out = ResolveJson {
+            schema: RESOLVE_SCHEMA,
+            scenario: &scenario.name,
+            command: &command,
+            photo: binding.as_ref(),
+            odds: &odds,
+            events: &events,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        if let Some(b) = &binding {
+            print_binding(b);
+        }
+        print_text(game.initial(), &events);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The Stand To! command of `--action` by `actor`, and the phase it
+/// belongs to.
+fn stand_to_command(
+    args: &Args,
+    action: Action,
+    state: &GameState,
+    rules: &dyn crate::rules::RuleSet,
+    actor: FigureId,
+) -> anyhow::Result<(Command, &'static str)> {
     let targets: Vec<FigureId> = args
         .target
         .iter()
-        .map(|t| find(&state, t))
+        .map(|t| find(state, t))
         .collect::<anyhow::Result<_>>()?;
     let target = || {
         targets
@@ -229,12 +316,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "save" => AimUse::Save,
         other => bail!("--aim-use is best, hit or save, not {other}"),
     };
-    let (command, phase) = match args.action {
+    Ok(match action {
         Action::Fire | Action::Snap => (
             Command::Fire {
                 shooter: actor,
                 target: target()?,
-                mode: if args.action == Action::Fire {
+                mode: if action == Action::Fire {
                     FireMode::Aimed
                 } else {
                     FireMode::Snap
@@ -308,7 +395,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ViaArg::HandSignal => OrderVia::HandSignal,
                 ViaArg::Musician => OrderVia::Musician {
                     musician: find(
-                        &state,
+                        state,
                         args.musician
                             .as_deref()
                             .context("--via musician needs --musician")?,
@@ -335,42 +422,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
             "reactions",
         ),
-    };
-    // One action taken out of a game: put the actor's side in the phase the
-    // action belongs to.
-    if let Some(i) = rules.phases().iter().position(|p| p == phase) {
-        state.phase = i;
-    }
-    state.active_side = state.figure(actor).map_or(0, |f| f.side);
-    let odds = rules.odds(&state, &command)?;
-    let mut game = Game::new(state, Arc::clone(&rules), args.log.as_deref())?;
-    let mut typed;
-    let mut rng;
-    let dice: &mut dyn Dice = if args.dice.is_empty() {
-        rng = seeded(args.seed.unwrap_or_else(rand::random));
-        &mut rng
-    } else {
-        typed = TypedDice::new(args.dice.iter().copied());
-        &mut typed
-    };
-    let events = game.execute(command.clone(), dice)?;
-    if args.json {
-        let out = ResolveJson {
-            schema: RESOLVE_SCHEMA,
-            scenario: &scenario.name,
-            command: &command,
-            photo: binding.as_ref(),
-            odds: &odds,
-            events: &events,
-        };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        if let Some(b) = &binding {
-            print_binding(b);
-        }
-        print_text(game.initial(), &events);
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// Finds the figures on the photo, binds them to the scenario's and moves
@@ -460,14 +512,11 @@ fn name(state: &GameState, id: FigureId) -> String {
 fn print_text(state: &GameState, events: &[Event]) {
     for e in events {
         match e {
-            Event::Measured {
-                what,
-                value_in,
-                sigma_in,
-                too_close_to_call,
-            } => println!(
-                "measured {what}: {value_in:.2} in ± {sigma_in:.2}{}",
-                if *too_close_to_call {
+            Event::Measured(reading) => println!(
+                "measured {}: {}{}",
+                reading.what,
+                reading.length_text(),
+                if reading.too_close_to_call {
                     "  TOO CLOSE TO CALL"
                 } else {
                     ""

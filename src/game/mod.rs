@@ -9,29 +9,39 @@
 //!   appends every event to its log as it happens (JSON Lines, fsync per
 //!   line). Undo and replay rebuild the state from the log.
 
-mod command;
-mod event;
 pub mod log;
+/// The paths the game's modules name the state, commands and events by:
+/// the types live with the rule sets ([`crate::rules`]), below the game.
+mod command {
+    pub use crate::rules::Command;
+}
+mod event {
+    pub use crate::rules::Event;
+}
+mod state {
+    pub use crate::rules::{
+        Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize, Unit,
+    };
+}
 pub mod photo;
 pub mod roster;
 pub mod scenario;
 pub mod script;
-mod state;
 
 use std::path::Path;
 use std::sync::Arc;
 
-pub use command::{AimUse, Command, FireMode, OBSERVE_ACTION, Observed, OrderVia};
-pub use event::{Event, StatusOf};
-pub use log::{LogError, LogRecord};
-pub use scenario::{Scenario, ScenarioError};
-pub use state::{Deck, Status, Unit};
-pub use state::{
+pub use crate::rules::{AimUse, Command, FireMode, Observed, OrderVia};
+pub use crate::rules::{Deck, Status, Unit};
+pub use crate::rules::{Event, StatusOf};
+pub use crate::rules::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
 };
+pub use log::{LogError, LogRecord};
+pub use scenario::{Scenario, ScenarioError};
 
-use crate::rules::dice::Dice;
-use crate::rules::odds::NamedOdds;
+use crate::core::dice::Dice;
+use crate::core::odds::NamedOdds;
 use crate::rules::{Registry, RuleError, RuleSet};
 
 /// Errors of a game.
@@ -69,6 +79,9 @@ pub struct Game {
     history: Vec<Played>,
     log: Option<log::LogWriter>,
     next_n: u64,
+    /// Bumped by every change of the state (execute, undo): what a view
+    /// computed from the state is keyed by.
+    revision: u64,
 }
 
 impl Game {
@@ -96,6 +109,7 @@ impl Game {
             history: Vec::new(),
             log,
             next_n: 1,
+            revision: 0,
         })
     }
 
@@ -112,6 +126,7 @@ impl Game {
             .get(&state.rule_set)
             .ok_or_else(|| GameError::UnknownRuleSet(state.rule_set.clone()))?;
         let mut history: Vec<Played> = Vec::new();
+        let typed = |command: Command| command.typed(rules.as_ref());
         let mut open: Option<Played> = None;
         let mut valid_len = read.valid_len;
         // Byte length of each record, to cut back an unfinished command.
@@ -130,7 +145,7 @@ impl Game {
                 LogRecord::Command { n, command } => {
                     open = Some(Played {
                         n,
-                        command,
+                        command: typed(command)?,
                         events: Vec::new(),
                         undone: false,
                     });
@@ -170,6 +185,7 @@ impl Game {
             history,
             log,
             next_n,
+            revision: 0,
         };
         game.rebuild();
         Ok(game)
@@ -183,6 +199,12 @@ impl Game {
             }
         }
         self.state = s;
+    }
+
+    /// A number that changes whenever the state does (each command
+    /// executed, each undo).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The current state.
@@ -223,7 +245,7 @@ impl Game {
 
     /// The events of an observation: each figure placed where it was seen.
     /// Rule-set neutral, no dice.
-    fn observed_events(&self, seen: &[command::Observed]) -> Result<Vec<Event>, GameError> {
+    fn observed_events(&self, seen: &[crate::rules::Observed]) -> Result<Vec<Event>, GameError> {
         seen.iter()
             .map(|o| {
                 if self.state.figure(o.figure).is_none() {
@@ -248,6 +270,7 @@ impl Game {
         command: Command,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, GameError> {
+        let command = command.typed(self.rules.as_ref())?;
         let events = match command.observations() {
             Some(seen) => self.observed_events(&seen)?,
             None => self.rules.resolve(&self.state, &command, dice)?,
@@ -278,6 +301,7 @@ impl Game {
             events: events.clone(),
             undone: false,
         });
+        self.revision += 1;
         Ok(events)
     }
 
@@ -295,6 +319,7 @@ impl Game {
             log.append(&LogRecord::Undo { n })?;
         }
         self.rebuild();
+        self.revision += 1;
         Ok(command)
     }
 

@@ -3,17 +3,19 @@
 //! so that a whole game can be run and replayed without a table.
 //!
 //! # Conventions
-//! The scenario path is relative to the script file. Steps are
-//! [`Command`]s in their serialised form (`command = "rule-action"`,
-//! `action`, `params`; or `command = "end-phase"`).
+//! The scenario path is relative to the script file. A step names a
+//! command and its parameters: a rule set's action as `command =
+//! "rule-action"`, `action`, `params`, or a shared command by name with its
+//! fields (`command = "end-phase"`). The rule set parses each into its typed
+//! command when the script loads ([`crate::rules::RuleSet::parse_action`]).
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::{Command, Game, GameError, Scenario, ScenarioError};
+use crate::core::dice::seeded;
 use crate::rules::Registry;
-use crate::rules::dice::seeded;
 use crate::spec::{SourceFile, SpecError};
 
 /// Errors of a scripted game.
@@ -40,7 +42,7 @@ struct RawScript {
     seed: u64,
     #[serde(default)]
     description: String,
-    step: Vec<Command>,
+    step: Vec<toml::Table>,
 }
 
 /// A loaded script.
@@ -58,11 +60,30 @@ impl Script {
         let src = SourceFile::read(path)?;
         let raw: RawScript = src.parse_toml()?;
         let scenario_path = path.parent().unwrap_or(Path::new(".")).join(&raw.scenario);
+        let scenario = Scenario::load(&scenario_path, registry)?;
+        let rules = registry
+            .get(&scenario.state.rule_set)
+            .ok_or_else(|| GameError::UnknownRuleSet(scenario.state.rule_set.clone()))?;
+        let steps = raw
+            .step
+            .into_iter()
+            .enumerate()
+            .map(|(i, table)| {
+                let (name, params) = step_name_and_params(table);
+                rules
+                    .parse_action(&name, &params)
+                    .map_err(|e| ScriptError::Step {
+                        step: i + 1,
+                        action: name,
+                        source: GameError::Rule(e),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Self {
-            scenario: Scenario::load(&scenario_path, registry)?,
+            scenario,
             seed: raw.seed,
             description: raw.description,
-            steps: raw.step,
+            steps,
         })
     }
 
@@ -91,4 +112,27 @@ impl Script {
         }
         Ok(game)
     }
+}
+
+/// A step's command name and its parameters as JSON: `rule-action` steps
+/// carry them in `action` and `params`, shared commands as their fields.
+fn step_name_and_params(mut table: toml::Table) -> (String, serde_json::Value) {
+    let text = |v: Option<toml::Value>| match v {
+        Some(toml::Value::String(s)) => s,
+        _ => String::new(),
+    };
+    let command = text(table.remove("command"));
+    let (name, params) = if command == "rule-action" {
+        let name = text(table.remove("action"));
+        (
+            name,
+            table
+                .remove("params")
+                .unwrap_or_else(|| toml::Value::Table(toml::Table::new())),
+        )
+    } else {
+        (command, toml::Value::Table(table))
+    };
+    let params = serde_json::to_value(params).unwrap_or(serde_json::Value::Null);
+    (name, params)
 }

@@ -1,47 +1,18 @@
-//! Helpers for rule sets whose actions come as [`Command::RuleAction`]
-//! (typed parameters parsed from JSON), the turn's phase sequence, and a
-//! die source for checks.
-//!
-//! # Conventions
-//! Parameters are JSON objects (TOML tables in scripts); figures and units
-//! are named by their scenario names.
-
-use serde::de::DeserializeOwned;
+//! Helpers every rule set's actions share: the turn's phase sequence, a
+//! command's name, and a die source for checks.
 
 use super::RuleError;
-use super::dice::{Dice, DiceError, DieRoll};
-use crate::game::{Command, Event, GameState};
-
-/// Parses a rule action's parameters into the rule set's typed action.
-pub fn parse_params<T: DeserializeOwned>(
-    action: &str,
-    params: &serde_json::Value,
-) -> Result<T, RuleError> {
-    let value = if params.is_null() {
-        serde_json::Value::Object(serde_json::Map::new())
-    } else {
-        params.clone()
-    };
-    serde_json::from_value(value)
-        .map_err(|e| RuleError::NotAllowed(format!("parameters of `{action}`: {e}")))
-}
+use crate::core::dice::{Dice, DiceError, DieRoll};
+use crate::rules::{Command, Event, GameState};
 
 /// The event that ends the current phase: the next phase, then the next
 /// side, then the next turn.
 pub fn next_phase_event(state: &GameState, phases: usize) -> Event {
-    let (mut turn, mut side, mut phase) = (state.turn, state.active_side, state.phase + 1);
-    if phase >= phases.max(1) {
-        phase = 0;
-        side += 1;
-        if side >= state.sides.len().max(1) {
-            side = 0;
-            turn += 1;
-        }
-    }
+    let next = state.clock().after_phase(phases, state.sides.len());
     Event::PhaseChanged {
-        turn,
-        active_side: side,
-        phase,
+        turn: next.turn,
+        active_side: next.active_side,
+        phase: next.phase,
     }
 }
 
@@ -59,13 +30,65 @@ impl Dice for CheckDice {
     }
 }
 
-/// The action name of a rule-set command, or the shared command's kind.
+/// The action name of a command: a rule set's action name, or the shared
+/// command's kind.
 pub fn action_name(command: &Command) -> String {
     match command {
-        Command::RuleAction { action, .. } => action.clone(),
+        Command::VolleyFire(a) => a.name().to_owned(),
+        Command::SoldiersInTime(a) => a.name().to_owned(),
+        Command::LittleColonial(a) => a.name().to_owned(),
         other => serde_json::to_value(other)
             .ok()
             .and_then(|v| v.get("command").and_then(|c| c.as_str()).map(str::to_owned))
             .unwrap_or_else(|| "command".to_owned()),
     }
+}
+
+/// A rule set's typed action (serialised as `{"action", "params"}`) called
+/// `name`, its parameters read from `params` (a JSON object; null is none).
+/// A name not in `names` is [`RuleError::Unsupported`], parameters that
+/// cannot be read are [`RuleError::BadParams`].
+pub fn parse_named<A: serde::de::DeserializeOwned>(
+    rule_set: &str,
+    names: &[&str],
+    name: &str,
+    params: &serde_json::Value,
+) -> Result<A, RuleError> {
+    if !names.contains(&name) {
+        return Err(RuleError::Unsupported {
+            rule_set: rule_set.into(),
+            action: name.into(),
+        });
+    }
+    let params = if params.is_null() {
+        serde_json::Value::Object(serde_json::Map::new())
+    } else {
+        params.clone()
+    };
+    serde_json::from_value(serde_json::json!({ "action": name, "params": params })).map_err(|e| {
+        RuleError::BadParams {
+            action: name.into(),
+            reason: e.to_string(),
+        }
+    })
+}
+
+/// A rule set's `parse_action`: its own action names first (its `move` is
+/// not Stand To!'s), then the shared commands (`end-phase` ...).
+pub fn parse_action_or_shared(
+    rule_set: &str,
+    names: &[&str],
+    own: impl FnOnce() -> Result<Command, RuleError>,
+    name: &str,
+    params: &serde_json::Value,
+) -> Result<Command, RuleError> {
+    if names.contains(&name) {
+        return own();
+    }
+    super::command::parse_shared(name, params).unwrap_or_else(|| {
+        Err(RuleError::Unsupported {
+            rule_set: rule_set.into(),
+            action: name.into(),
+        })
+    })
 }

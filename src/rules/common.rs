@@ -14,16 +14,17 @@
 use std::collections::BTreeMap;
 
 use super::RuleError;
-use super::dice::{Dice, DieRoll};
-use crate::game::{Event, Figure, FigureId, GameState};
+use crate::core::dice::{Dice, DieRoll};
+use crate::core::{Refusal, RefusalKind};
 use crate::geometry::{RangeMethod, range_in};
+use crate::rules::{Event, Figure, FigureId, GameState};
 
 /// `house` tables of rule-set data files: value name -> where it comes from.
 pub type House = BTreeMap<String, String>;
 
-/// The rules forbid the command now.
-pub fn not_allowed(msg: impl Into<String>) -> RuleError {
-    RuleError::NotAllowed(msg.into())
+/// The rule set `rule_set` forbids the command now, for a rule of `kind`.
+pub fn refusal(rule_set: &'static str, kind: RefusalKind, why: impl Into<String>) -> RuleError {
+    RuleError::Refused(Refusal::new(rule_set, kind, why))
 }
 
 /// A figure by scenario name.
@@ -56,6 +57,7 @@ pub fn phase_name<'a>(phases: &'a [String], state: &GameState) -> &'a str {
 
 /// The action is allowed only in one of `allowed` phases of the turn.
 pub fn require_phase(
+    rule_set: &'static str,
     phases: &[String],
     state: &GameState,
     action: &str,
@@ -65,25 +67,38 @@ pub fn require_phase(
     if allowed.contains(&now) {
         Ok(())
     } else {
-        Err(not_allowed(format!(
-            "`{action}` belongs to the {} phase; this is the {now} phase (end the phase to move on)",
-            allowed.join(" or ")
-        )))
+        Err(refusal(
+            rule_set,
+            RefusalKind::WrongPhase,
+            format!(
+                "`{action}` belongs to the {} phase; this is the {now} phase (end the phase to move on)",
+                allowed.join(" or ")
+            ),
+        ))
     }
 }
 
 /// The figure must belong to the side whose turn it is.
-pub fn require_active_side(state: &GameState, f: &Figure) -> Result<(), RuleError> {
+pub fn require_active_side(
+    rule_set: &'static str,
+    state: &GameState,
+    f: &Figure,
+) -> Result<(), RuleError> {
     if f.side == state.active_side {
         Ok(())
     } else {
         let side = |i: usize| state.sides.get(i).map_or("?", |s| s.name.as_str());
-        Err(not_allowed(format!(
-            "{} belongs to {}; it is {}'s turn",
-            f.name,
-            side(f.side),
-            side(state.active_side)
-        )))
+        Err(refusal(
+            rule_set,
+            RefusalKind::NotYourTurn,
+            format!(
+                "{} belongs to {}; it is {}'s turn",
+                f.name,
+                side(f.side),
+                side(state.active_side)
+            ),
+        )
+        .by(f.id))
     }
 }
 

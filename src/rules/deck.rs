@@ -7,10 +7,11 @@
 //! likely next, so odds are counts over the pile.
 
 use super::RuleError;
-use super::common::{Work, not_allowed};
-use super::dice::Dice;
-use super::odds::card_probability;
-use crate::game::{Event, GameState};
+use super::common::{Work, refusal};
+use crate::core::RefusalKind;
+use crate::core::dice::Dice;
+use crate::core::odds::card_probability;
+use crate::rules::{Event, GameState};
 
 /// The cards the next draw comes from: the draw pile, or everything back
 /// in it when it is empty and `reshuffle` is allowed.
@@ -38,6 +39,7 @@ pub fn p_next(
 /// Draws a card (a uniform pick from the draw pile, recorded). An empty
 /// pile is reshuffled from the discards first when `reshuffle` is set.
 pub fn draw(
+    rule_set: &'static str,
     work: &mut Work,
     deck: &str,
     dice: &mut dyn Dice,
@@ -49,7 +51,11 @@ pub fn draw(
     })?;
     if d.draw.is_empty() {
         if !reshuffle || (d.discard.is_empty() && d.held.is_empty()) {
-            return Err(not_allowed(format!("the deck `{deck}` is empty")));
+            return Err(refusal(
+                rule_set,
+                RefusalKind::Cards,
+                format!("the deck `{deck}` is empty"),
+            ));
         }
         work.push(Event::DeckShuffled {
             deck: deck.to_owned(),

@@ -3,37 +3,51 @@
 //! # Conventions
 //! - Distances in rule data are "rule inches" for 25 mm figures; the
 //!   geometry module converts table inches (see [`crate::geometry::Scale`]).
-//! - Every action runs as [`crate::game::Command`] -> [`RuleSet::check`] ->
+//! - Every action runs as [`crate::rules::Command`] -> [`RuleSet::check`] ->
 //!   [`RuleSet::resolve`] (dice from an injected [`dice::Dice`]) -> a list of
-//!   [`crate::game::Event`]s -> [`crate::game::GameState::apply`]. Dice and
+//!   [`crate::rules::Event`]s -> [`crate::rules::GameState::apply`]. Dice and
 //!   card draws are recorded in `Rolled` / `CardDrawn` events.
 //! - Odds are exact: every face of every die is enumerated ([`odds`]).
 //!
 //! Rule sets are found by name in a [`Registry`]; Stand To! is the first.
 
 pub mod action;
+mod command;
 pub mod common;
 pub mod deck;
-pub mod dice;
+mod event;
 pub mod little_colonial;
-pub mod odds;
 pub mod overlay;
 pub mod soldiers_in_time;
 pub mod stand_to;
+mod state;
 pub mod volley_fire;
 
 use std::sync::Arc;
 
-use crate::game::{Command, Event, FigureId, GameState};
+use crate::core::Refusal;
+pub use crate::core::{dice, odds};
+pub use command::{AimUse, Command, FireMode, Observed, OrderVia};
 use dice::{Dice, DiceError};
+pub use event::{Event, StatusOf};
 use odds::NamedOdds;
+pub use state::{Deck, Status, Unit};
+pub use state::{
+    Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
+};
 
 /// Why a command cannot be carried out, or a roll went wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RuleError {
-    /// The rules forbid the command now (wrong phase, out of range, ...).
+    /// The rules forbid the command now (wrong phase, out of range, ...):
+    /// a typed [`Refusal`] naming the rule set, the figure and the kind of
+    /// rule.
     #[error("not allowed: {0}")]
-    NotAllowed(String),
+    Refused(#[from] Refusal),
+    /// The parameters of an action cannot be read (a mistyped field, a
+    /// missing figure name): the command is wrong, not the moment.
+    #[error("the parameters of `{action}` cannot be read: {reason}")]
+    BadParams { action: String, reason: String },
     /// The command names a figure or weapon that does not exist.
     #[error("unknown {what}: {name}")]
     Unknown { what: &'static str, name: String },
@@ -42,6 +56,25 @@ pub enum RuleError {
     Unsupported { rule_set: String, action: String },
     #[error(transparent)]
     Dice(#[from] DiceError),
+}
+
+impl RuleError {
+    /// A refusal about `figure` (other errors are returned as they are).
+    #[must_use]
+    pub fn by(self, figure: FigureId) -> Self {
+        match self {
+            Self::Refused(r) => Self::Refused(r.by(figure)),
+            other => other,
+        }
+    }
+
+    /// The refusal, when the rules refused the command.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            Self::Refused(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 /// A rule set the engine can run.
@@ -59,7 +92,7 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
     fn knows_melee_weapon(&self, name: &str) -> bool;
 
     /// The kind of side that has the first turn, if the rules fix it.
-    fn first_side_kind(&self) -> Option<crate::game::SideKind> {
+    fn first_side_kind(&self) -> Option<crate::rules::SideKind> {
         None
     }
 
@@ -91,7 +124,7 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
     fn base_edge(
         &self,
         _state: &GameState,
-        _figure: &crate::game::Figure,
+        _figure: &crate::rules::Figure,
     ) -> Option<crate::vision::EdgeColour> {
         None
     }
@@ -123,6 +156,17 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         default_target_command(action, actor, target)
     }
 
+    /// The command of this rule set's action called `name`, its parameters
+    /// read from `params` (a JSON object: scripts, the CLI). An unknown name
+    /// is [`RuleError::Unsupported`]; parameters that cannot be read are
+    /// [`RuleError::BadParams`], never a refusal.
+    fn parse_action(&self, name: &str, params: &serde_json::Value) -> Result<Command, RuleError> {
+        command::parse_shared(name, params).ok_or_else(|| RuleError::Unsupported {
+            rule_set: self.name().to_owned(),
+            action: name.to_owned(),
+        })?
+    }
+
     /// Can the command be carried out in this state? No dice are rolled.
     fn check(&self, state: &GameState, command: &Command) -> Result<(), RuleError>;
 
@@ -144,7 +188,7 @@ pub const DEFAULT_TARGET_ACTIONS: [&str; 3] = ["Aimed fire", "Snap fire", "Melee
 /// The default [`RuleSet::target_command`]: the game's [`Command::Fire`]
 /// (aimed or snap, the best use of an aim) and [`Command::Melee`].
 pub fn default_target_command(action: &str, actor: FigureId, target: FigureId) -> Option<Command> {
-    use crate::game::{AimUse, FireMode};
+    use self::{AimUse, FireMode};
     let fire = |mode| Command::Fire {
         shooter: actor,
         target,
@@ -161,14 +205,6 @@ pub fn default_target_command(action: &str, actor: FigureId, target: FigureId) -
             defenders: vec![target],
         }),
         _ => None,
-    }
-}
-
-/// A [`Command::RuleAction`] from its name and parameters.
-pub fn rule_action(action: &str, params: serde_json::Value) -> Command {
-    Command::RuleAction {
-        action: action.to_owned(),
-        params,
     }
 }
 

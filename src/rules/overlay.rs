@@ -15,8 +15,8 @@
 use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Figure, FigureId, GameState};
 use crate::geometry::{self, Band, BaseShape, Cover, Measured, line_of_sight};
+use crate::rules::{Figure, FigureId, GameState};
 
 /// One range band of a weapon, drawn as a ring.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -646,7 +646,7 @@ impl SpotterApp {
             ui.colored_label(theme::STATUS_WARN, format!("Not now: {why}"));
         }
         for m in &p.measurements {
-            let text = format!("{} {:.2} in \u{b1} {:.2}", m.what, m.value_in, m.sigma_in);
+            let text = m.to_string();
             if m.too_close_to_call {
                 ui.colored_label(
                     theme::TOO_CLOSE_TO_CALL,
@@ -883,7 +883,7 @@ impl SpotterApp {
                 };
                 overlay::segment(painter, to_screen, from, to, theme::line(colour));
                 let mid = Point2::from((from.coords + to.coords) / 2.0);
-                let mut text = format!("{:.1}\"", r.range_in);
+                let mut text = r.range_text();
                 if let Some(b) = &r.band {
                     text = format!("{text} {b}");
                 }

@@ -11,6 +11,8 @@
 //!   the newest one is the game to resume.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
 use rand::SeedableRng;
@@ -19,7 +21,7 @@ use rand::rngs::StdRng;
 use std::collections::BTreeMap;
 
 use crate::game::{
-    AimUse, Command, Event, FigureId, FireMode, Game, GameState, Observed, Played, Scenario,
+    Command, Event, FigureId, FireMode, Game, GameState, Observed, Played, Scenario,
 };
 use crate::rules::Registry;
 use crate::rules::dice::{RngDice, TypedDice};
@@ -33,25 +35,32 @@ pub const DEFAULT_SCENARIO: &str = "scenarios/dragoon.toml";
 /// only what does not depend on the dice (measurements, number needed).
 const PREVIEW_SEED: u64 = 0;
 
-/// A measurement the rules will use, for the panel and the overlay.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Measurement {
-    pub what: String,
-    pub value_in: f64,
-    pub sigma_in: f64,
-    pub too_close_to_call: bool,
-}
+/// A measurement the rules will use, for the panel and the overlay, in the
+/// rule set's own unit (it prints with it).
+pub type Measurement = crate::core::Reading;
 
 /// The range from the selected figure to one enemy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnemyRange {
     pub target: FigureId,
-    /// In rule inches when the rules measured it, else table inches between
-    /// base centres.
+    /// In the rule set's unit (`unit`) when the rules measured it, else
+    /// table inches between base centres.
     pub range_in: f64,
+    /// The unit of `range_in`.
+    pub unit: crate::core::UnitKind,
     /// The weapon's range band, when a shot could be resolved now.
     pub band: Option<String>,
     pub too_close_to_call: bool,
+}
+
+impl EnemyRange {
+    /// The range with its unit, e.g. `18.0"` or `38 cm`.
+    pub fn range_text(&self) -> String {
+        match self.unit {
+            crate::core::UnitKind::Inch => format!("{:.1}\"", self.range_in),
+            crate::core::UnitKind::Centimetre => format!("{:.0} cm", self.range_in),
+        }
+    }
 }
 
 /// What the player sees before rolling.
@@ -77,7 +86,20 @@ pub struct GameSession {
     /// Index into [`GameSession::action_labels`].
     pub action: usize,
     rng: StdRng,
+    /// The last preview, keyed by what it was computed from: the app asks
+    /// for it every frame, the rules run once per (state, selection).
+    preview_cache: Mutex<Option<(PreviewKey, Option<Preview>)>>,
+    /// The last enemy ranges, keyed by (state revision, actor).
+    ranges_cache: Mutex<Option<(RangesKey, Vec<EnemyRange>)>>,
+    /// How many previews were computed (not served from the cache).
+    previews_computed: AtomicUsize,
 }
+
+/// What enemy ranges depend on: the state (its revision) and the actor.
+type RangesKey = (u64, FigureId);
+
+/// What a preview depends on: the state (its revision) and the selection.
+type PreviewKey = (u64, Option<FigureId>, Option<FigureId>, usize);
 
 /// The newest game log in `dir`, if any.
 pub fn newest_log(dir: &Path) -> Option<PathBuf> {
@@ -227,6 +249,9 @@ impl GameSession {
             target: None,
             action: 0,
             rng: StdRng::seed_from_u64(seed),
+            preview_cache: Mutex::new(None),
+            ranges_cache: Mutex::new(None),
+            previews_computed: AtomicUsize::new(0),
         }
     }
 
@@ -278,8 +303,28 @@ impl GameSession {
     }
 
     /// Odds, number needed and measurements of the chosen action, before
-    /// rolling.
+    /// rolling: computed once per (state, selection), then served from a
+    /// cache (the app asks every frame).
     pub fn preview(&self) -> Option<Preview> {
+        let key = (self.game.revision(), self.actor, self.target, self.action);
+        let mut cache = self.preview_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, p)) = cache.as_ref()
+            && *k == key
+        {
+            return p.clone();
+        }
+        let p = self.compute_preview();
+        self.previews_computed.fetch_add(1, Ordering::Relaxed);
+        *cache = Some((key, p.clone()));
+        p
+    }
+
+    /// How many previews the rules computed (the rest came from the cache).
+    pub fn previews_computed(&self) -> usize {
+        self.previews_computed.load(Ordering::Relaxed)
+    }
+
+    fn compute_preview(&self) -> Option<Preview> {
         let cmd = self.command()?;
         if let Err(e) = self.game.check(&cmd) {
             return Some(Preview {
@@ -306,17 +351,7 @@ impl GameSession {
         if let Ok(events) = self.game.rules().resolve(self.state(), &cmd, &mut dice) {
             for e in events {
                 match e {
-                    Event::Measured {
-                        what,
-                        value_in,
-                        sigma_in,
-                        too_close_to_call,
-                    } => preview.measurements.push(Measurement {
-                        what,
-                        value_in,
-                        sigma_in,
-                        too_close_to_call,
-                    }),
+                    Event::Measured(reading) => preview.measurements.push(reading),
                     Event::FireResolved { needed, band, .. } => {
                         preview.needed.get_or_insert(needed);
                         preview.band.get_or_insert(band);
@@ -329,9 +364,23 @@ impl GameSession {
     }
 
     /// Range from `actor` to every active enemy: the rules' own fire
-    /// measurement and band where a shot could be resolved now, else the
-    /// distance between base centres with no band.
+    /// measurement (the rule set's first target action, its fire) and band
+    /// where a shot could be resolved now, else the distance between base
+    /// centres with no band.
     pub fn enemy_ranges(&self, actor: FigureId) -> Vec<EnemyRange> {
+        let key = (self.game.revision(), actor);
+        let mut cache = self.ranges_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, r)) = cache.as_ref()
+            && *k == key
+        {
+            return r.clone();
+        }
+        let ranges = self.compute_enemy_ranges(actor);
+        *cache = Some((key, ranges.clone()));
+        ranges
+    }
+
+    fn compute_enemy_ranges(&self, actor: FigureId) -> Vec<EnemyRange> {
         let state = self.state();
         let Some(me) = state.figure(actor) else {
             return Vec::new();
@@ -341,35 +390,28 @@ impl GameSession {
             .iter()
             .filter(|f| f.side != me.side && f.active())
             .map(|f| {
-                let cmd = Command::Fire {
-                    shooter: actor,
-                    target: f.id,
-                    mode: FireMode::Aimed,
-                    rapid: false,
-                    aim_use: AimUse::Best,
-                    at_mount: false,
-                };
-                let mut dice = RngDice(StdRng::seed_from_u64(PREVIEW_SEED));
-                let events = self
-                    .game
-                    .rules()
-                    .resolve(state, &cmd, &mut dice)
+                let rules = self.game.rules();
+                let fire = rules.target_actions().first().copied();
+                let events = fire
+                    .and_then(|label| rules.target_command(state, label, actor, f.id))
+                    .and_then(|cmd| {
+                        let mut dice = RngDice(StdRng::seed_from_u64(PREVIEW_SEED));
+                        rules.resolve(state, &cmd, &mut dice).ok()
+                    })
                     .unwrap_or_default();
                 let mut out = EnemyRange {
                     target: f.id,
                     range_in: (f.placement.center_in_table - me.placement.center_in_table).norm(),
+                    unit: crate::core::UnitKind::Inch,
                     band: None,
                     too_close_to_call: false,
                 };
                 for e in events {
                     match e {
-                        Event::Measured {
-                            value_in,
-                            too_close_to_call,
-                            ..
-                        } if out.band.is_none() => {
-                            out.range_in = value_in;
-                            out.too_close_to_call = too_close_to_call;
+                        Event::Measured(reading) if out.band.is_none() => {
+                            out.range_in = reading.value;
+                            out.unit = reading.unit;
+                            out.too_close_to_call = reading.too_close_to_call;
                         }
                         Event::FireResolved { band, .. } => out.band = Some(band),
                         _ => {}
@@ -493,8 +535,7 @@ impl GameSession {
                 self.names(defenders)
             ),
             Command::EndPhase => "end of phase".into(),
-            Command::RuleAction { .. } if cmd.observations().is_some() => {
-                let seen = cmd.observations().unwrap_or_default();
+            Command::Observe { figures: seen } => {
                 let list: Vec<String> = seen
                     .iter()
                     .map(|o| {
@@ -508,8 +549,14 @@ impl GameSession {
                     .collect();
                 format!("camera: {}", list.join(", "))
             }
-            Command::RuleAction { action, params } => {
-                // "fire: unit 1st Section, target Hadendowa"
+            Command::VolleyFire(_) | Command::SoldiersInTime(_) | Command::LittleColonial(_) => {
+                // "fire: unit 1st Section, target Hadendowa", from the typed
+                // action's serialised parameters.
+                let action = crate::rules::action::action_name(cmd);
+                let params = serde_json::to_value(cmd)
+                    .ok()
+                    .and_then(|v| v.get("params").cloned())
+                    .unwrap_or_default();
                 let fields: Vec<String> = params
                     .as_object()
                     .map(|o| {
@@ -533,7 +580,7 @@ impl GameSession {
                     })
                     .unwrap_or_default();
                 if fields.is_empty() {
-                    action.clone()
+                    action
                 } else {
                     format!("{action}: {}", fields.join("; "))
                 }
@@ -606,12 +653,22 @@ mod tests {
         );
         s.end_phase().unwrap();
         assert!(s.turn_text().contains("fire"), "{}", s.turn_text());
+        let computed = s.previews_computed();
         let p = s.preview().unwrap();
         assert_eq!(p.refused, None);
         // RULES.md: carbine at 18 in is medium range, 8+ to hit.
         assert_eq!(p.needed, Some(8));
         assert!(!p.odds.is_empty());
+        // Once per (state, selection): painting again asks the cache.
+        assert_eq!(s.preview(), Some(p));
+        assert_eq!(s.previews_computed(), computed + 1);
         s.roll().unwrap();
+        s.preview();
+        assert_eq!(
+            s.previews_computed(),
+            computed + 2,
+            "a new state, a new preview"
+        );
         assert_eq!(s.log_lines().len(), 2);
         s.undo().unwrap();
         assert!(s.log_lines()[1].ends_with("(undone)"));
@@ -650,7 +707,7 @@ mod tests {
         let mut vf = clicked_in_phase("scenarios/vf-sudan-patrol.toml", "fire", dir.path());
         assert_eq!(vf.action_labels(), vec!["Unit fires", "Unit charges"]);
         let cmd = vf.command().unwrap();
-        assert!(matches!(&cmd, Command::RuleAction { action, .. } if action == "fire"));
+        assert!(matches!(&cmd, Command::VolleyFire(a) if a.name() == "fire"));
         let p = vf.preview().unwrap();
         assert_eq!(p.refused, None);
         assert!(!p.odds.is_empty());
@@ -680,7 +737,8 @@ mod tests {
             assert_eq!(s.action_labels(), labels);
             let cmd = s.command().unwrap();
             assert!(
-                matches!(&cmd, Command::RuleAction { action, .. } if action == "fire"),
+                crate::rules::action::action_name(&cmd) == "fire"
+                    && !matches!(cmd, Command::Fire { .. }),
                 "{cmd:?}"
             );
             // Whatever the phase, the preview answers: odds, or why not.

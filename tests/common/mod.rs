@@ -96,3 +96,24 @@ pub fn at_phase(state: &mut GameState, phase: &str, side_of: &str) {
         .expect("phase");
     state.active_side = state.figure_named(side_of).expect("figure").side;
 }
+
+/// The kind of the rules' refusal (panics on success or any other error:
+/// a mistyped command is not a refusal).
+pub fn refusal_kind<T: std::fmt::Debug>(
+    r: Result<T, spotter::rules::RuleError>,
+) -> spotter::core::RefusalKind {
+    match r {
+        Err(spotter::rules::RuleError::Refused(refusal)) => refusal.kind,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// [`refusal_kind`] of a game's check.
+pub fn game_refusal_kind<T: std::fmt::Debug>(
+    r: Result<T, spotter::game::GameError>,
+) -> spotter::core::RefusalKind {
+    match r {
+        Err(spotter::game::GameError::Rule(e)) => refusal_kind::<T>(Err(e)),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

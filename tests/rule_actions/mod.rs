@@ -1,8 +1,9 @@
 //! Helpers shared by the action tests of the rule sets that run on
-//! `RuleAction` commands (included with `mod`).
+//! typed actions (included with `mod`).
 
 #![allow(dead_code, reason = "each test file uses a different part")]
 
+use spotter::core::RefusalKind;
 use spotter::game::{Command, Event, Figure, GameState};
 use spotter::rules::dice::TypedDice;
 use spotter::rules::{RuleError, RuleSet};
@@ -30,10 +31,14 @@ pub fn named<'a>(s: &'a GameState, n: &str) -> &'a Figure {
     s.figure_named(n).expect(n)
 }
 
-/// Why the rules refuse `c` (panics when they allow it).
-pub fn refused(rules: &dyn RuleSet, s: &GameState, c: &Command) -> String {
+/// Why the rules refuse `c` with a refusal of `kind` (panics when they
+/// allow it, refuse it for another kind of rule, or fail otherwise).
+pub fn refused(rules: &dyn RuleSet, s: &GameState, c: &Command, kind: RefusalKind) -> String {
     match rules.check(s, c) {
-        Err(RuleError::NotAllowed(why)) => why,
-        other => panic!("expected a refusal, got {other:?}"),
+        Err(RuleError::Refused(r)) if r.kind == kind => {
+            assert_eq!(r.rule_set, rules.name(), "refused by its own rule set");
+            r.why
+        }
+        other => panic!("expected a {kind:?} refusal, got {other:?}"),
     }
 }

@@ -1,4 +1,4 @@
-//! The Little Colonial Rules engine, as [`Command::RuleAction`]s. The turn
+//! The Little Colonial Rules engine, its typed [`Action`]s. The turn
 //! is the order deck: every action but `draw` needs a card in play, and is
 //! taken by the card's officer or by figures in his command radius (of his
 //! arm: cavalry cards order cavalry), each figure once per card.
@@ -27,24 +27,25 @@
 //! card in play.
 
 use nalgebra::{Point2, Vector2};
-use serde::Deserialize;
 
+use super::action::*;
 use super::{
     CavalrySave, GunKind, LittleColonial, NAME, WoundedResult, add_piles, cavalry_save,
     cavalry_volley_odds, close_combat_p, demoralised, empty_piles, gun_hit_p, in_half_circle,
     removal_order, struck_killed_p, volley_odds, wounded_result,
 };
-use crate::game::{Command, Deck, Event, Figure, FigureId, GameState, Pace, Rank, StatusOf};
+use crate::core::dice::{Dice, total};
+use crate::core::odds::{NamedOdds, named};
+use crate::core::{Centimetre, Inch, Length, RefusalKind};
 use crate::geometry::{
     TerrainKind, angle_off_facing_deg, bearing_deg, disc_touches_base, line_hits_base,
     path_turns_deg, point_at, point_in_polygon, segment_crosses, walk_path,
 };
-use crate::rules::action::{CheckDice, next_phase_event, parse_params};
-use crate::rules::common::{Work, centre_gap_in, figure, not_allowed};
+use crate::rules::action::{CheckDice, next_phase_event};
+use crate::rules::common::{Work, centre_gap_in, figure, refusal};
 use crate::rules::deck;
-use crate::rules::dice::{Dice, total};
-use crate::rules::odds::{NamedOdds, named};
 use crate::rules::stand_to::Wound;
+use crate::rules::{Command, Deck, Event, Figure, FigureId, GameState, Pace, Rank, StatusOf};
 use crate::rules::{RuleError, RuleSet};
 
 /// The order deck's name.
@@ -69,88 +70,6 @@ const FLANK_SPREAD_DEG: f64 = 30.0;
 #[derive(Debug, Clone)]
 pub struct LittleColonialRules {
     pub data: LittleColonial,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DrawParams {
-    /// Keep the card in hand instead of using it now.
-    #[serde(default)]
-    reserve: bool,
-    /// More cards to add at this reshuffle (reinforcements not in the
-    /// scenario).
-    #[serde(default)]
-    reinforcements: Vec<String>,
-    /// What the activated men do at once: `fire` (every soldier of the
-    /// card's officer within his command radius fires at the nearest
-    /// enemy, in formation).
-    #[serde(default)]
-    then: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlayParams {
-    card: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FireParams {
-    firers: Vec<String>,
-    /// A figure of the side fired at; the nearest of them (in the arc) is
-    /// the target. With `individual`, this figure is the target.
-    target: String,
-    /// In formation: the 90 degree arc applies.
-    #[serde(default)]
-    formation: bool,
-    /// One soldier fires at one figure.
-    #[serde(default)]
-    individual: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveParams {
-    figure: String,
-    /// Points after the start, table inches (one leg for infantry; cavalry
-    /// may turn at its level's points).
-    path_in: Vec<[f64; 2]>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ArtilleryParams {
-    gun: String,
-    /// `roundshot`, `grapeshot` or `shrapnel`.
-    ammo: String,
-    /// Roundshot and shrapnel: the point aimed at, table inches ...
-    #[serde(default)]
-    at_in: Option<[f64; 2]>,
-    /// ... or a figure (grapeshot: any figure of the side fired at).
-    #[serde(default)]
-    target: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RallyParams {
-    officer: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CombatParams {
-    a: String,
-    b: String,
-    #[serde(default)]
-    a_add: i32,
-    #[serde(default)]
-    b_add: i32,
-    #[serde(default)]
-    a_single_rank: bool,
-    #[serde(default)]
-    b_single_rank: bool,
 }
 
 /// The figure named on an order card.
@@ -240,6 +159,11 @@ impl LittleColonialRules {
         inches * self.data.scale.cm_per_in
     }
 
+    /// A table length in this rule set's centimetres.
+    fn in_cm(&self, table: Length<Inch>) -> Length<Centimetre> {
+        table.convert(self.data.scale.cm_per_in)
+    }
+
     pub(super) fn inches(&self, cm: f64) -> f64 {
         cm / self.data.scale.cm_per_in
     }
@@ -256,12 +180,14 @@ impl LittleColonialRules {
 
     /// The card in play and its owner.
     fn card_in_play<'a>(&self, state: &'a GameState) -> Result<(String, &'a Figure), RuleError> {
-        let card = state
-            .status
-            .get("card")
-            .ok_or_else(|| not_allowed("no order card is in play: `draw` the next card"))?;
-        let owner =
-            card_owner(state, card).ok_or_else(|| not_allowed(format!("nobody holds `{card}`")))?;
+        let card = state.status.get("card").ok_or_else(|| {
+            refuse(
+                RefusalKind::Cards,
+                "no order card is in play: `draw` the next card",
+            )
+        })?;
+        let owner = card_owner(state, card)
+            .ok_or_else(|| refuse(RefusalKind::Cards, format!("nobody holds `{card}`")))?;
         Ok((card.clone(), owner))
     }
 
@@ -278,50 +204,70 @@ impl LittleColonialRules {
     ) -> Result<&'a Figure, RuleError> {
         let (card, owner) = self.card_in_play(state)?;
         if !in_play(f) {
-            return Err(not_allowed(format!("{} is not in the fight", f.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is not in the fight", f.name),
+            )
+            .by(f.id));
         }
         if !in_play(owner) {
-            return Err(not_allowed(format!(
-                "{} is down: his card activates nobody",
-                owner.name
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is down: his card activates nobody", owner.name),
+            ));
         }
         if f.side != owner.side {
-            return Err(not_allowed(format!(
-                "{} is not one of {}'s men",
-                f.name, owner.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                format!("{} is not one of {}'s men", f.name, owner.name),
+            )
+            .by(f.id));
         }
         if f.id != owner.id {
             if cavalry(f) != cavalry(owner) {
-                return Err(not_allowed(format!(
-                    "{}'s card orders {} only",
-                    owner.name,
-                    if cavalry(owner) {
-                        "cavalry"
-                    } else {
-                        "infantry"
-                    }
-                )));
+                return Err(refuse(
+                    RefusalKind::Cards,
+                    format!(
+                        "{}'s card orders {} only",
+                        owner.name,
+                        if cavalry(owner) {
+                            "cavalry"
+                        } else {
+                            "infantry"
+                        }
+                    ),
+                ));
             }
             if matches!(owner.rank, Rank::Nco) && matches!(f.rank, Rank::Officer | Rank::Chief) {
-                return Err(not_allowed("NCOs cannot activate officers"));
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    "NCOs cannot activate officers",
+                ));
             }
             if check_radius && centre_gap_in(f, owner) > self.radius_in(owner) {
-                return Err(not_allowed(format!(
-                    "{} is outside {}'s command radius",
-                    f.name, owner.name
-                )));
+                return Err(refuse(
+                    RefusalKind::OutOfCommand,
+                    format!("{} is outside {}'s command radius", f.name, owner.name),
+                )
+                .by(f.id));
             }
         }
         if f.status.get("acted") == Some(&Self::acted_key(state, &card)) {
-            return Err(not_allowed(format!("{} has acted on this card", f.name)));
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has acted on this card", f.name),
+            )
+            .by(f.id));
         }
         if self.is_demoralised(state, f) {
-            return Err(not_allowed(format!(
-                "{} is demoralised: an officer or NCO must rally him",
-                f.name
-            )));
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!(
+                    "{} is demoralised: an officer or NCO must rally him",
+                    f.name
+                ),
+            )
+            .by(f.id));
         }
         Ok(owner)
     }
@@ -419,7 +365,7 @@ impl LittleColonialRules {
             name: ORDER_DECK.into(),
         })?;
         if deck.draw.is_empty() {
-            return Err(not_allowed("the order deck is empty"));
+            return Err(refuse(RefusalKind::Cards, "the order deck is empty"));
         }
         let mut work = Work::new(state);
         work.push(Event::Odds {
@@ -429,7 +375,7 @@ impl LittleColonialRules {
                 deck::p_next(state, ORDER_DECK, false, |c| c == END_OF_TURN),
             )]),
         });
-        let card = deck::draw(&mut work, ORDER_DECK, dice, false)?;
+        let card = deck::draw(NAME, &mut work, ORDER_DECK, dice, false)?;
         if card == END_OF_TURN {
             self.end_of_turn(&mut work, &p.reinforcements);
             return Ok(work.into_events());
@@ -451,7 +397,7 @@ impl LittleColonialRules {
             Some("fire") => {
                 let now = work.now.clone();
                 let officer = card_owner(&now, &card)
-                    .ok_or_else(|| not_allowed(format!("nobody holds `{card}`")))?;
+                    .ok_or_else(|| refuse(RefusalKind::Cards, format!("nobody holds `{card}`")))?;
                 // An officer or NCO with demoralised men near spends his
                 // turn rallying them.
                 let rally = RallyParams {
@@ -488,7 +434,7 @@ impl LittleColonialRules {
                         let mut attempt = work.clone();
                         match self.area_fire(&mut attempt, &firers, enemy.side, true, dice) {
                             Ok(()) => work = attempt,
-                            Err(RuleError::NotAllowed(why)) => {
+                            Err(RuleError::Refused(why)) => {
                                 work.note(format!("{}'s men do not fire: {why}", officer.name));
                             }
                             Err(e) => return Err(e),
@@ -500,7 +446,12 @@ impl LittleColonialRules {
                     )),
                 }
             }
-            Some(other) => return Err(not_allowed(format!("unknown activated action `{other}`"))),
+            Some(other) => {
+                return Err(refuse(
+                    RefusalKind::NotInTables,
+                    format!("unknown activated action `{other}`"),
+                ));
+            }
         }
         Ok(work.into_events())
     }
@@ -577,7 +528,10 @@ impl LittleColonialRules {
             .deck(ORDER_DECK)
             .is_some_and(|d| d.held.contains(&p.card));
         if !held {
-            return Err(not_allowed(format!("`{}` is not held in reserve", p.card)));
+            return Err(refuse(
+                RefusalKind::Cards,
+                format!("`{}` is not held in reserve", p.card),
+            ));
         }
         Ok(vec![
             Event::CardPlayed {
@@ -604,7 +558,7 @@ impl LittleColonialRules {
             .map(|n| figure(state, n))
             .collect::<Result<_, _>>()?;
         if firers.is_empty() {
-            return Err(not_allowed("name the figures that fire"));
+            return Err(refuse(RefusalKind::Malformed, "name the figures that fire"));
         }
         // A line is in command if any of its figures is in the radius.
         let any_in = firers
@@ -617,7 +571,10 @@ impl LittleColonialRules {
         let mut work = Work::new(state);
         if p.individual {
             let [f] = firers.as_slice() else {
-                return Err(not_allowed("individual fire is one soldier's"));
+                return Err(refuse(
+                    RefusalKind::Malformed,
+                    "individual fire is one soldier's",
+                ));
             };
             self.individual_fire(&mut work, f, aim, dice)?;
         } else {
@@ -632,18 +589,22 @@ impl LittleColonialRules {
             name: f.weapon.clone(),
         })?;
         if w.gun.is_some() {
-            return Err(not_allowed(format!(
-                "{} serves a gun: use `artillery`",
-                f.name
-            )));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} serves a gun: use `artillery`", f.name),
+            )
+            .by(f.id));
         }
         Ok((w.dice, if f.mounted() { w.mounted_add } else { 0 }))
     }
 
     fn range_need(&self, range_cm: f64, name: &str) -> Result<u32, RuleError> {
-        self.data
-            .to_hit(range_cm)
-            .ok_or_else(|| not_allowed(format!("{name} is out of range ({range_cm:.0} cm)")))
+        self.data.to_hit(range_cm).ok_or_else(|| {
+            refuse(
+                RefusalKind::OutOfRange,
+                format!("{name} is out of range ({range_cm:.0} cm)"),
+            )
+        })
     }
 
     /// One soldier at one figure: a hit (after the save) eliminates it.
@@ -655,17 +616,18 @@ impl LittleColonialRules {
         dice: &mut dyn Dice,
     ) -> Result<(), RuleError> {
         if t.side == f.side || !in_play(t) {
-            return Err(not_allowed("fire at an enemy in the fight"));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "fire at an enemy in the fight",
+            ));
         }
         let (n, add) = self.fire_dice(f)?;
-        let range_cm = self.cm(centre_gap_in(f, t));
-        let need = self.range_need(range_cm, &t.name)?;
-        work.push(Event::Measured {
-            what: format!("range {} to {}, cm", f.name, t.name),
-            value_in: range_cm,
-            sigma_in: self.cm(f.placement.sigma_in.hypot(t.placement.sigma_in)),
-            too_close_to_call: false,
-        });
+        let range = self.in_cm(Length::centre_to_centre(&f.placement, &t.placement));
+        let need = self.range_need(range.value(), &t.name)?;
+        work.push(Event::Measured(range.reading(
+            format!("range {} to {}", f.name, t.name),
+            &self.data.fire.band_edges_cm,
+        )));
         let o = volley_odds(&self.data, n, need, add);
         work.push(Event::Odds {
             purpose: format!("{} fires at {}", f.name, t.name),
@@ -741,10 +703,11 @@ impl LittleColonialRules {
         for f in firers.iter().copied() {
             match self.rank_in_unit(&state, f) {
                 Some(r) if r >= 3 => {
-                    return Err(not_allowed(format!(
-                        "{} is in the fourth rank: at most three ranks fire",
-                        f.name
-                    )));
+                    return Err(refuse(
+                        RefusalKind::CannotDo,
+                        format!("{} is in the fourth rank: at most three ranks fire", f.name),
+                    )
+                    .by(f.id));
                 }
                 Some(2) if formation => third.push(f),
                 _ => front.push(f),
@@ -781,15 +744,16 @@ impl LittleColonialRules {
                 let db = (b.placement.center_in_table - at).norm();
                 da.total_cmp(&db)
             })
-            .ok_or_else(|| not_allowed("no target in the arc of fire"))?;
-        let range_cm = self.cm((target.placement.center_in_table - at).norm());
-        let need = self.range_need(range_cm, &target.name)?;
-        work.push(Event::Measured {
-            what: format!("range to {}, cm", target.name),
-            value_in: range_cm,
-            sigma_in: self.cm(target.placement.sigma_in),
-            too_close_to_call: false,
-        });
+            .ok_or_else(|| refuse(RefusalKind::OutOfSight, "no target in the arc of fire"))?;
+        let range = self.in_cm(Length::path(
+            (target.placement.center_in_table - at).norm(),
+            &target.placement,
+        ));
+        let need = self.range_need(range.value(), &target.name)?;
+        work.push(Event::Measured(range.reading(
+            format!("range to {}", target.name),
+            &self.data.fire.band_edges_cm,
+        )));
         let ids: Vec<FigureId> = firers.iter().map(|f| f.id).collect();
         Self::mark_acted(work, &ids);
         let n_firers = u32::try_from(firers.len()).unwrap_or(u32::MAX);
@@ -1006,7 +970,12 @@ impl LittleColonialRules {
                 .cavalry
                 .movement
                 .get(level)
-                .ok_or_else(|| not_allowed(format!("no cavalry move for `{level}`")))?
+                .ok_or_else(|| {
+                    refuse(
+                        RefusalKind::NotInTables,
+                        format!("no cavalry move for `{level}`"),
+                    )
+                })?
                 .clone();
             let r = work.roll(dice, m.dice as usize, 6, "cavalry move", Some(f.id))?;
             (m.base_cm + f64::from(total(&r)), m.must_move_all, m.turns)
@@ -1027,12 +996,16 @@ impl LittleColonialRules {
                 .iter()
                 .any(|t| *t > self.data.cavalry.turn_max_deg + 1e-9)
         {
-            return Err(not_allowed(format!(
-                "{} may make {max_turns} turns of {} degrees or less; the path has {}",
-                f.name,
-                self.data.cavalry.turn_max_deg,
-                turns.len()
-            )));
+            return Err(refuse(
+                RefusalKind::TooFar,
+                format!(
+                    "{} may make {max_turns} turns of {} degrees or less; the path has {}",
+                    f.name,
+                    self.data.cavalry.turn_max_deg,
+                    turns.len()
+                ),
+            )
+            .by(f.id));
         }
         // Walk along the path (on past its end when the whole roll must be
         // used), paying for rough ground and walls.
@@ -1093,12 +1066,10 @@ impl LittleColonialRules {
                 self.cm(total_in - walked)
             ));
         }
-        work.push(Event::Measured {
-            what: format!("{}'s move, cm", f.name),
-            value_in: self.cm(walked),
-            sigma_in: self.cm(f.placement.sigma_in),
-            too_close_to_call: false,
-        });
+        work.push(Event::Measured(
+            self.in_cm(Length::path(walked, &f.placement))
+                .reading(format!("{}'s move", f.name), &[allowance]),
+        ));
         Self::mark_acted(&mut work, &[f.id]);
         work.push(Event::Moved {
             figure: f.id,
@@ -1188,7 +1159,7 @@ impl LittleColonialRules {
                         work.push(e);
                     }
                 }
-                Err(RuleError::NotAllowed(why)) => {
+                Err(RuleError::Refused(why)) => {
                     work.note(format!("{} does not fire: {why}", g.name))
                 }
                 Err(e) => return Err(e),
@@ -1201,10 +1172,13 @@ impl LittleColonialRules {
         let o = figure(state, &p.officer)?;
         let owner = self.commanded(state, o, false)?;
         if owner.id != o.id || !matches!(o.rank, Rank::Officer | Rank::Nco | Rank::Chief) {
-            return Err(not_allowed(format!(
-                "only the officer or NCO whose card is in play rallies; {} cannot",
-                o.name
-            )));
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!(
+                    "only the officer or NCO whose card is in play rallies; {} cannot",
+                    o.name
+                ),
+            ));
         }
         let radius = self.radius_in(o) * self.data.command.rally_fraction_of_radius;
         let empty = state
@@ -1259,16 +1233,21 @@ impl LittleColonialRules {
             .weapons
             .get(&g.weapon)
             .and_then(|w| w.gun)
-            .ok_or_else(|| not_allowed(format!("{} has no gun", g.name)))?;
+            .ok_or_else(|| {
+                refuse(RefusalKind::CannotDo, format!("{} has no gun", g.name)).by(g.id)
+            })?;
         if !kind.fires(&p.ammo) {
-            return Err(not_allowed(format!(
-                "a {} gun does not fire {}",
-                match kind {
-                    GunKind::Napoleon => "Napoleon",
-                    GunKind::Rifled => "rifled",
-                },
-                p.ammo
-            )));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "a {} gun does not fire {}",
+                    match kind {
+                        GunKind::Napoleon => "Napoleon",
+                        GunKind::Rifled => "rifled",
+                    },
+                    p.ammo
+                ),
+            ));
         }
         let (gunners, helpers) = self.gun_crew(state, g);
         let crew_mod = self.data.crew_modifier(gunners, helpers);
@@ -1286,13 +1265,16 @@ impl LittleColonialRules {
                 .iter()
                 .filter(|e| e.side == t.side && in_play(e))
                 .min_by(|a, b| centre_gap_in(a, g).total_cmp(&centre_gap_in(b, g)))
-                .ok_or_else(|| not_allowed("no target"))?;
+                .ok_or_else(|| refuse(RefusalKind::Malformed, "no target"))?;
             let range_cm = self.cm(centre_gap_in(g, target));
             if range_cm > self.data.artillery.grapeshot_range_cm {
-                return Err(not_allowed(format!(
-                    "grapeshot reaches {} cm; {} is {range_cm:.0} cm away",
-                    self.data.artillery.grapeshot_range_cm, target.name
-                )));
+                return Err(refuse(
+                    RefusalKind::OutOfRange,
+                    format!(
+                        "grapeshot reaches {} cm; {} is {range_cm:.0} cm away",
+                        self.data.artillery.grapeshot_range_cm, target.name
+                    ),
+                ));
             }
             let need = self.range_need(range_cm, &target.name)?;
             let rating = self.data.artillery.grapeshot_rating;
@@ -1312,14 +1294,22 @@ impl LittleColonialRules {
         let aim = match (&p.at_in, &p.target) {
             (Some(q), None) => Point2::new(q[0], q[1]),
             (None, Some(t)) => figure(state, t)?.placement.center_in_table,
-            _ => return Err(not_allowed("name an `at_in` point or a `target` figure")),
+            _ => {
+                return Err(refuse(
+                    RefusalKind::Malformed,
+                    "name an `at_in` point or a `target` figure",
+                ));
+            }
         };
         let range_cm = self.cm((aim - from).norm());
         if range_cm > self.data.artillery.range_cm {
-            return Err(not_allowed(format!(
-                "the point is {range_cm:.0} cm away, beyond {} cm",
-                self.data.artillery.range_cm
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfRange,
+                format!(
+                    "the point is {range_cm:.0} cm away, beyond {} cm",
+                    self.data.artillery.range_cm
+                ),
+            ));
         }
         let p_hit = gun_hit_p(&self.data, crew_mod);
         work.push(Event::Odds {
@@ -1518,14 +1508,18 @@ impl LittleColonialRules {
         let b = figure(state, &p.b)?;
         self.card_in_play(state)?;
         if a.side == b.side || !in_play(a) || !in_play(b) {
-            return Err(not_allowed("close combat is between enemies in the fight"));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                "close combat is between enemies in the fight",
+            ));
         }
         let gap_in = centre_gap_in(a, b);
         if self.cm(gap_in) > self.data.close_combat.contact_cm + self.data.scale.cm_per_in {
-            return Err(not_allowed(format!(
-                "{} and {} are not in contact",
-                a.name, b.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!("{} and {} are not in contact", a.name, b.name),
+            )
+            .by(a.id));
         }
         let wins_ties = self.data.close_combat.single_rank_wins_ties;
         let (fa, a_rank, a_why) = self.formation_add(state, a, b);
@@ -1580,22 +1574,15 @@ impl LittleColonialRules {
             // The order deck runs the turn (End of Turn); ending a "phase"
             // by hand only hands the table to the other side.
             Command::EndPhase => Ok(vec![next_phase_event(state, 1)]),
-            Command::RuleAction { action, params } => {
-                let a = action.as_str();
-                match a {
-                    "draw" => self.resolve_draw(state, &parse_params(a, params)?, dice),
-                    "play-reserved" => self.resolve_play(state, &parse_params(a, params)?),
-                    "fire" => self.resolve_fire(state, &parse_params(a, params)?, dice),
-                    "move" => self.resolve_move(state, &parse_params(a, params)?, dice),
-                    "artillery" => self.resolve_artillery(state, &parse_params(a, params)?, dice),
-                    "rally" => self.resolve_rally(state, &parse_params(a, params)?),
-                    "close-combat" => self.resolve_combat(state, &parse_params(a, params)?, dice),
-                    other => Err(RuleError::Unsupported {
-                        rule_set: NAME.into(),
-                        action: other.into(),
-                    }),
-                }
-            }
+            Command::LittleColonial(action) => match action {
+                Action::Draw(p) => self.resolve_draw(state, p, dice),
+                Action::PlayReserved(p) => self.resolve_play(state, p),
+                Action::Fire(p) => self.resolve_fire(state, p, dice),
+                Action::Move(p) => self.resolve_move(state, p, dice),
+                Action::Artillery(p) => self.resolve_artillery(state, p, dice),
+                Action::Rally(p) => self.resolve_rally(state, p),
+                Action::CloseCombat(p) => self.resolve_combat(state, p, dice),
+            },
             other => Err(RuleError::Unsupported {
                 rule_set: NAME.into(),
                 action: crate::rules::action::action_name(other),
@@ -1675,6 +1662,16 @@ impl RuleSet for LittleColonialRules {
         )?))
     }
 
+    fn parse_action(&self, name: &str, params: &serde_json::Value) -> Result<Command, RuleError> {
+        crate::rules::action::parse_action_or_shared(
+            NAME,
+            Action::NAMES,
+            || Action::parse(name, params).map(Command::LittleColonial),
+            name,
+            params,
+        )
+    }
+
     fn target_actions(&self) -> Vec<&'static str> {
         vec!["Fire", "Formation fire", "Close combat"]
     }
@@ -1692,10 +1689,12 @@ impl RuleSet for LittleColonialRules {
         let a = state.figure(actor)?;
         let t = state.figure(target)?.name.clone();
         match action {
-            "Fire" => Some(crate::rules::rule_action(
-                "fire",
-                serde_json::json!({ "firers": [a.name], "target": t, "individual": true }),
-            )),
+            "Fire" => Some(Command::LittleColonial(Action::Fire(FireParams {
+                firers: vec![a.name.clone()],
+                target: t,
+                formation: false,
+                individual: true,
+            }))),
             "Formation fire" => {
                 let unit = state
                     .units
@@ -1708,15 +1707,21 @@ impl RuleSet for LittleColonialRules {
                     .filter(|f| in_play(f))
                     .map(|f| f.name.clone())
                     .collect();
-                Some(crate::rules::rule_action(
-                    "fire",
-                    serde_json::json!({ "firers": firers, "target": t, "formation": true }),
-                ))
+                Some(Command::LittleColonial(Action::Fire(FireParams {
+                    firers,
+                    target: t,
+                    formation: true,
+                    individual: false,
+                })))
             }
-            "Close combat" => Some(crate::rules::rule_action(
-                "close-combat",
-                serde_json::json!({ "a": a.name, "b": t }),
-            )),
+            "Close combat" => Some(Command::LittleColonial(Action::CloseCombat(CombatParams {
+                a: a.name.clone(),
+                b: t,
+                a_add: 0,
+                b_add: 0,
+                a_single_rank: false,
+                b_single_rank: false,
+            }))),
             _ => None,
         }
     }
@@ -1737,4 +1742,9 @@ impl RuleSet for LittleColonialRules {
     ) -> Result<Vec<Event>, RuleError> {
         self.resolve_inner(state, command, dice)
     }
+}
+
+/// This rule set refuses the command now, for a rule of `kind`.
+fn refuse(kind: RefusalKind, why: impl Into<String>) -> RuleError {
+    refusal(NAME, kind, why)
 }

@@ -8,6 +8,7 @@
 //! - Troop levels, lowest first: raw, regular, seasoned, veteran, elite.
 //! - Fire dice are d6 at or over the band's number; saves are 6s.
 
+pub mod action;
 pub mod engine;
 mod overlay;
 
@@ -17,7 +18,7 @@ use std::path::Path;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
-use crate::rules::odds::{binomial, sum_distribution};
+use crate::core::odds::{binomial, sum_distribution};
 use crate::spec::{SourceFile, SpecError};
 
 pub use engine::LittleColonialRules;
@@ -398,7 +399,7 @@ pub fn volley_odds(data: &LittleColonial, dice: u32, need: u32, add: i32) -> Vol
         dice,
         need,
         p_die_hits,
-        mean_hits: crate::rules::odds::mean(&hits),
+        mean_hits: crate::core::odds::mean(&hits),
         hits,
     }
 }
@@ -460,8 +461,8 @@ pub fn struck_killed_p(data: &LittleColonial, hit_p: f64, mounted: bool) -> f64 
 /// least 3 soldiers before an NCO, 6 before an officer, unless nobody else
 /// is left; surplus hits are ignored. Returns indices into `ranks`
 /// (soldiers nearest first as given).
-pub fn removal_order(data: &LittleColonial, ranks: &[crate::game::Rank], hits: u32) -> Vec<usize> {
-    use crate::game::Rank;
+pub fn removal_order(data: &LittleColonial, ranks: &[crate::rules::Rank], hits: u32) -> Vec<usize> {
+    use crate::rules::Rank;
     let mut out = Vec::new();
     let mut soldiers_removed = 0;
     let is_officer = |r: Rank| matches!(r, Rank::Officer | Rank::Chief);

@@ -11,11 +11,11 @@
 //! data's `cm_per_in`) and the labels in centimetres, as the players read
 //! them off their rods. Distances are centre to centre, as in the engine.
 
-use crate::game::{FigureId, GameState, Rank};
 use crate::rules::overlay::{
     BandEdge, MEAN_D6, OverlayShape, Purpose, RangeRing, band_name, centre_range, members_within,
     movement_circles, sights_to_enemies, zone_about_centre,
 };
+use crate::rules::{FigureId, GameState, Rank};
 
 use super::engine::{LittleColonialRules, cavalry, in_play};
 
@@ -145,7 +145,7 @@ impl LittleColonialRules {
     /// Labels and radii (table inches) of his move: a horseman's base and
     /// dice (mean and most), a raw soldier's dice up to their cap, else the
     /// regular move.
-    fn paces(&self, me: &crate::game::Figure) -> Vec<(String, f64)> {
+    fn paces(&self, me: &crate::rules::Figure) -> Vec<(String, f64)> {
         let level = me.status.get("level").map_or("regular", String::as_str);
         let officer = matches!(me.rank, Rank::Officer | Rank::Chief | Rank::Nco);
         let mv = &self.data.movement;

@@ -1,4 +1,4 @@
-//! The Soldiers in Time engine, as [`Command::RuleAction`]s, each in its
+//! The Soldiers in Time engine, its [`Action`]s each in its
 //! phase of the turn (rally, command, movement, shooting, melee,
 //! follow-through):
 //! - `rally` (rally): every routed figure of the side flips a card;
@@ -30,28 +30,29 @@
 //! `big`), `loaded-with` (`ball`, `grapeshot`).
 
 use nalgebra::Point2;
-use serde::Deserialize;
 
+use super::action::*;
 use super::{
     ArtilleryKind, Card, Damage, NAME, Shot, SoldiersInTime, WeaponData, activation_odds,
     activation_passes, damage_distribution, damage_odds, damage_result, full_deck, hit_p, hits,
     horse_impact_distribution, melee_base, melee_odds, mine_p, morale_odds, morale_passes,
     save_passes, shot_odds,
 };
-use crate::game::{Command, Deck, Event, Figure, FigureId, GameState, Pace, StatusOf};
+use crate::core::dice::{Dice, total};
+use crate::core::odds::{NamedOdds, named};
+use crate::core::{Inch, Length, RefusalKind};
 use crate::geometry::{
     angle_off_facing_deg, bearing_deg, disc_touches_base, in_cone, path_length_in, point_at,
     square_entries, square_outline,
 };
-use crate::rules::action::{CheckDice, next_phase_event, parse_params};
+use crate::rules::action::{CheckDice, next_phase_event};
 use crate::rules::common::{
-    Work, centre_gap_in, edge_gap_in, figure, not_allowed, require_active_side, require_phase,
+    Work, centre_gap_in, edge_gap_in, figure, refusal, require_active_side, require_phase,
     status_num,
 };
 use crate::rules::deck;
-use crate::rules::dice::{Dice, total};
-use crate::rules::odds::{NamedOdds, named};
 use crate::rules::stand_to::Wound;
+use crate::rules::{Command, Deck, Event, Figure, FigureId, GameState, Pace, StatusOf};
 use crate::rules::{RuleError, RuleSet};
 
 /// Soldiers in Time as a [`RuleSet`].
@@ -65,122 +66,6 @@ const FIRE_ORDERS: [&str; 2] = ["volley-fire", "independent-fire"];
 /// Slack on a measured distance (table inches) before a move is refused:
 /// the camera's placement is not better than this.
 const MOVE_SLACK_IN: f64 = 0.05;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ActivateParams {
-    leader: String,
-    order: String,
-    /// The men the order is for (those within command range obey).
-    men: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FireParams {
-    shooter: String,
-    /// None: the nearest enemy in the fight.
-    #[serde(default)]
-    target: Option<String>,
-    #[serde(default)]
-    snap: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct VolleyParams {
-    /// The men who shoot, in order; each at the nearest enemy.
-    men: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MeleeParams {
-    a: String,
-    b: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RallyParams {
-    /// The routed figures that try; empty: every routed figure of the side.
-    #[serde(default)]
-    figures: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveParams {
-    figure: String,
-    /// Points after the start, table inches.
-    path_in: Vec<[f64; 2]>,
-    /// Facing at the end; default: along the last leg.
-    #[serde(default)]
-    facing_deg: Option<f64>,
-    /// Running (formed charge) rather than walking.
-    #[serde(default)]
-    run: bool,
-    /// Charging into melee (a formed charge order).
-    #[serde(default)]
-    charge: bool,
-    /// A rider's horse speed this turn (by name); default: unchanged.
-    #[serde(default)]
-    speed: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LoadGunParams {
-    gun: String,
-    /// `ball` or `grapeshot` (cannons only).
-    #[serde(default)]
-    ammo: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ArtilleryParams {
-    gun: String,
-    /// The figure aimed at (its centre is the target point) ...
-    #[serde(default)]
-    target: Option<String>,
-    /// ... or a point on the table, inches.
-    #[serde(default)]
-    at_in: Option<[f64; 2]>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GrenadeParams {
-    thrower: String,
-    #[serde(default)]
-    target: Option<String>,
-    #[serde(default)]
-    at_in: Option<[f64; 2]>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ImpactParams {
-    rider: String,
-    footman: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FollowParams {
-    figure: String,
-    to_in: [f64; 2],
-    #[serde(default)]
-    facing_deg: Option<f64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoraleParams {
-    figure: String,
-    reason: String,
-}
 
 /// The deck a side draws from.
 pub fn deck_name(state: &GameState, side: usize) -> String {
@@ -227,7 +112,7 @@ impl SoldiersInTimeRules {
     }
 
     fn phase(&self, state: &GameState, action: &str, allowed: &[&str]) -> Result<(), RuleError> {
-        require_phase(&self.data.turn.phases, state, action, allowed)
+        require_phase(NAME, &self.data.turn.phases, state, action, allowed)
     }
 
     /// Is a leader of the figure's side (other than the figure) within
@@ -279,8 +164,13 @@ impl SoldiersInTimeRules {
 
     fn draw(work: &mut Work, side: usize, dice: &mut dyn Dice) -> Result<Card, RuleError> {
         let name = deck_name(&work.now, side);
-        let card = deck::draw(work, &name, dice, true)?;
-        Card::parse(&card).ok_or_else(|| not_allowed(format!("`{card}` is not a playing card")))
+        let card = deck::draw(NAME, work, &name, dice, true)?;
+        Card::parse(&card).ok_or_else(|| {
+            refuse(
+                RefusalKind::Cards,
+                format!("`{card}` is not a playing card"),
+            )
+        })
     }
 
     /// The rear for a routing figure: away from the nearest enemy (or
@@ -473,9 +363,11 @@ impl SoldiersInTimeRules {
             let mut v = Vec::new();
             for n in &p.figures {
                 let f = figure(state, n)?;
-                require_active_side(state, f)?;
+                require_active_side(NAME, state, f)?;
                 if !routed(f) || !in_play(f) {
-                    return Err(not_allowed(format!("{} is not routed", f.name)));
+                    return Err(
+                        refuse(RefusalKind::Morale, format!("{} is not routed", f.name)).by(f.id),
+                    );
                 }
                 v.push(f.id);
             }
@@ -511,9 +403,13 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         self.phase(state, "activate", &["command", "movement"])?;
         let leader = figure(state, &p.leader)?;
-        require_active_side(state, leader)?;
+        require_active_side(NAME, state, leader)?;
         if !leader.leader || !in_play(leader) || routed(leader) {
-            return Err(not_allowed(format!("{} cannot give orders", leader.name)));
+            return Err(refuse(
+                RefusalKind::NoOrder,
+                format!("{} cannot give orders", leader.name),
+            )
+            .by(leader.id));
         }
         let men: Vec<&Figure> = p
             .men
@@ -533,7 +429,7 @@ impl SoldiersInTimeRules {
         let number = self
             .data
             .order_number(&p.order, leader.experience, &exps)
-            .ok_or_else(|| not_allowed(format!("no order `{}`", p.order)))?;
+            .ok_or_else(|| refuse(RefusalKind::NoOrder, format!("no order `{}`", p.order)))?;
         let mut work = Work::new(state);
         work.push(Event::Odds {
             purpose: format!("{} orders {}", leader.name, p.order),
@@ -616,26 +512,31 @@ impl SoldiersInTimeRules {
     ) -> Result<(), RuleError> {
         let state = work.now.clone();
         let s = figure(&state, &p.shooter)?;
-        require_active_side(&state, s)?;
+        require_active_side(NAME, &state, s)?;
         let t = match &p.target {
             Some(name) => figure(&state, name)?,
             None => Self::nearest_enemy(&state, s)
-                .ok_or_else(|| not_allowed("no enemy left in the fight"))?,
+                .ok_or_else(|| refuse(RefusalKind::OutOfTheFight, "no enemy left in the fight"))?,
         };
         if !in_play(s) || !in_play(t) || routed(s) {
-            return Err(not_allowed(
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
                 "both figures must be in the fight and the shooter not routed",
             ));
         }
         if s.side == t.side {
-            return Err(not_allowed("no firing at one's own side"));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "no firing at one's own side",
+            ));
         }
         let w = self.weapon(s)?;
         if w.artillery.is_some() {
-            return Err(not_allowed(format!(
-                "{} serves a gun: use `artillery`",
-                s.name
-            )));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} serves a gun: use `artillery`", s.name),
+            )
+            .by(s.id));
         }
         // Aimed fire needs a fire order; a man whose unit failed its
         // activation may still snap fire, but not the leader.
@@ -644,15 +545,20 @@ impl SoldiersInTimeRules {
             .get("order")
             .is_some_and(|o| FIRE_ORDERS.contains(&o.as_str()));
         if !ordered && s.leader {
-            return Err(not_allowed(format!("{} has no fire order", s.name)));
+            return Err(refuse(
+                RefusalKind::NoOrder,
+                format!("{} has no fire order", s.name),
+            )
+            .by(s.id));
         }
         let snap = p.snap || !ordered;
         let range = centre_gap_in(s, t);
         if range > w.range_in {
-            return Err(not_allowed(format!(
-                "{} is {range:.1} in away, beyond {} in",
-                t.name, w.range_in
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfRange,
+                format!("{} is {range:.1} in away, beyond {} in", t.name, w.range_in),
+            )
+            .by(t.id));
         }
         let modifier = self.fire_modifier(s, t, snap);
         let shot = Shot {
@@ -660,12 +566,10 @@ impl SoldiersInTimeRules {
             ..self.shot_for(&state, t, s.experience, modifier)
         };
         let o = shot_odds(&self.data, w, &shot, &Self::deck_pile(&state, t.side));
-        work.push(Event::Measured {
-            what: format!("{} to {}", s.name, t.name),
-            value_in: range,
-            sigma_in: s.placement.sigma_in.hypot(t.placement.sigma_in),
-            too_close_to_call: false,
-        });
+        work.push(Event::Measured(
+            Length::<Inch>::centre_to_centre(&s.placement, &t.placement)
+                .reading(format!("{} to {}", s.name, t.name), &[w.range_in]),
+        ));
         work.push(Event::Odds {
             purpose: format!("{} fires at {}", s.name, t.name),
             odds: named(&[
@@ -683,15 +587,11 @@ impl SoldiersInTimeRules {
             }
         }
         let h = work.roll1(dice, self.data.fire.die, "to hit", Some(s.id))?;
-        work.push(Event::ShotFired {
+        work.push(Event::SoldiersInTime(super::event::Event::Fired {
             figure: s.id,
             target: t.id,
-            mode: if snap {
-                crate::game::FireMode::Snap
-            } else {
-                crate::game::FireMode::Aimed
-            },
-        });
+            snap,
+        }));
         if !hits(h, modifier, s.experience) {
             work.note(format!("{} misses", s.name));
             return Ok(());
@@ -719,7 +619,7 @@ impl SoldiersInTimeRules {
         let mut work = Work::new(state);
         for name in &p.men {
             let m = figure(&work.now, name)?;
-            require_active_side(state, m)?;
+            require_active_side(NAME, state, m)?;
             if !in_play(m) || routed(m) {
                 work.note(format!("{name} cannot fire"));
                 continue;
@@ -732,7 +632,7 @@ impl SoldiersInTimeRules {
             let mut attempt = work.clone();
             match self.fire_into(&mut attempt, &shot, dice) {
                 Ok(()) => work = attempt,
-                Err(RuleError::NotAllowed(why)) => {
+                Err(RuleError::Refused(why)) => {
                     work.note(format!("{name} does not fire: {why}"));
                 }
                 Err(other) => return Err(other),
@@ -751,18 +651,26 @@ impl SoldiersInTimeRules {
         let a = figure(state, &p.a)?;
         let b = figure(state, &p.b)?;
         if a.side == b.side || (a.side != state.active_side && b.side != state.active_side) {
-            return Err(not_allowed(
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
                 "a melee is between a figure of the side whose turn it is and an enemy",
             ));
         }
         if !in_play(a) || !in_play(b) {
-            return Err(not_allowed("both figures must be in the fight"));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                "both figures must be in the fight",
+            ));
         }
         if edge_gap_in(a, b) > self.data.fire.adjacent_in {
-            return Err(not_allowed(format!(
-                "{} and {} are not in contact (over {} in apart)",
-                a.name, b.name, self.data.fire.adjacent_in
-            )));
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!(
+                    "{} and {} are not in contact (over {} in apart)",
+                    a.name, b.name, self.data.fire.adjacent_in
+                ),
+            )
+            .by(a.id));
         }
         let total_of = |f: &Figure| -> Result<i32, RuleError> {
             let base = melee_base(&self.data, &f.melee_weapon, f.experience).ok_or(
@@ -822,17 +730,24 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         self.phase(state, "move", &["movement"])?;
         let f = figure(state, &p.figure)?;
-        require_active_side(state, f)?;
+        require_active_side(NAME, state, f)?;
         if !in_play(f) || routed(f) {
-            return Err(not_allowed(format!("{} cannot move", f.name)));
+            return Err(refuse(RefusalKind::CannotDo, format!("{} cannot move", f.name)).by(f.id));
         }
         if f.status.get("moved-turn") == Some(&state.turn.to_string()) {
-            return Err(not_allowed(format!("{} has moved this turn", f.name)));
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has moved this turn", f.name),
+            )
+            .by(f.id));
         }
         let mut path = vec![f.placement.center_in_table];
         path.extend(p.path_in.iter().copied().map(point));
         if path.len() < 2 {
-            return Err(not_allowed("a move needs at least one point to go to"));
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "a move needs at least one point to go to",
+            ));
         }
         let length = path_length_in(&path);
         let order = f.status.get("order").cloned().unwrap_or_default();
@@ -842,18 +757,19 @@ impl SoldiersInTimeRules {
         let mut pace = Pace::Walk;
         let allowance = if w.is_some_and(|w| w.artillery.is_some()) {
             if !ordered {
-                return Err(not_allowed(format!(
-                    "{} needs a passed activation to move the gun",
-                    f.name
-                )));
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    format!("{} needs a passed activation to move the gun", f.name),
+                )
+                .by(f.id));
             }
             self.data.movement.artillery_move_in
         } else if f.mounted() {
             let now = f.mount_level.unwrap_or(0);
             let level = match &p.speed {
-                Some(name) => self
-                    .mount_level(name)
-                    .ok_or_else(|| not_allowed(format!("no horse speed `{name}`")))?,
+                Some(name) => self.mount_level(name).ok_or_else(|| {
+                    refuse(RefusalKind::NotInTables, format!("no horse speed `{name}`"))
+                })?,
                 None => now,
             };
             let (lo, hi) = if ordered {
@@ -862,10 +778,11 @@ impl SoldiersInTimeRules {
             } else {
                 // Failed (or no) activation: same speed or slower, straight on.
                 if path.len() > 2 {
-                    return Err(not_allowed(format!(
-                        "{} has no order: his horse runs on straight",
-                        f.name
-                    )));
+                    return Err(refuse(
+                        RefusalKind::Movement,
+                        format!("{} has no order: his horse runs on straight", f.name),
+                    )
+                    .by(f.id));
                 }
                 (
                     now.saturating_sub(self.data.movement.horse_fail_slow_levels),
@@ -873,12 +790,16 @@ impl SoldiersInTimeRules {
                 )
             };
             if !(lo..=hi).contains(&level) {
-                return Err(not_allowed(format!(
-                    "{}'s horse can go from {} to {} this turn",
-                    f.name,
-                    self.speed_name(lo),
-                    self.speed_name(hi.min(self.top_level()))
-                )));
+                return Err(refuse(
+                    RefusalKind::Movement,
+                    format!(
+                        "{}'s horse can go from {} to {} this turn",
+                        f.name,
+                        self.speed_name(lo),
+                        self.speed_name(hi.min(self.top_level()))
+                    ),
+                )
+                .by(f.id));
             }
             if level != now {
                 work.push(Event::MountSpeed {
@@ -894,16 +815,23 @@ impl SoldiersInTimeRules {
             self.data.horse_speed_in(level)
         } else {
             if !ordered {
-                return Err(not_allowed(format!(
-                    "{} has no movement order (forward march, formed charge, follow him)",
-                    f.name
-                )));
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    format!(
+                        "{} has no movement order (forward march, formed charge, follow him)",
+                        f.name
+                    ),
+                )
+                .by(f.id));
             }
             if (p.run || p.charge) && order != "formed-charge" {
-                return Err(not_allowed(format!(
-                    "running and charging need a formed charge order; {} has {order}",
-                    f.name
-                )));
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    format!(
+                        "running and charging need a formed charge order; {} has {order}",
+                        f.name
+                    ),
+                ));
             }
             if p.charge {
                 pace = Pace::Charge;
@@ -916,17 +844,19 @@ impl SoldiersInTimeRules {
                 self.data.movement.foot_in
             }
         };
-        work.push(Event::Measured {
-            what: format!("{}'s move", f.name),
-            value_in: length,
-            sigma_in: f.placement.sigma_in,
-            too_close_to_call: (length - allowance).abs() <= 2.0 * f.placement.sigma_in,
-        });
+        work.push(Event::Measured(
+            Length::<Inch>::path(length, &f.placement)
+                .reading(format!("{}'s move", f.name), &[allowance]),
+        ));
         if length > allowance + MOVE_SLACK_IN {
-            return Err(not_allowed(format!(
-                "{} may move {allowance} in; the path is {length:.1} in",
-                f.name
-            )));
+            return Err(refuse(
+                RefusalKind::TooFar,
+                format!(
+                    "{} may move {allowance} in; the path is {length:.1} in",
+                    f.name
+                ),
+            )
+            .by(f.id));
         }
         if p.charge {
             let last = f
@@ -939,10 +869,14 @@ impl SoldiersInTimeRules {
                 1
             };
             if run > self.data.melee.charge_turns_max && !f.status.contains_key("tireless") {
-                return Err(not_allowed(format!(
-                    "{} has charged {} turns running: fatigue stops a third",
-                    f.name, self.data.melee.charge_turns_max
-                )));
+                return Err(refuse(
+                    RefusalKind::AlreadyActed,
+                    format!(
+                        "{} has charged {} turns running: fatigue stops a third",
+                        f.name, self.data.melee.charge_turns_max
+                    ),
+                )
+                .by(f.id));
             }
             work.push(set(f.id, "charging", Some("true".into())));
             work.push(set(f.id, "charge-turns", Some(run.to_string())));
@@ -1069,19 +1003,25 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         self.phase(state, "load-gun", &["rally", "command", "movement"])?;
         let g = figure(state, &p.gun)?;
-        require_active_side(state, g)?;
+        require_active_side(NAME, state, g)?;
         let w = self.weapon(g)?;
         let Some(kind) = w.artillery else {
-            return Err(not_allowed(format!("{} has no gun", g.name)));
+            return Err(refuse(RefusalKind::CannotDo, format!("{} has no gun", g.name)).by(g.id));
         };
         let ammo = match (kind, p.ammo.as_deref()) {
             (ArtilleryKind::Cannon, Some(a @ ("ball" | "grapeshot"))) => a.to_owned(),
             (ArtilleryKind::Cannon, _) => {
-                return Err(not_allowed("a cannon loads `ball` or `grapeshot`"));
+                return Err(refuse(
+                    RefusalKind::NotLoaded,
+                    "a cannon loads `ball` or `grapeshot`",
+                ));
             }
             (_, None) => "shot".to_owned(),
             (_, Some(other)) => {
-                return Err(not_allowed(format!("{} cannot load {other}", g.weapon)));
+                return Err(refuse(
+                    RefusalKind::NotLoaded,
+                    format!("{} cannot load {other}", g.weapon),
+                ));
             }
         };
         let mut work = Work::new(state);
@@ -1166,7 +1106,8 @@ impl SoldiersInTimeRules {
                 Ok((t.placement.center_in_table, Some(t.id)))
             }
             (None, Some(p)) => Ok((point(p), None)),
-            _ => Err(not_allowed(
+            _ => Err(refuse(
+                RefusalKind::Malformed,
                 "name a `target` figure or an `at_in` point, not both",
             )),
         }
@@ -1180,28 +1121,37 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         self.phase(state, "artillery", &["shooting"])?;
         let g = figure(state, &p.gun)?;
-        require_active_side(state, g)?;
+        require_active_side(NAME, state, g)?;
         if !in_play(g) || routed(g) {
-            return Err(not_allowed(format!("{} cannot serve the gun", g.name)));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} cannot serve the gun", g.name),
+            )
+            .by(g.id));
         }
         let w = self.weapon(g)?.clone();
         let Some(kind) = w.artillery else {
-            return Err(not_allowed(format!("{} has no gun", g.name)));
+            return Err(refuse(RefusalKind::CannotDo, format!("{} has no gun", g.name)).by(g.id));
         };
         if g.status.get("moved-turn") == Some(&state.turn.to_string()) {
-            return Err(not_allowed(format!(
-                "{} moved this turn: it fires next turn",
-                g.name
-            )));
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} moved this turn: it fires next turn", g.name),
+            )
+            .by(g.id));
         }
         let from = g.placement.center_in_table;
         let mut work = Work::new(state);
         let ammo = g.status.get("loaded-with").cloned();
         if ammo.is_none() {
-            return Err(not_allowed(format!(
-                "{} is not loaded (`load-gun` before the shooting phase)",
-                g.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotLoaded,
+                format!(
+                    "{} is not loaded (`load-gun` before the shooting phase)",
+                    g.name
+                ),
+            )
+            .by(g.id));
         }
         work.push(set(g.id, "loaded-with", None));
         if kind == ArtilleryKind::Cannon && ammo.as_deref() == Some("grapeshot") {
@@ -1210,24 +1160,25 @@ impl SoldiersInTimeRules {
         let (aim, target) = Self::aim_point(state, p.target.as_ref(), p.at_in)?;
         let half_arc = self.data.special.artillery_arc_deg / 2.0;
         if angle_off_facing_deg(from, g.placement.facing_deg, aim) > half_arc {
-            return Err(not_allowed(format!(
-                "the target is outside {}'s {} degree arc",
-                g.name, self.data.special.artillery_arc_deg
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfArc,
+                format!(
+                    "the target is outside {}'s {} degree arc",
+                    g.name, self.data.special.artillery_arc_deg
+                ),
+            ));
         }
         let range = (aim - from).norm();
         if range > w.range_in {
-            return Err(not_allowed(format!(
-                "the target is {range:.1} in away, beyond {} in",
-                w.range_in
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfRange,
+                format!("the target is {range:.1} in away, beyond {} in", w.range_in),
+            ));
         }
-        work.push(Event::Measured {
-            what: format!("{} to the target", g.name),
-            value_in: range,
-            sigma_in: g.placement.sigma_in,
-            too_close_to_call: false,
-        });
+        work.push(Event::Measured(
+            Length::<Inch>::path(range, &g.placement)
+                .reading(format!("{} to the target", g.name), &[w.range_in]),
+        ));
         let (dmg_dice, dmg_add, p_hit, modifier) = match kind {
             ArtilleryKind::Catapult => (
                 self.data.special.catapult_damage_dice,
@@ -1355,23 +1306,28 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         self.phase(state, "grenade", &["shooting"])?;
         let s = figure(state, &p.thrower)?;
-        require_active_side(state, s)?;
+        require_active_side(NAME, state, s)?;
         if !in_play(s) || routed(s) {
-            return Err(not_allowed(format!("{} cannot throw", s.name)));
+            return Err(refuse(RefusalKind::CannotDo, format!("{} cannot throw", s.name)).by(s.id));
         }
         let left = status_num(s, "grenades");
         if left == 0 {
-            return Err(not_allowed(format!("{} has no grenades", s.name)));
+            return Err(
+                refuse(RefusalKind::CannotDo, format!("{} has no grenades", s.name)).by(s.id),
+            );
         }
         let (aim, target) = Self::aim_point(state, p.target.as_ref(), p.at_in)?;
         let from = s.placement.center_in_table;
         let range = (aim - from).norm();
         let sp = &self.data.special;
         if range > sp.grenade_range_in {
-            return Err(not_allowed(format!(
-                "grenades reach {} in; that is {range:.1} in",
-                sp.grenade_range_in
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfRange,
+                format!(
+                    "grenades reach {} in; that is {range:.1} in",
+                    sp.grenade_range_in
+                ),
+            ));
         }
         let modifier = target
             .and_then(|t| state.figure(t))
@@ -1411,18 +1367,25 @@ impl SoldiersInTimeRules {
         self.phase(state, "horse-impact", &["melee"])?;
         let r = figure(state, &p.rider)?;
         let t = figure(state, &p.footman)?;
-        require_active_side(state, r)?;
+        require_active_side(NAME, state, r)?;
         if !r.mounted() || t.mounted() || r.side == t.side {
-            return Err(not_allowed("a rider's horse hits an enemy on foot"));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                "a rider's horse hits an enemy on foot",
+            ));
         }
         if !in_play(r) || !in_play(t) {
-            return Err(not_allowed("both figures must be in the fight"));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                "both figures must be in the fight",
+            ));
         }
         if edge_gap_in(r, t) > self.data.fire.adjacent_in {
-            return Err(not_allowed(format!(
-                "{}'s horse does not reach {}",
-                r.name, t.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!("{}'s horse does not reach {}", r.name, t.name),
+            )
+            .by(r.id));
         }
         let speed = self.data.horse_speed_in(r.mount_level.unwrap_or(0));
         let size = match r.status.get("horse").map(String::as_str) {
@@ -1472,9 +1435,9 @@ impl SoldiersInTimeRules {
     fn resolve_follow(&self, state: &GameState, p: &FollowParams) -> Result<Vec<Event>, RuleError> {
         self.phase(state, "follow-through", &["follow-through"])?;
         let f = figure(state, &p.figure)?;
-        require_active_side(state, f)?;
+        require_active_side(NAME, state, f)?;
         if !in_play(f) || routed(f) {
-            return Err(not_allowed(format!("{} cannot move", f.name)));
+            return Err(refuse(RefusalKind::CannotDo, format!("{} cannot move", f.name)).by(f.id));
         }
         let moved: f64 = f
             .status
@@ -1486,18 +1449,20 @@ impl SoldiersInTimeRules {
         let to = point(p.to_in);
         let d = (to - f.placement.center_in_table).norm();
         if d > allowance + MOVE_SLACK_IN {
-            return Err(not_allowed(format!(
-                "{} may follow through {allowance} in; that is {d:.2} in",
-                f.name
-            )));
+            return Err(refuse(
+                RefusalKind::TooFar,
+                format!(
+                    "{} may follow through {allowance} in; that is {d:.2} in",
+                    f.name
+                ),
+            )
+            .by(f.id));
         }
         Ok(vec![
-            Event::Measured {
-                what: format!("{}'s follow-through", f.name),
-                value_in: d,
-                sigma_in: f.placement.sigma_in,
-                too_close_to_call: false,
-            },
+            Event::Measured(
+                Length::<Inch>::path(d, &f.placement)
+                    .reading(format!("{}'s follow-through", f.name), &[allowance]),
+            ),
             Event::Moved {
                 figure: f.id,
                 to_in: to,
@@ -1519,7 +1484,11 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         let f = figure(state, &p.figure)?;
         if !in_play(f) || routed(f) {
-            return Err(not_allowed(format!("{} is not there to check", f.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is not there to check", f.name),
+            )
+            .by(f.id));
         }
         let mut work = Work::new(state);
         self.morale_checks(&mut work, vec![(f.id, p.reason.clone())], dice)?;
@@ -1556,27 +1525,20 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         match command {
             Command::EndPhase => Ok(Self::end_phase(state, self.data.turn.phases.len())),
-            Command::RuleAction { action, params } => {
-                let a = action.as_str();
-                match a {
-                    "rally" => self.resolve_rally(state, &parse_params(a, params)?, dice),
-                    "activate" => self.resolve_activate(state, &parse_params(a, params)?, dice),
-                    "load-gun" => self.resolve_load_gun(state, &parse_params(a, params)?, dice),
-                    "move" => self.resolve_move(state, &parse_params(a, params)?, dice),
-                    "fire" => self.resolve_fire(state, &parse_params(a, params)?, dice),
-                    "volley" => self.resolve_volley(state, &parse_params(a, params)?, dice),
-                    "artillery" => self.resolve_artillery(state, &parse_params(a, params)?, dice),
-                    "grenade" => self.resolve_grenade(state, &parse_params(a, params)?, dice),
-                    "melee" => self.resolve_melee(state, &parse_params(a, params)?, dice),
-                    "horse-impact" => self.resolve_impact(state, &parse_params(a, params)?, dice),
-                    "follow-through" => self.resolve_follow(state, &parse_params(a, params)?),
-                    "morale-check" => self.resolve_morale(state, &parse_params(a, params)?, dice),
-                    other => Err(RuleError::Unsupported {
-                        rule_set: NAME.into(),
-                        action: other.into(),
-                    }),
-                }
-            }
+            Command::SoldiersInTime(action) => match action {
+                Action::Rally(p) => self.resolve_rally(state, p, dice),
+                Action::Activate(p) => self.resolve_activate(state, p, dice),
+                Action::LoadGun(p) => self.resolve_load_gun(state, p, dice),
+                Action::Move(p) => self.resolve_move(state, p, dice),
+                Action::Fire(p) => self.resolve_fire(state, p, dice),
+                Action::Volley(p) => self.resolve_volley(state, p, dice),
+                Action::Artillery(p) => self.resolve_artillery(state, p, dice),
+                Action::Grenade(p) => self.resolve_grenade(state, p, dice),
+                Action::Melee(p) => self.resolve_melee(state, p, dice),
+                Action::HorseImpact(p) => self.resolve_impact(state, p, dice),
+                Action::FollowThrough(p) => self.resolve_follow(state, p),
+                Action::MoraleCheck(p) => self.resolve_morale(state, p, dice),
+            },
             other => Err(RuleError::Unsupported {
                 rule_set: NAME.into(),
                 action: crate::rules::action::action_name(other),
@@ -1645,6 +1607,16 @@ impl RuleSet for SoldiersInTimeRules {
         )?))
     }
 
+    fn parse_action(&self, name: &str, params: &serde_json::Value) -> Result<Command, RuleError> {
+        crate::rules::action::parse_action_or_shared(
+            NAME,
+            Action::NAMES,
+            || Action::parse(name, params).map(Command::SoldiersInTime),
+            name,
+            params,
+        )
+    }
+
     fn target_actions(&self) -> Vec<&'static str> {
         vec!["Fire", "Snap fire", "Melee"]
     }
@@ -1661,14 +1633,15 @@ impl RuleSet for SoldiersInTimeRules {
             state.figure(target)?.name.clone(),
         );
         match action {
-            "Fire" | "Snap fire" => Some(crate::rules::rule_action(
-                "fire",
-                serde_json::json!({ "shooter": a, "target": t, "snap": action == "Snap fire" }),
-            )),
-            "Melee" => Some(crate::rules::rule_action(
-                "melee",
-                serde_json::json!({ "a": a, "b": t }),
-            )),
+            "Fire" | "Snap fire" => Some(Command::SoldiersInTime(Action::Fire(FireParams {
+                shooter: a,
+                target: Some(t),
+                snap: action == "Snap fire",
+            }))),
+            "Melee" => Some(Command::SoldiersInTime(Action::Melee(MeleeParams {
+                a,
+                b: t,
+            }))),
             _ => None,
         }
     }
@@ -1698,4 +1671,9 @@ pub fn ids(state: &GameState, names: &[&str]) -> Vec<FigureId> {
         .filter_map(|n| state.figure_named(n))
         .map(|f| f.id)
         .collect()
+}
+
+/// This rule set refuses the command now, for a rule of `kind`.
+fn refuse(kind: RefusalKind, why: impl Into<String>) -> RuleError {
+    refusal(NAME, kind, why)
 }

@@ -10,7 +10,9 @@
 //! - Fire and activation are "roll (or flip) at or under": a modifier of +N
 //!   is added to the die and makes success harder.
 
+pub mod action;
 pub mod engine;
+pub mod event;
 mod overlay;
 
 use std::collections::BTreeMap;
@@ -18,7 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::odds::{card_probability, sum_distribution};
+use crate::core::odds::{card_probability, sum_distribution};
 use crate::spec::{SourceFile, SpecError};
 
 pub use engine::SoldiersInTimeRules;

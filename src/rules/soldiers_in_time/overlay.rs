@@ -10,12 +10,12 @@
 //! Command, flag and melee distances are base edge to base edge, firing
 //! range centre to centre, as in the engine.
 
-use crate::game::{Figure, FigureId, GameState};
 use crate::geometry::{RangeMethod, range_in};
 use crate::rules::overlay::{
     BandEdge, OverlayShape, Purpose, RangeRing, centre_range, members_within, movement_circles,
     sights_to_enemies, zone_around_base,
 };
+use crate::rules::{Figure, FigureId, GameState};
 
 use super::engine::{SoldiersInTimeRules, in_play};
 

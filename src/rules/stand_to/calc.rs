@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::data::{SaveData, StandTo, Wound};
-use crate::game::AimUse;
-use crate::rules::odds::for_each_outcome;
+use crate::core::odds::for_each_outcome;
+use crate::rules::AimUse;
 
 /// Number of faces on every Stand To! die.
 pub const D6: u32 = 6;
@@ -422,7 +422,7 @@ pub fn combine_wounds(
 
 /// P(2d6 + modifier >= needed).
 pub fn p_two_dice_at_least(needed: i32, modifier: i32) -> f64 {
-    crate::rules::odds::probability(&[D6, D6], |f| (f[0] + f[1]) as i32 + modifier >= needed)
+    crate::core::odds::probability(&[D6, D6], |f| (f[0] + f[1]) as i32 + modifier >= needed)
 }
 
 #[cfg(test)]

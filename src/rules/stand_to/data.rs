@@ -12,8 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::game::SideKind;
 use crate::geometry::RangeMethod;
+use crate::rules::SideKind;
 use crate::spec::{SourceFile, SpecError, SpecProblem};
 
 /// The built-in data file (the copy shipped in `scenarios/rules/`).

@@ -9,16 +9,17 @@ use super::calc::{
     fire_outcome, melee_odds, melee_outcome, outnumbered_odds, outnumbered_outcome, save_number,
 };
 use super::data::{ExperienceLevel, SnapRanges, StandTo, WeaponData, Wound};
-use crate::game::{
-    AimUse, Command, Event, Figure, FigureId, FireMode, GameState, ObstacleStage, OrderVia, Pace,
-    Rank, SideKind, StatusOf,
-};
+use crate::core::dice::{Dice, DieRoll, total};
+use crate::core::odds::{NamedOdds, named, probability};
+use crate::core::{Inch, Length, RefusalKind};
 use crate::geometry::{
     self, Band, Call, Cover, Measured, Placement, RangeMethod, Sight, TerrainKind, in_cone,
     length_inside_in, line_of_sight,
 };
-use crate::rules::dice::{Dice, DieRoll, total};
-use crate::rules::odds::{NamedOdds, named, probability};
+use crate::rules::{
+    AimUse, Command, Event, Figure, FigureId, FireMode, GameState, ObstacleStage, OrderVia, Pace,
+    Rank, SideKind, StatusOf,
+};
 use crate::rules::{RuleError, RuleSet};
 
 /// Names of the three range bands, shortest first.
@@ -43,16 +44,6 @@ pub const CHARGING_KEY: &str = "charging";
 /// Side status key set by the referee's `green_sides`: the side's experience
 /// rolls lose the green penalty.
 pub const GREEN_KEY: &str = "green";
-/// The rule action that rolls a figure's starting experience.
-pub const ROLL_EXPERIENCE: &str = "roll-experience";
-
-/// Parameters of [`ROLL_EXPERIENCE`].
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RollExperience {
-    /// The figure's scenario name.
-    figure: String,
-}
 
 /// An order name as the vocabularies spell it: lower case, words joined
 /// by `-`.
@@ -122,18 +113,16 @@ impl Scratch {
         self.push(Event::Note { text: text.into() });
     }
 
-    fn measured(&mut self, what: &str, m: Measured, call_close: bool) {
-        self.push(Event::Measured {
-            what: what.to_owned(),
-            value_in: m.value_in,
-            sigma_in: m.sigma_in,
-            too_close_to_call: call_close,
-        });
+    fn measured<T>(&mut self, what: &str, m: Measured, call: &Call<T>) {
+        self.push(Event::Measured(
+            Length::<Inch>::from_measured(m).reading_with(what, call),
+        ));
     }
 }
 
-fn not_allowed(msg: impl Into<String>) -> RuleError {
-    RuleError::NotAllowed(msg.into())
+/// This rule set refuses the command now, for a rule of `kind`.
+fn refuse(kind: RefusalKind, why: impl Into<String>) -> RuleError {
+    crate::rules::common::refusal(super::NAME, kind, why)
 }
 
 fn figure(state: &GameState, id: FigureId) -> Result<&Figure, RuleError> {
@@ -334,26 +323,38 @@ impl StandToRules {
         if now == phase {
             Ok(())
         } else {
-            Err(not_allowed(format!("this is the {now} phase, not {phase}")))
+            Err(refuse(
+                RefusalKind::WrongPhase,
+                format!("this is the {now} phase, not {phase}"),
+            ))
         }
     }
 
     fn require_own_turn(state: &GameState, f: &Figure) -> Result<(), RuleError> {
         if f.side != state.active_side {
-            return Err(not_allowed(format!(
-                "{} acts only in his own side's turn",
-                f.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotYourTurn,
+                format!("{} acts only in his own side's turn", f.name),
+            )
+            .by(f.id));
         }
         Ok(())
     }
 
     fn require_able(state: &GameState, f: &Figure) -> Result<(), RuleError> {
         if !f.active() {
-            return Err(not_allowed(format!("{} is out of the fight", f.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is out of the fight", f.name),
+            )
+            .by(f.id));
         }
         if f.idle_until_turn.is_some_and(|t| t >= state.turn) {
-            return Err(not_allowed(format!("{} does nothing this turn", f.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} does nothing this turn", f.name),
+            )
+            .by(f.id));
         }
         Ok(())
     }
@@ -422,10 +423,14 @@ impl StandToRules {
         let range = self.rule_range(state, s, t, self.data.measure.fire);
         let band = geometry::band_of(range, &self.band_edges(w, mode)?);
         let Band::Within(i) = band.value else {
-            return Err(not_allowed(format!(
-                "{} is out of range of {}'s {} ({:.1} in)",
-                t.name, s.name, w.name, range.value_in
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfRange,
+                format!(
+                    "{} is out of range of {}'s {} ({:.1} in)",
+                    t.name, s.name, w.name, range.value_in
+                ),
+            )
+            .by(t.id));
         };
         let needed = if s.mounted() {
             w.hit_mounted[i]
@@ -497,45 +502,66 @@ impl StandToRules {
         Self::require_own_turn(state, s)?;
         Self::require_able(state, s)?;
         if s.aiming_at.is_some() && !s.aim_ready {
-            return Err(not_allowed(format!(
-                "{} spends this turn aiming without firing",
-                s.name
-            )));
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} spends this turn aiming without firing", s.name),
+            )
+            .by(s.id));
         }
         if !t.alive() || t.side == s.side {
-            return Err(not_allowed(format!("{} is not an enemy target", t.name)));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                format!("{} is not an enemy target", t.name),
+            )
+            .by(t.id));
         }
         let w = self.weapon(&s.weapon)?;
         if w.gun {
-            return Err(not_allowed("a gun fires its cone (fire-gun)"));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                "a gun fires its cone (fire-gun)",
+            ));
         }
         if s.shots_this_turn >= Self::shots_allowed(w, mode, rapid) {
-            return Err(not_allowed(format!(
-                "{} has no more shots this turn",
-                s.name
-            )));
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has no more shots this turn", s.name),
+            )
+            .by(s.id));
         }
         if mode == FireMode::Aimed && Self::load_turns(w, rapid) > 0 && !s.loaded {
-            return Err(not_allowed(format!(
-                "{}'s {} must be loaded before an aimed shot",
-                s.name, w.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotLoaded,
+                format!(
+                    "{}'s {} must be loaded before an aimed shot",
+                    s.name, w.name
+                ),
+            )
+            .by(s.id));
         }
         if mode == FireMode::Snap && w.snapshots_per_turn == 0 {
-            return Err(not_allowed(format!("a {} cannot snapshoot", w.name)));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("a {} cannot snapshoot", w.name),
+            ));
         }
         if !self.engaged_with(state, s).is_empty()
             && !s.loaded
             && mode == FireMode::Snap
             && w.aimed_load_turns > 0
         {
-            return Err(not_allowed(
+            return Err(refuse(
+                RefusalKind::NotLoaded,
                 "a figure in melee may fire only a loaded weapon",
             ));
         }
         let plan = self.fire_plan(state, shooter, target, mode, AimUse::Best, false)?;
         if !plan.sight.clear.value {
-            return Err(not_allowed(format!("{} cannot see {}", s.name, t.name)));
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!("{} cannot see {}", s.name, t.name),
+            )
+            .by(s.id));
         }
         Ok(())
     }
@@ -610,7 +636,7 @@ impl StandToRules {
         self.check_fire(state, shooter, target, mode, rapid)?;
         let plan = self.fire_plan(state, shooter, target, mode, aim_use, at_mount)?;
         let mut sc = Scratch::new(state);
-        sc.measured("range", plan.range, plan.band.too_close_to_call);
+        sc.measured("range", plan.range, &plan.band);
         if plan.band.too_close_to_call {
             sc.note(format!(
                 "range {:.2} in is within {:.2} in of a band edge: too close to call, measure by hand (taken as {})",
@@ -765,7 +791,10 @@ impl StandToRules {
             || defenders.is_empty()
             || (attackers.len() > 1 && defenders.len() > 1)
         {
-            return Err(not_allowed("a melee is one figure against one or more"));
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "a melee is one figure against one or more",
+            ));
         }
         let (lone, many) = if attackers.len() == 1 {
             (attackers[0], defenders)
@@ -777,14 +806,22 @@ impl StandToRules {
         for id in many {
             let o = figure(state, *id)?;
             if !o.active() || o.side == l.side {
-                return Err(not_allowed(format!("{} cannot fight {}", o.name, l.name)));
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    format!("{} cannot fight {}", o.name, l.name),
+                )
+                .by(o.id));
             }
             let r = self.rule_range(state, l, o, self.data.measure.melee);
             if !r.at_most(self.data.melee.engagement_in).value {
-                return Err(not_allowed(format!(
-                    "{} and {} are {:.1} in apart: melee needs {} in",
-                    l.name, o.name, r.value_in, self.data.melee.engagement_in
-                )));
+                return Err(refuse(
+                    RefusalKind::NotInContact,
+                    format!(
+                        "{} and {} are {:.1} in apart: melee needs {} in",
+                        l.name, o.name, r.value_in, self.data.melee.engagement_in
+                    ),
+                )
+                .by(l.id));
             }
         }
         Ok(())
@@ -805,7 +842,7 @@ impl StandToRules {
                 let r = self.rule_range(state, fa, fd, self.data.measure.melee);
                 let call = r.at_most(self.data.melee.engagement_in);
                 if call.too_close_to_call {
-                    sc.measured(&format!("{} to {}", fa.name, fd.name), r, true);
+                    sc.measured(&format!("{} to {}", fa.name, fd.name), r, &call);
                     sc.note("engagement distance too close to call: check by eye");
                 }
             }
@@ -931,83 +968,13 @@ impl StandToRules {
         let f = figure(state, id)?;
         Self::require_own_turn(state, f)?;
         Self::require_able(state, f)?;
-        if path.is_empty() {
-            return Err(not_allowed("a move needs at least one point"));
-        }
-        if let Some(p) = path.iter().find(|p| !state.on_table(**p)) {
-            return Err(not_allowed(format!(
-                "({:.1}, {:.1}) is off the table",
-                p.x, p.y
-            )));
-        }
-        let engaged = !self.engaged_with(state, f).is_empty();
-        if engaged && pace != Pace::Evade {
-            return Err(not_allowed(format!(
-                "{} is engaged in melee: evading is the only movement allowed",
-                f.name
-            )));
-        }
-        if !engaged && let Some(target) = self.forced_charge_target(state, f) {
-            let t = figure(state, target)?;
-            let before = (t.placement.center_in_table - f.placement.center_in_table).norm();
-            let end = path.last().copied().unwrap_or(f.placement.center_in_table);
-            let after = (t.placement.center_in_table - end).norm();
-            if pace != Pace::Charge || after >= before {
-                return Err(not_allowed(format!(
-                    "{} is a fanatic: he must charge {}, the closest enemy he sees",
-                    f.name, t.name
-                )));
-            }
-        }
+        self.check_move_allowed(state, f, path, pace)?;
         let kind = Self::side_kind(state, f);
         let mv = &self.data.movement;
-        if pace == Pace::Charge {
-            match kind {
-                SideKind::European if f.charge_turns_used >= mv.european_charge_turns => {
-                    return Err(not_allowed(format!(
-                        "Europeans charge at most {} turns a game; {} has used them",
-                        mv.european_charge_turns, f.name
-                    )));
-                }
-                SideKind::Native => {
-                    let sees_enemy = state.figures.iter().any(|o| {
-                        o.side != f.side
-                            && o.alive()
-                            && !o.concealed
-                            && self.sight(state, &f.placement, &o.placement).clear.value
-                    });
-                    if !sees_enemy {
-                        return Err(not_allowed(
-                            "natives charge only when closing with a seen enemy",
-                        ));
-                    }
-                }
-                SideKind::European => {}
-            }
-        }
         let mut points = vec![f.placement.center_in_table];
         points.extend_from_slice(path);
         let scale = state.scale.table_in_per_rule_in();
-        let mut length_rule = 0.0;
-        let mut rough_rule = 0.0;
-        let mut obstacle_at: Option<Point2<f64>> = None;
-        for w in points.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            length_rule += (b - a).norm() / scale;
-            for area in &state.terrain {
-                if area.is(TerrainKind::Rough) {
-                    rough_rule += length_inside_in(a, b, &area.polygon_in) / scale;
-                }
-                if area.is(TerrainKind::Obstacle)
-                    && obstacle_at.is_none()
-                    && f.obstacle == ObstacleStage::Clear
-                    && !geometry::point_in_polygon(&area.polygon_in, a)
-                    && geometry::segment_crosses(a, b, &area.polygon_in)
-                {
-                    obstacle_at = Some(first_contact(a, b, &area.polygon_in));
-                }
-            }
-        }
+        let (length_rule, rough_rule, obstacle_at) = Self::path_in_rule(state, f, &points);
         let loss = match kind {
             SideKind::European => mv.rough_loss_european,
             SideKind::Native => mv.rough_loss_native,
@@ -1018,14 +985,16 @@ impl StandToRules {
         let cost = Measured::new(cost_rule, sigma_rule);
         match f.obstacle {
             ObstacleStage::Reached { turn } if turn >= state.turn => {
-                return Err(not_allowed(format!(
-                    "{} stopped at an obstacle this turn",
-                    f.name
-                )));
+                return Err(refuse(
+                    RefusalKind::Movement,
+                    format!("{} stopped at an obstacle this turn", f.name),
+                )
+                .by(f.id));
             }
             ObstacleStage::Reached { .. } => {
                 if length_rule > OBSTACLE_CROSS_MAX_IN {
-                    return Err(not_allowed(
+                    return Err(refuse(
+                        RefusalKind::Movement,
                         "crossing an obstacle: place the figure on the far side, still in contact",
                     ));
                 }
@@ -1039,56 +1008,26 @@ impl StandToRules {
                 });
             }
             ObstacleStage::Crossed { turn } if turn >= state.turn => {
-                return Err(not_allowed(format!(
-                    "{} crossed an obstacle this turn",
-                    f.name
-                )));
+                return Err(refuse(
+                    RefusalKind::Movement,
+                    format!("{} crossed an obstacle this turn", f.name),
+                )
+                .by(f.id));
             }
             _ => {}
         }
-        let mut level = None;
-        let (min_in, max_in) = if f.mounted() {
-            let old = f.mount_level.unwrap_or(0);
-            let new = mount_level.unwrap_or(old);
-            let m = &self.data.mount;
-            if u32::from(new) > u32::from(old) + m.up_levels
-                || u32::from(new) + m.down_levels < u32::from(old)
-            {
-                return Err(not_allowed(format!(
-                    "a mount goes up {} speed and down {} a turn",
-                    m.up_levels, m.down_levels
-                )));
-            }
-            let speed = m.speed.get(usize::from(new)).ok_or(RuleError::Unknown {
-                what: "mount speed",
-                name: new.to_string(),
-            })?;
-            if speed.name == "gallop" {
-                check_gallop_turns(&points, m.gallop_turn_after_in * scale, m.gallop_turn_deg)?;
-            }
-            level = Some(new);
-            (speed.min_in, speed.max_in)
-        } else {
-            let rates = match kind {
-                SideKind::European => &mv.european,
-                SideKind::Native => &mv.native,
-            };
-            let max = match pace {
-                Pace::Stationary => 0.0,
-                Pace::Crawl => rates.crawl,
-                Pace::Walk => rates.walk,
-                Pace::Doubletime => rates.doubletime,
-                Pace::Charge => rates.charge,
-                Pace::Evade => rates.evade,
-            };
-            (0.0, max)
-        };
+        let (min_in, max_in, level) =
+            self.move_limits(f, kind, pace, mount_level, &points, scale)?;
         let end = obstacle_at.unwrap_or(*points.last().unwrap_or(&f.placement.center_in_table));
         if !cost.at_most(max_in).value {
-            return Err(not_allowed(format!(
-                "{} may move {max_in} in at this pace; the path costs {:.1} in",
-                f.name, cost.value_in
-            )));
+            return Err(refuse(
+                RefusalKind::TooFar,
+                format!(
+                    "{} may move {max_in} in at this pace; the path costs {:.1} in",
+                    f.name, cost.value_in
+                ),
+            )
+            .by(f.id));
         }
         let contacts_enemy = state.figures.iter().any(|o| {
             o.side != f.side && o.active() && {
@@ -1112,9 +1051,10 @@ impl StandToRules {
             && !contacts_enemy
             && !Measured::new(cost_rule, sigma_rule).near(min_in)
         {
-            return Err(not_allowed(format!(
-                "at this speed a mount must move at least {min_in} in"
-            )));
+            return Err(refuse(
+                RefusalKind::TooFar,
+                format!("at this speed a mount must move at least {min_in} in"),
+            ));
         }
         Ok(MovePlan {
             cost,
@@ -1124,6 +1064,174 @@ impl StandToRules {
             stage: obstacle_at.map(|_| ObstacleStage::Reached { turn: state.turn }),
             level,
         })
+    }
+
+    /// The checks of a move that do not depend on its length: a path on
+    /// the table, no move out of melee but an evade, a fanatic's forced
+    /// charge, who may charge.
+    fn check_move_allowed(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        path: &[Point2<f64>],
+        pace: Pace,
+    ) -> Result<(), RuleError> {
+        if path.is_empty() {
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "a move needs at least one point",
+            ));
+        }
+        if let Some(p) = path.iter().find(|p| !state.on_table(**p)) {
+            return Err(refuse(
+                RefusalKind::OffTable,
+                format!("({:.1}, {:.1}) is off the table", p.x, p.y),
+            ));
+        }
+        let engaged = !self.engaged_with(state, f).is_empty();
+        if engaged && pace != Pace::Evade {
+            return Err(refuse(
+                RefusalKind::Engaged,
+                format!(
+                    "{} is engaged in melee: evading is the only movement allowed",
+                    f.name
+                ),
+            )
+            .by(f.id));
+        }
+        if !engaged && let Some(target) = self.forced_charge_target(state, f) {
+            let t = figure(state, target)?;
+            let before = (t.placement.center_in_table - f.placement.center_in_table).norm();
+            let end = path.last().copied().unwrap_or(f.placement.center_in_table);
+            let after = (t.placement.center_in_table - end).norm();
+            if pace != Pace::Charge || after >= before {
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    format!(
+                        "{} is a fanatic: he must charge {}, the closest enemy he sees",
+                        f.name, t.name
+                    ),
+                )
+                .by(f.id));
+            }
+        }
+        let kind = Self::side_kind(state, f);
+        let mv = &self.data.movement;
+        if pace == Pace::Charge {
+            match kind {
+                SideKind::European if f.charge_turns_used >= mv.european_charge_turns => {
+                    return Err(refuse(
+                        RefusalKind::AlreadyActed,
+                        format!(
+                            "Europeans charge at most {} turns a game; {} has used them",
+                            mv.european_charge_turns, f.name
+                        ),
+                    ));
+                }
+                SideKind::Native => {
+                    let sees_enemy = state.figures.iter().any(|o| {
+                        o.side != f.side
+                            && o.alive()
+                            && !o.concealed
+                            && self.sight(state, &f.placement, &o.placement).clear.value
+                    });
+                    if !sees_enemy {
+                        return Err(refuse(
+                            RefusalKind::NoOrder,
+                            "natives charge only when closing with a seen enemy",
+                        ));
+                    }
+                }
+                SideKind::European => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The path's length and its length through rough ground, rule inches,
+    /// and where it first meets an obstacle (table inches).
+    fn path_in_rule(
+        state: &GameState,
+        f: &Figure,
+        points: &[Point2<f64>],
+    ) -> (f64, f64, Option<Point2<f64>>) {
+        let scale = state.scale.table_in_per_rule_in();
+        let mut length_rule = 0.0;
+        let mut rough_rule = 0.0;
+        let mut obstacle_at: Option<Point2<f64>> = None;
+        for w in points.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            length_rule += (b - a).norm() / scale;
+            for area in &state.terrain {
+                if area.is(TerrainKind::Rough) {
+                    rough_rule += length_inside_in(a, b, &area.polygon_in) / scale;
+                }
+                if area.is(TerrainKind::Obstacle)
+                    && obstacle_at.is_none()
+                    && f.obstacle == ObstacleStage::Clear
+                    && !geometry::point_in_polygon(&area.polygon_in, a)
+                    && geometry::segment_crosses(a, b, &area.polygon_in)
+                {
+                    obstacle_at = Some(first_contact(a, b, &area.polygon_in));
+                }
+            }
+        }
+        (length_rule, rough_rule, obstacle_at)
+    }
+
+    /// The least and most a move may cost at this pace (a rider: at his
+    /// mount's new speed, rule inches), and the mount's new speed level.
+    fn move_limits(
+        &self,
+        f: &Figure,
+        kind: SideKind,
+        pace: Pace,
+        mount_level: Option<u8>,
+        points: &[Point2<f64>],
+        scale: f64,
+    ) -> Result<(f64, f64, Option<u8>), RuleError> {
+        let mv = &self.data.movement;
+        let mut level = None;
+        let (min_in, max_in) = if f.mounted() {
+            let old = f.mount_level.unwrap_or(0);
+            let new = mount_level.unwrap_or(old);
+            let m = &self.data.mount;
+            if u32::from(new) > u32::from(old) + m.up_levels
+                || u32::from(new) + m.down_levels < u32::from(old)
+            {
+                return Err(refuse(
+                    RefusalKind::Movement,
+                    format!(
+                        "a mount goes up {} speed and down {} a turn",
+                        m.up_levels, m.down_levels
+                    ),
+                ));
+            }
+            let speed = m.speed.get(usize::from(new)).ok_or(RuleError::Unknown {
+                what: "mount speed",
+                name: new.to_string(),
+            })?;
+            if speed.name == "gallop" {
+                check_gallop_turns(points, m.gallop_turn_after_in * scale, m.gallop_turn_deg)?;
+            }
+            level = Some(new);
+            (speed.min_in, speed.max_in)
+        } else {
+            let rates = match kind {
+                SideKind::European => &mv.european,
+                SideKind::Native => &mv.native,
+            };
+            let max = match pace {
+                Pace::Stationary => 0.0,
+                Pace::Crawl => rates.crawl,
+                Pace::Walk => rates.walk,
+                Pace::Doubletime => rates.doubletime,
+                Pace::Charge => rates.charge,
+                Pace::Evade => rates.evade,
+            };
+            (0.0, max)
+        };
+        Ok((min_in, max_in, level))
     }
 
     fn check_order(
@@ -1142,16 +1250,17 @@ impl StandToRules {
         if state.orders_this_turn.get(g.side).copied().unwrap_or(0)
             >= self.data.orders.orders_per_turn
         {
-            return Err(not_allowed("only one order a turn"));
+            return Err(refuse(RefusalKind::AlreadyActed, "only one order a turn"));
         }
         let mut reach = Vec::new();
         for &id in to {
             let r = figure(state, id)?;
             if r.side != g.side {
-                return Err(not_allowed(format!(
-                    "{} is not on {}'s side",
-                    r.name, g.name
-                )));
+                return Err(refuse(
+                    RefusalKind::NotAnEnemy,
+                    format!("{} is not on {}'s side", r.name, g.name),
+                )
+                .by(r.id));
             }
             let range = self.rule_range(state, g, r, self.data.measure.orders);
             let call = match via {
@@ -1175,17 +1284,21 @@ impl StandToRules {
         if let OrderVia::Musician { musician } = via {
             let m = figure(state, *musician)?;
             if m.rank != Rank::Musician || m.side != g.side {
-                return Err(not_allowed(format!(
-                    "{} is not a musician of {}'s side",
-                    m.name, g.name
-                )));
+                return Err(refuse(
+                    RefusalKind::NotAnEnemy,
+                    format!("{} is not a musician of {}'s side", m.name, g.name),
+                )
+                .by(m.id));
             }
             if !self
                 .rule_range(state, g, m, self.data.measure.orders)
                 .at_most(self.data.orders.shout_in)
                 .value
             {
-                return Err(not_allowed("the musician must hear the order"));
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    "the musician must hear the order",
+                ));
             }
         }
         Ok(reach)
@@ -1209,7 +1322,7 @@ impl StandToRules {
         match via {
             OrderVia::Shout if giver => {
                 if order.trim().is_empty() {
-                    return Err(not_allowed("say what the order is"));
+                    return Err(refuse(RefusalKind::Malformed, "say what the order is"));
                 }
             }
             OrderVia::HandSignal if giver || scout => {
@@ -1220,15 +1333,18 @@ impl StandToRules {
                 };
                 if !allowed.iter().any(|a| **a == name) {
                     let list: Vec<&str> = allowed.iter().map(|a| a.as_str()).collect();
-                    return Err(not_allowed(format!(
-                        "`{order}` is not a hand signal{}; the signals are: {}",
-                        if scout && !giver {
-                            " a scout can give"
-                        } else {
-                            ""
-                        },
-                        list.join(", ")
-                    )));
+                    return Err(refuse(
+                        RefusalKind::NoOrder,
+                        format!(
+                            "`{order}` is not a hand signal{}; the signals are: {}",
+                            if scout && !giver {
+                                " a scout can give"
+                            } else {
+                                ""
+                            },
+                            list.join(", ")
+                        ),
+                    ));
                 }
             }
             OrderVia::Musician { musician } if giver => {
@@ -1242,24 +1358,30 @@ impl StandToRules {
                     .map(|c| c.name.as_str())
                     .collect();
                 if !calls.contains(&name.as_str()) {
-                    return Err(not_allowed(format!(
-                        "`{order}` is not a call {} musician can sound; the calls are: {}",
-                        if native { "a native" } else { "a" },
-                        calls.join(", ")
-                    )));
+                    return Err(refuse(
+                        RefusalKind::NoOrder,
+                        format!(
+                            "`{order}` is not a call {} musician can sound; the calls are: {}",
+                            if native { "a native" } else { "a" },
+                            calls.join(", ")
+                        ),
+                    ));
                 }
             }
             OrderVia::HandSignal => {
-                return Err(not_allowed(format!(
-                    "only {} give hand signals (scouts the simple ones)",
-                    o.givers.join(", ")
-                )));
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    format!(
+                        "only {} give hand signals (scouts the simple ones)",
+                        o.givers.join(", ")
+                    ),
+                ));
             }
             _ => {
-                return Err(not_allowed(format!(
-                    "only {} give orders",
-                    o.givers.join(", ")
-                )));
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    format!("only {} give orders", o.givers.join(", ")),
+                ));
             }
         }
         Ok(())
@@ -1273,39 +1395,8 @@ impl StandToRules {
     ) -> Result<Vec<Event>, RuleError> {
         let mut sc = Scratch::new(state);
         match command {
-            Command::Load { figure: id } => {
-                let f = figure(state, *id)?;
-                Self::require_own_turn(state, f)?;
-                Self::require_able(state, f)?;
-                let w = self.weapon(&f.weapon)?;
-                let need = w.aimed_load_turns.max(1);
-                if f.loaded {
-                    return Err(not_allowed(format!("{} is already loaded", f.name)));
-                }
-                let progress = f.load_progress + 1;
-                sc.push(Event::Loaded {
-                    figure: *id,
-                    progress,
-                    loaded: progress >= need,
-                });
-            }
-            Command::Aim { figure: id, target } => {
-                self.require_phase(state, "fire")?;
-                let f = figure(state, *id)?;
-                Self::require_own_turn(state, f)?;
-                Self::require_able(state, f)?;
-                let t = figure(state, *target)?;
-                if f.shots_this_turn > 0 {
-                    return Err(not_allowed(format!("{} has fired this turn", f.name)));
-                }
-                if !self.sight(state, &f.placement, &t.placement).clear.value {
-                    return Err(not_allowed(format!("{} cannot see {}", f.name, t.name)));
-                }
-                sc.push(Event::AimTaken {
-                    figure: *id,
-                    target: *target,
-                });
-            }
+            Command::Load { .. } => self.resolve_load(state, &mut sc, command)?,
+            Command::Aim { .. } => self.resolve_aim(state, &mut sc, command)?,
             Command::Fire {
                 shooter,
                 target,
@@ -1325,337 +1416,516 @@ impl StandToRules {
                 attackers,
                 defenders,
             } => return self.resolve_melee(state, attackers, defenders, dice),
-            Command::Move {
-                figure: id,
-                path_in,
-                facing_deg,
-                pace,
-                mount_level,
-            } => {
-                let plan = self.check_move(state, *id, path_in, *pace, *mount_level)?;
-                let f = figure(state, *id)?;
-                sc.measured("move cost", plan.cost, plan.cost.near(plan.limit_in));
-                if let Some(level) = plan.level
-                    && Some(level) != f.mount_level
-                {
-                    sc.push(Event::MountSpeed { figure: *id, level });
-                }
-                if *pace == Pace::Charge && Self::side_kind(state, f) == SideKind::European {
-                    sc.push(Event::ChargeTurnUsed { figure: *id });
-                }
-                if *pace == Pace::Charge
-                    && !f.status.contains_key(CHARGING_KEY)
-                    && let Some(target) = self.forced_charge_target(state, f)
-                {
-                    let name = figure(state, target)?.name.clone();
-                    sc.note(format!(
-                        "{} charges {name}: from now on he reacts to nothing else",
-                        f.name
-                    ));
-                    sc.push(Event::Status {
-                        of: StatusOf::Figure(*id),
-                        key: CHARGING_KEY.into(),
-                        value: Some(name),
-                    });
-                }
-                let distance_in = (plan.end - f.placement.center_in_table).norm();
-                sc.push(Event::Moved {
-                    figure: *id,
-                    to_in: plan.end,
-                    facing_deg: geometry::normalize_deg(*facing_deg),
-                    pace: *pace,
-                    distance_in,
-                    through_rough: plan.rough,
-                });
-                match plan.stage {
-                    Some(stage) => {
-                        if matches!(stage, ObstacleStage::Reached { .. }) {
-                            sc.note(format!(
-                                "{} stops at the obstacle; he crosses next turn",
-                                f.name
-                            ));
-                        }
-                        sc.push(Event::ObstacleStage { figure: *id, stage });
-                    }
-                    None if f.obstacle != ObstacleStage::Clear => {
-                        sc.push(Event::ObstacleStage {
-                            figure: *id,
-                            stage: ObstacleStage::Clear,
-                        });
-                    }
-                    None => {}
-                }
-            }
-            Command::Prone { figure: id, prone } => {
-                let f = figure(state, *id)?;
-                Self::require_own_turn(state, f)?;
-                if self.charging_fanatic(state, f) {
-                    return Err(not_allowed(format!(
-                        "{} is a charging fanatic: he reacts to nothing else",
-                        f.name
-                    )));
-                }
-                sc.push(Event::Prone {
-                    figure: *id,
-                    prone: *prone,
-                });
-            }
-            Command::Order {
-                giver,
-                to,
-                order,
-                via,
-            } => {
-                let reach = self.check_order(state, *giver, to, via, order)?;
-                let mut heard = Vec::new();
-                for (id, mut call) in reach {
-                    let r = figure(state, id)?;
-                    let name = r.name.clone();
-                    if !self.data.orders.fanatic_charging_takes_orders
-                        && self.charging_fanatic(state, r)
-                    {
-                        sc.note(format!(
-                            "{name} is a charging fanatic: he reacts to no order"
-                        ));
-                        call = Call::sure(false);
-                    }
-                    if call.too_close_to_call {
-                        sc.note(format!("whether {name} gets the order is too close to call: players decide (taken as {})", call.value));
-                    }
-                    if call.value {
-                        heard.push(id);
-                    } else {
-                        sc.note(format!("{name} does not get the order"));
-                    }
-                }
-                let (via_name, from_turn) = match via {
-                    OrderVia::Shout => ("shout", state.turn),
-                    OrderVia::HandSignal => ("hand signal", state.turn),
-                    OrderVia::Musician { .. } => (
-                        "musician",
-                        state.turn + self.data.orders.musician_delay_turns,
-                    ),
-                };
-                let order = match via {
-                    OrderVia::Shout => order.trim().to_owned(),
-                    _ => signal_name(order),
-                };
-                sc.push(Event::OrderGiven {
-                    giver: *giver,
-                    to: heard,
-                    order,
-                    via: via_name.into(),
-                    from_turn,
-                });
-            }
+            Command::Move { .. } => self.resolve_move(state, &mut sc, command)?,
+            Command::Prone { .. } => self.resolve_prone(state, &mut sc, command)?,
+            Command::Order { .. } => self.resolve_order(state, &mut sc, command)?,
             Command::Spot { scout, center_in } => {
                 return self.resolve_spot(state, *scout, *center_in, dice);
             }
-            Command::FirstAttack { leader } => {
-                let l = figure(state, *leader)?;
-                let nl = &self.data.reactions.novice_leader;
-                if !l.leader || self.level(state, l)?.name != "novice" {
-                    return Err(not_allowed(format!("{} is not a novice leader", l.name)));
-                }
-                if state
-                    .sides
-                    .get(l.side)
-                    .is_some_and(|s| s.first_attack_rolled)
-                {
-                    return Err(not_allowed("the first attack reaction is rolled once"));
-                }
-                sc.push(Event::Odds {
-                    purpose: "novice leader".into(),
-                    odds: named(&[(
-                        "p_becomes_trained",
-                        calc::p_two_dice_at_least(nl.needed as i32, 0),
-                    )]),
-                });
-                let r = sc.roll(dice, "novice leader's first attack", Some(*leader), nl.dice)?;
-                sc.push(Event::FirstAttackRolled { side: l.side });
-                if total(&r) >= nl.needed {
-                    sc.push(Event::Experience {
-                        figure: *leader,
-                        number: nl.becomes,
-                    });
-                } else {
-                    sc.note(format!("{} stays a novice", l.name));
-                }
+            Command::FirstAttack { .. } => {
+                self.resolve_first_attack(state, &mut sc, command, dice)?
             }
             Command::Rescue { wounded } => return self.resolve_rescue(state, *wounded, dice),
-            Command::Shed { side } => {
-                let s = state.sides.get(*side).ok_or(RuleError::Unknown {
-                    what: "side",
-                    name: side.to_string(),
-                })?;
-                if !s.broken {
-                    return Err(not_allowed(format!(
-                        "{} has not exceeded its preservation limit",
-                        s.name
-                    )));
-                }
-                let r = sc.roll(
-                    dice,
-                    "shed preservation points",
-                    None,
-                    self.data.preservation.shed_dice,
-                )?;
-                let points = s.preservation_points.saturating_sub(total(&r));
-                let broken = s.preservation_limit.is_some_and(|l| points > l);
-                sc.push(Event::Preservation {
-                    side: *side,
-                    points,
-                    broken,
-                });
+            Command::Shed { .. } => self.resolve_shed(state, &mut sc, command, dice)?,
+            Command::Advance { .. } => self.resolve_advance(state, &mut sc, command, dice)?,
+            Command::Recover { .. } => self.resolve_recover(state, &mut sc, command, dice)?,
+            Command::RollExperience { .. } => {
+                self.resolve_roll_experience(state, &mut sc, command, dice)?
             }
-            Command::Advance { figure: id } => {
-                let f = figure(state, *id)?;
-                if !f.alive() {
-                    return Err(not_allowed(format!("{} did not survive", f.name)));
-                }
-                let n = f.experience;
-                sc.push(Event::Odds {
-                    purpose: "advance".into(),
-                    odds: named(&[("p_advance", p_advance(n, self.data.experience.max_number))]),
-                });
-                let r = sc.roll(dice, "advancement", Some(*id), self.data.experience.dice)?;
-                if total(&r) > u32::from(n) && n < self.data.experience.max_number {
-                    sc.push(Event::Experience {
-                        figure: *id,
-                        number: n + 1,
-                    });
-                }
-            }
-            Command::Recover {
-                figure: id,
-                cared_for,
-            } => {
-                let f = figure(state, *id)?;
-                let rec = &self.data.recovery;
-                let bonus =
-                    if *cared_for || self.level(state, f).is_ok_and(|l| l.light_wounds_ignored) {
-                        rec.bonus
-                    } else {
-                        0
-                    };
-                let wound = match f.wound {
-                    Some(w @ (Wound::Light | Wound::Serious)) => w,
-                    _ => {
-                        return Err(not_allowed(format!(
-                            "{} has no wound to recover from",
-                            f.name
-                        )));
-                    }
-                };
-                let outcome = |roll: u32| -> Option<Wound> {
-                    let t = roll + bonus;
-                    match wound {
-                        Wound::Light if t >= rec.light_heals => None,
-                        Wound::Light => Some(Wound::Light),
-                        _ if t <= rec.serious_dies => Some(Wound::Killed),
-                        _ if t >= rec.serious_heals => None,
-                        _ => Some(Wound::Light),
-                    }
-                };
-                sc.push(Event::Odds {
-                    purpose: "recovery".into(),
-                    odds: named(&[
-                        ("p_healed", probability(&[D6], |f| outcome(f[0]).is_none())),
-                        (
-                            "p_dies",
-                            probability(&[D6], |f| outcome(f[0]) == Some(Wound::Killed)),
-                        ),
-                    ]),
-                });
-                let r = sc.roll(dice, "recovery", Some(*id), rec.dice)?;
-                match outcome(total(&r)) {
-                    Some(Wound::Killed) => sc.push(Event::Wounded {
-                        figure: *id,
-                        wound: Wound::Killed,
-                        mount: false,
-                    }),
-                    w => sc.push(Event::Healed {
-                        figure: *id,
-                        wound: w,
-                    }),
-                }
-            }
-            Command::RuleAction { action, params } if action == ROLL_EXPERIENCE => {
-                let p: RollExperience = crate::rules::action::parse_params(action, params)?;
-                let f = state
-                    .figure_named(&p.figure)
-                    .ok_or_else(|| RuleError::Unknown {
-                        what: "figure",
-                        name: p.figure.clone(),
-                    })?;
-                let green = state
-                    .sides
-                    .get(f.side)
-                    .is_some_and(|s| s.status.get(GREEN_KEY).is_some_and(|v| v == "true"));
-                let penalty = if green {
-                    u32::from(self.data.experience.green_penalty)
-                } else {
-                    0
-                };
-                let number = |face: u32| face.saturating_sub(penalty).max(1);
-                let mut odds = Vec::new();
-                for level in self
-                    .data
-                    .experience
-                    .level
-                    .iter()
-                    .filter(|l| l.side.is_none_or(|k| k == Self::side_kind(state, f)))
-                {
-                    odds.extend(named(&[(
-                        &format!("p_{}", level.name),
-                        probability(&[D6], |d| {
-                            u8::try_from(number(d[0])).is_ok_and(|n| level.numbers.contains(&n))
-                        }),
-                    )]));
-                }
-                sc.push(Event::Odds {
-                    purpose: "starting experience".into(),
-                    odds,
-                });
-                if green {
-                    sc.note(format!(
-                        "{}'s side is green: {} off the roll",
-                        f.name, penalty
-                    ));
-                }
-                let r = sc.roll(dice, "starting experience", Some(f.id), 1)?;
-                sc.push(Event::Experience {
-                    figure: f.id,
-                    number: u8::try_from(number(total(&r))).unwrap_or(u8::MAX),
-                });
-            }
-            Command::RuleAction { action, .. } => {
+            other @ (Command::VolleyFire(_)
+            | Command::SoldiersInTime(_)
+            | Command::LittleColonial(_)
+            | Command::Observe { .. }
+            | Command::Untyped { .. }) => {
                 return Err(RuleError::Unsupported {
                     rule_set: super::NAME.to_owned(),
-                    action: action.clone(),
+                    action: crate::rules::action::action_name(other),
                 });
             }
-            Command::EndPhase => {
-                let phases = self.data.turn.phases.len().max(1);
-                let sides = state.sides.len().max(1);
-                let (mut turn, mut side, mut phase) =
-                    (state.turn, state.active_side, state.phase + 1);
-                if phase >= phases {
-                    phase = 0;
-                    side += 1;
-                    if side >= sides {
-                        side = 0;
-                        turn += 1;
-                    }
-                }
-                sc.push(Event::PhaseChanged {
-                    turn,
-                    active_side: side,
-                    phase,
-                });
-            }
+            Command::EndPhase => self.resolve_end_phase(state, &mut sc),
         }
         Ok(sc.events)
+    }
+
+    /// The `Load` command (see [`Command::Load`]).
+    fn resolve_load(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+    ) -> Result<(), RuleError> {
+        let Command::Load { figure: id } = command else {
+            return Ok(());
+        };
+        let f = figure(state, *id)?;
+        Self::require_own_turn(state, f)?;
+        Self::require_able(state, f)?;
+        let w = self.weapon(&f.weapon)?;
+        let need = w.aimed_load_turns.max(1);
+        if f.loaded {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} is already loaded", f.name),
+            )
+            .by(f.id));
+        }
+        let progress = f.load_progress + 1;
+        sc.push(Event::Loaded {
+            figure: *id,
+            progress,
+            loaded: progress >= need,
+        });
+        Ok(())
+    }
+
+    /// The `Aim` command (see [`Command::Aim`]).
+    fn resolve_aim(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+    ) -> Result<(), RuleError> {
+        let Command::Aim { figure: id, target } = command else {
+            return Ok(());
+        };
+        self.require_phase(state, "fire")?;
+        let f = figure(state, *id)?;
+        Self::require_own_turn(state, f)?;
+        Self::require_able(state, f)?;
+        let t = figure(state, *target)?;
+        if f.shots_this_turn > 0 {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has fired this turn", f.name),
+            )
+            .by(f.id));
+        }
+        if !self.sight(state, &f.placement, &t.placement).clear.value {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!("{} cannot see {}", f.name, t.name),
+            )
+            .by(f.id));
+        }
+        sc.push(Event::AimTaken {
+            figure: *id,
+            target: *target,
+        });
+        Ok(())
+    }
+
+    /// The `Move` command (see [`Command::Move`]).
+    fn resolve_move(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+    ) -> Result<(), RuleError> {
+        let Command::Move {
+            figure: id,
+            path_in,
+            facing_deg,
+            pace,
+            mount_level,
+        } = command
+        else {
+            return Ok(());
+        };
+        let plan = self.check_move(state, *id, path_in, *pace, *mount_level)?;
+        let f = figure(state, *id)?;
+        sc.measured("move cost", plan.cost, &plan.cost.at_most(plan.limit_in));
+        if let Some(level) = plan.level
+            && Some(level) != f.mount_level
+        {
+            sc.push(Event::MountSpeed { figure: *id, level });
+        }
+        if *pace == Pace::Charge && Self::side_kind(state, f) == SideKind::European {
+            sc.push(Event::ChargeTurnUsed { figure: *id });
+        }
+        if *pace == Pace::Charge
+            && !f.status.contains_key(CHARGING_KEY)
+            && let Some(target) = self.forced_charge_target(state, f)
+        {
+            let name = figure(state, target)?.name.clone();
+            sc.note(format!(
+                "{} charges {name}: from now on he reacts to nothing else",
+                f.name
+            ));
+            sc.push(Event::Status {
+                of: StatusOf::Figure(*id),
+                key: CHARGING_KEY.into(),
+                value: Some(name),
+            });
+        }
+        let distance_in = (plan.end - f.placement.center_in_table).norm();
+        sc.push(Event::Moved {
+            figure: *id,
+            to_in: plan.end,
+            facing_deg: geometry::normalize_deg(*facing_deg),
+            pace: *pace,
+            distance_in,
+            through_rough: plan.rough,
+        });
+        match plan.stage {
+            Some(stage) => {
+                if matches!(stage, ObstacleStage::Reached { .. }) {
+                    sc.note(format!(
+                        "{} stops at the obstacle; he crosses next turn",
+                        f.name
+                    ));
+                }
+                sc.push(Event::ObstacleStage { figure: *id, stage });
+            }
+            None if f.obstacle != ObstacleStage::Clear => {
+                sc.push(Event::ObstacleStage {
+                    figure: *id,
+                    stage: ObstacleStage::Clear,
+                });
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// The `Prone` command (see [`Command::Prone`]).
+    fn resolve_prone(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+    ) -> Result<(), RuleError> {
+        let Command::Prone { figure: id, prone } = command else {
+            return Ok(());
+        };
+        let f = figure(state, *id)?;
+        Self::require_own_turn(state, f)?;
+        if self.charging_fanatic(state, f) {
+            return Err(refuse(
+                RefusalKind::NoOrder,
+                format!(
+                    "{} is a charging fanatic: he reacts to nothing else",
+                    f.name
+                ),
+            )
+            .by(f.id));
+        }
+        sc.push(Event::Prone {
+            figure: *id,
+            prone: *prone,
+        });
+        Ok(())
+    }
+
+    /// The `Order` command (see [`Command::Order`]).
+    fn resolve_order(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+    ) -> Result<(), RuleError> {
+        let Command::Order {
+            giver,
+            to,
+            order,
+            via,
+        } = command
+        else {
+            return Ok(());
+        };
+        let reach = self.check_order(state, *giver, to, via, order)?;
+        let mut heard = Vec::new();
+        for (id, mut call) in reach {
+            let r = figure(state, id)?;
+            let name = r.name.clone();
+            if !self.data.orders.fanatic_charging_takes_orders && self.charging_fanatic(state, r) {
+                sc.note(format!(
+                    "{name} is a charging fanatic: he reacts to no order"
+                ));
+                call = Call::sure(false);
+            }
+            if call.too_close_to_call {
+                sc.note(format!("whether {name} gets the order is too close to call: players decide (taken as {})", call.value));
+            }
+            if call.value {
+                heard.push(id);
+            } else {
+                sc.note(format!("{name} does not get the order"));
+            }
+        }
+        let (via_name, from_turn) = match via {
+            OrderVia::Shout => ("shout", state.turn),
+            OrderVia::HandSignal => ("hand signal", state.turn),
+            OrderVia::Musician { .. } => (
+                "musician",
+                state.turn + self.data.orders.musician_delay_turns,
+            ),
+        };
+        let order = match via {
+            OrderVia::Shout => order.trim().to_owned(),
+            _ => signal_name(order),
+        };
+        sc.push(Event::OrderGiven {
+            giver: *giver,
+            to: heard,
+            order,
+            via: via_name.into(),
+            from_turn,
+        });
+        Ok(())
+    }
+
+    /// The `FirstAttack` command (see [`Command::FirstAttack`]).
+    fn resolve_first_attack(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let Command::FirstAttack { leader } = command else {
+            return Ok(());
+        };
+        let l = figure(state, *leader)?;
+        let nl = &self.data.reactions.novice_leader;
+        if !l.leader || self.level(state, l)?.name != "novice" {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} is not a novice leader", l.name),
+            )
+            .by(l.id));
+        }
+        if state
+            .sides
+            .get(l.side)
+            .is_some_and(|s| s.first_attack_rolled)
+        {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                "the first attack reaction is rolled once",
+            ));
+        }
+        sc.push(Event::Odds {
+            purpose: "novice leader".into(),
+            odds: named(&[(
+                "p_becomes_trained",
+                calc::p_two_dice_at_least(nl.needed as i32, 0),
+            )]),
+        });
+        let r = sc.roll(dice, "novice leader's first attack", Some(*leader), nl.dice)?;
+        sc.push(Event::FirstAttackRolled { side: l.side });
+        if total(&r) >= nl.needed {
+            sc.push(Event::Experience {
+                figure: *leader,
+                number: nl.becomes,
+            });
+        } else {
+            sc.note(format!("{} stays a novice", l.name));
+        }
+        Ok(())
+    }
+
+    /// The `Shed` command (see [`Command::Shed`]).
+    fn resolve_shed(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let Command::Shed { side } = command else {
+            return Ok(());
+        };
+        let s = state.sides.get(*side).ok_or(RuleError::Unknown {
+            what: "side",
+            name: side.to_string(),
+        })?;
+        if !s.broken {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} has not exceeded its preservation limit", s.name),
+            ));
+        }
+        let r = sc.roll(
+            dice,
+            "shed preservation points",
+            None,
+            self.data.preservation.shed_dice,
+        )?;
+        let points = s.preservation_points.saturating_sub(total(&r));
+        let broken = s.preservation_limit.is_some_and(|l| points > l);
+        sc.push(Event::Preservation {
+            side: *side,
+            points,
+            broken,
+        });
+        Ok(())
+    }
+
+    /// The `Advance` command (see [`Command::Advance`]).
+    fn resolve_advance(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let Command::Advance { figure: id } = command else {
+            return Ok(());
+        };
+        let f = figure(state, *id)?;
+        if !f.alive() {
+            return Err(
+                refuse(RefusalKind::CannotDo, format!("{} did not survive", f.name)).by(f.id),
+            );
+        }
+        let n = f.experience;
+        sc.push(Event::Odds {
+            purpose: "advance".into(),
+            odds: named(&[("p_advance", p_advance(n, self.data.experience.max_number))]),
+        });
+        let r = sc.roll(dice, "advancement", Some(*id), self.data.experience.dice)?;
+        if total(&r) > u32::from(n) && n < self.data.experience.max_number {
+            sc.push(Event::Experience {
+                figure: *id,
+                number: n + 1,
+            });
+        }
+        Ok(())
+    }
+
+    /// The `Recover` command (see [`Command::Recover`]).
+    fn resolve_recover(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let Command::Recover {
+            figure: id,
+            cared_for,
+        } = command
+        else {
+            return Ok(());
+        };
+        let f = figure(state, *id)?;
+        let rec = &self.data.recovery;
+        let bonus = if *cared_for || self.level(state, f).is_ok_and(|l| l.light_wounds_ignored) {
+            rec.bonus
+        } else {
+            0
+        };
+        let wound = match f.wound {
+            Some(w @ (Wound::Light | Wound::Serious)) => w,
+            _ => {
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    format!("{} has no wound to recover from", f.name),
+                )
+                .by(f.id));
+            }
+        };
+        let outcome = |roll: u32| -> Option<Wound> {
+            let t = roll + bonus;
+            match wound {
+                Wound::Light if t >= rec.light_heals => None,
+                Wound::Light => Some(Wound::Light),
+                _ if t <= rec.serious_dies => Some(Wound::Killed),
+                _ if t >= rec.serious_heals => None,
+                _ => Some(Wound::Light),
+            }
+        };
+        sc.push(Event::Odds {
+            purpose: "recovery".into(),
+            odds: named(&[
+                ("p_healed", probability(&[D6], |f| outcome(f[0]).is_none())),
+                (
+                    "p_dies",
+                    probability(&[D6], |f| outcome(f[0]) == Some(Wound::Killed)),
+                ),
+            ]),
+        });
+        let r = sc.roll(dice, "recovery", Some(*id), rec.dice)?;
+        match outcome(total(&r)) {
+            Some(Wound::Killed) => sc.push(Event::Wounded {
+                figure: *id,
+                wound: Wound::Killed,
+                mount: false,
+            }),
+            w => sc.push(Event::Healed {
+                figure: *id,
+                wound: w,
+            }),
+        }
+        Ok(())
+    }
+
+    /// The `RollExperience` command (see [`Command::RollExperience`]).
+    fn resolve_roll_experience(
+        &self,
+        state: &GameState,
+        sc: &mut Scratch,
+        command: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let Command::RollExperience { figure } = command else {
+            return Ok(());
+        };
+        let f = state
+            .figure_named(figure)
+            .ok_or_else(|| RuleError::Unknown {
+                what: "figure",
+                name: figure.clone(),
+            })?;
+        let green = state
+            .sides
+            .get(f.side)
+            .is_some_and(|s| s.status.get(GREEN_KEY).is_some_and(|v| v == "true"));
+        let penalty = if green {
+            u32::from(self.data.experience.green_penalty)
+        } else {
+            0
+        };
+        let number = |face: u32| face.saturating_sub(penalty).max(1);
+        let mut odds = Vec::new();
+        for level in self
+            .data
+            .experience
+            .level
+            .iter()
+            .filter(|l| l.side.is_none_or(|k| k == Self::side_kind(state, f)))
+        {
+            odds.extend(named(&[(
+                &format!("p_{}", level.name),
+                probability(&[D6], |d| {
+                    u8::try_from(number(d[0])).is_ok_and(|n| level.numbers.contains(&n))
+                }),
+            )]));
+        }
+        sc.push(Event::Odds {
+            purpose: "starting experience".into(),
+            odds,
+        });
+        if green {
+            sc.note(format!(
+                "{}'s side is green: {} off the roll",
+                f.name, penalty
+            ));
+        }
+        let r = sc.roll(dice, "starting experience", Some(f.id), 1)?;
+        sc.push(Event::Experience {
+            figure: f.id,
+            number: u8::try_from(number(total(&r))).unwrap_or(u8::MAX),
+        });
+        Ok(())
+    }
+
+    /// The end of the phase: the turn clock moves on.
+    fn resolve_end_phase(&self, state: &GameState, sc: &mut Scratch) {
+        sc.push(crate::rules::action::next_phase_event(
+            state,
+            self.data.turn.phases.len(),
+        ));
     }
 
     fn resolve_gun(
@@ -1670,13 +1940,19 @@ impl StandToRules {
         Self::require_able(state, g)?;
         let w = self.weapon(&g.weapon)?;
         if !w.gun {
-            return Err(not_allowed(format!("{} is not a gun", w.name)));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} is not a gun", w.name),
+            ));
         }
         if w.aimed_load_turns > 0 && !g.loaded {
-            return Err(not_allowed("the gun must be loaded"));
+            return Err(refuse(RefusalKind::NotLoaded, "the gun must be loaded"));
         }
         if g.ammo == Some(0) || g.shots_this_turn > 0 {
-            return Err(not_allowed("the gun cannot fire again now"));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                "the gun cannot fire again now",
+            ));
         }
         let art = &self.data.artillery;
         let needed = match Self::side_kind(state, g) {
@@ -1790,10 +2066,15 @@ impl StandToRules {
         Self::require_own_turn(state, s)?;
         Self::require_able(state, s)?;
         if s.rank != Rank::Scout {
-            return Err(not_allowed(format!("{} is not a scout", s.name)));
+            return Err(
+                refuse(RefusalKind::CannotDo, format!("{} is not a scout", s.name)).by(s.id),
+            );
         }
         if !matches!(s.pace, Pace::Stationary | Pace::Walk) {
-            return Err(not_allowed("only a stationary or walking scout observes"));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                "only a stationary or walking scout observes",
+            ));
         }
         let point = Placement {
             center_in_table: center,
@@ -1802,7 +2083,10 @@ impl StandToRules {
             sigma_in: 0.0,
         };
         if !self.sight(state, &s.placement, &point).clear.value {
-            return Err(not_allowed("the scout cannot see that spot"));
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                "the scout cannot see that spot",
+            ));
         }
         let sp = &self.data.spotting;
         let mut sc = Scratch::new(state);
@@ -1867,7 +2151,8 @@ impl StandToRules {
     ) -> Result<Vec<Event>, RuleError> {
         let w = figure(state, wounded)?;
         if Self::side_kind(state, w) != SideKind::European || w.wound.is_none() {
-            return Err(not_allowed(
+            return Err(refuse(
+                RefusalKind::CannotDo,
                 "the rescue reaction follows the wounding of a European",
             ));
         }
@@ -2035,16 +2320,18 @@ fn check_gallop_turns(
             continue;
         }
         if travelled + 1e-9 < straight_in {
-            return Err(not_allowed(
+            return Err(refuse(
+                RefusalKind::Movement,
                 "a galloping mount may turn only after moving 5 in",
             ));
         }
         turned += turn;
     }
     if turned > max_turn_deg + STRAIGHT_TOLERANCE_DEG {
-        return Err(not_allowed(format!(
-            "a galloping mount turns at most {max_turn_deg} degrees"
-        )));
+        return Err(refuse(
+            RefusalKind::Movement,
+            format!("a galloping mount turns at most {max_turn_deg} degrees"),
+        ));
     }
     Ok(())
 }
@@ -2201,9 +2488,9 @@ impl RuleSet for StandToRules {
 struct OddsProbe;
 
 impl Dice for OddsProbe {
-    fn roll(&mut self, sides: u32) -> Result<DieRoll, crate::rules::dice::DiceError> {
+    fn roll(&mut self, sides: u32) -> Result<DieRoll, crate::core::dice::DiceError> {
         if sides == 0 {
-            return Err(crate::rules::dice::DiceError::NoFaces);
+            return Err(crate::core::dice::DiceError::NoFaces);
         }
         Ok(DieRoll { sides, face: 1 })
     }

@@ -10,12 +10,12 @@
 //! in rule inches and is scaled with the game's scale here. Labels give rule
 //! inches, as the players read them in the book.
 
-use crate::game::{Figure, FigureId, GameState, SideKind};
 use crate::geometry::line_of_sight;
 use crate::rules::overlay::{
     BandEdge, OverlayShape, Purpose, RangeRing, members_within, movement_circles,
     sights_to_enemies, zone_around_base,
 };
+use crate::rules::{Figure, FigureId, GameState, SideKind};
 
 use super::engine::{BAND_NAMES, StandToRules};
 
@@ -371,7 +371,7 @@ mod tests {
         let other = id_of(&state, "Hadendowa warrior");
         // Make Hobbs an NCO and the other man his friend, 18 in away:
         // beyond a shout, within a hand signal.
-        state.figures[hobbs.index()].rank = crate::game::Rank::Nco;
+        state.figures[hobbs.index()].rank = crate::rules::Rank::Nco;
         state.figures[other.index()].side = state.figures[hobbs.index()].side;
         let circles = |state: &GameState| -> Vec<(String, Vec<Member>)> {
             rules

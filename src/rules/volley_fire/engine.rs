@@ -1,4 +1,4 @@
-//! The Volley Fire! engine: unit actions as [`Command::RuleAction`]s
+//! The Volley Fire! engine: unit actions as typed [`Action`]s
 //! (`fire`, `move`, `form`, `melee`, `regroup`, `morale`) and `end-phase`.
 //! Each action runs only in its phase of the turn (`turn.action_phase`).
 //!
@@ -12,18 +12,19 @@
 //! time).
 
 use nalgebra::{Point2, Vector2};
-use serde::Deserialize;
 
+use super::action::*;
 use super::{
     FireDie, MeleeFighter, MoraleResult, NAME, VolleyFire, WeaponData, die_hits, fire_odds,
     pair_winner,
 };
-use crate::game::{Command, Event, FigureId, GameState, Pace, StatusOf, Unit};
+use crate::core::dice::{Dice, total};
+use crate::core::odds::{NamedOdds, named};
+use crate::core::{Inch, Length, RefusalKind};
 use crate::geometry::angle_off_facing_deg;
-use crate::rules::action::{CheckDice, next_phase_event, parse_params};
-use crate::rules::dice::{Dice, total};
-use crate::rules::odds::{NamedOdds, named};
+use crate::rules::action::{CheckDice, next_phase_event};
 use crate::rules::stand_to::Wound;
+use crate::rules::{Command, Event, FigureId, GameState, Pace, StatusOf, Unit};
 use crate::rules::{RuleError, RuleSet};
 
 /// Melee rounds after which a fight that keeps tying is left undecided.
@@ -41,65 +42,9 @@ pub struct VolleyFireRules {
     pub data: VolleyFire,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FireParams {
-    unit: String,
-    target: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveParams {
-    unit: String,
-    /// Where the front centre should go, table inches.
-    to_in: [f64; 2],
-    #[serde(default)]
-    rough: bool,
-    /// Double time: two more d6 of inches, heat-stroke casualties.
-    #[serde(default)]
-    double_time: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FormParams {
-    unit: String,
-    /// The new formation (a layout of the data file).
-    formation: String,
-    /// New facing, degrees (default: the present one).
-    #[serde(default)]
-    facing_deg: Option<f64>,
-    /// Where the new front centre goes (default: where it is).
-    #[serde(default)]
-    to_in: Option<[f64; 2]>,
-    #[serde(default)]
-    rough: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MeleeParams {
-    attacker: String,
-    defender: String,
-    #[serde(default)]
-    from_rear: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UnitParams {
-    unit: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SideParams {
-    side: String,
-}
-
-fn not_allowed(msg: impl Into<String>) -> RuleError {
-    RuleError::NotAllowed(msg.into())
+/// This rule set refuses the command now, for a rule of `kind`.
+fn refuse(kind: RefusalKind, why: impl Into<String>) -> RuleError {
+    crate::rules::common::refusal(NAME, kind, why)
 }
 
 fn unit<'a>(state: &'a GameState, name: &str) -> Result<(usize, &'a Unit), RuleError> {
@@ -114,7 +59,7 @@ fn alive(state: &GameState, u: &Unit) -> Vec<(usize, FigureId)> {
     u.figures
         .iter()
         .enumerate()
-        .filter(|(_, id)| state.figure(**id).is_some_and(crate::game::Figure::active))
+        .filter(|(_, id)| state.figure(**id).is_some_and(crate::rules::Figure::active))
         .map(|(k, id)| (k, *id))
         .collect()
 }
@@ -146,7 +91,7 @@ fn quantized(p: Point2<f64>) -> Point2<f64> {
     Point2::new(q(p.x), q(p.y))
 }
 
-pub(super) fn status_is(s: &crate::game::Status, key: &str) -> bool {
+pub(super) fn status_is(s: &crate::rules::Status, key: &str) -> bool {
     s.get(key).is_some_and(|v| v == "true")
 }
 
@@ -173,7 +118,12 @@ impl VolleyFireRules {
             .filter_map(|id| state.figure(*id))
             .find(|f| f.active())
             .map(|f| f.weapon.clone())
-            .ok_or_else(|| not_allowed(format!("{} has nobody left", u.name)))?;
+            .ok_or_else(|| {
+                refuse(
+                    RefusalKind::OutOfTheFight,
+                    format!("{} has nobody left", u.name),
+                )
+            })?;
         self.data.weapon.get(&name).ok_or(RuleError::Unknown {
             what: "weapon",
             name,
@@ -189,22 +139,28 @@ impl VolleyFireRules {
         let (_, u) = unit(state, &p.unit)?;
         let (_, t) = unit(state, &p.target)?;
         if u.side == t.side {
-            return Err(not_allowed("a unit does not fire at its own side"));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "a unit does not fire at its own side",
+            ));
         }
         let w = self.weapon_of(state, u)?;
         if w.hit_max.is_empty() {
-            return Err(not_allowed(format!(
-                "{} has no weapon on the firing table",
-                u.name
-            )));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} has no weapon on the firing table", u.name),
+            ));
         }
         if status_is(&u.status, "jammed") {
-            return Err(not_allowed(format!("{} is clearing a jam", u.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is clearing a jam", u.name),
+            ));
         }
         let edges = self.data.band_edges_in(w);
         let max_in = edges.last().copied().unwrap_or(0.0);
         let targets = alive(state, t);
-        let mut ranges: Vec<f64> = Vec::new();
+        let mut ranges: Vec<Length<Inch>> = Vec::new();
         for (k, id) in alive(state, u) {
             if !w.overhead && !w.gun && u.rank_of(k) >= self.data.fire.firing_ranks {
                 continue;
@@ -213,26 +169,29 @@ impl VolleyFireRules {
             let from = f.placement.center_in_table;
             let nearest = targets
                 .iter()
-                .map(|(_, tid)| pos(state, *tid))
+                .filter_map(|(_, tid)| state.figure(*tid))
                 .filter(|to| {
-                    angle_off_facing_deg(from, f.placement.facing_deg, *to)
+                    angle_off_facing_deg(from, f.placement.facing_deg, to.placement.center_in_table)
                         <= self.data.fire.cone_deg / 2.0
                 })
-                .map(|to| (to - from).norm())
-                .fold(f64::INFINITY, f64::min);
-            if nearest <= max_in {
+                .map(|to| Length::<Inch>::centre_to_centre(&f.placement, &to.placement))
+                .min_by(|a, b| a.value().total_cmp(&b.value()));
+            if let Some(nearest) = nearest.filter(|n| n.value() <= max_in) {
                 ranges.push(nearest);
             }
         }
         if ranges.is_empty() {
-            return Err(not_allowed(format!(
-                "no figure of {} has {} in range and in its {} degree cone",
-                u.name, t.name, self.data.fire.cone_deg
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "no figure of {} has {} in range and in its {} degree cone",
+                    u.name, t.name, self.data.fire.cone_deg
+                ),
+            ));
         }
-        ranges.sort_by(f64::total_cmp);
+        ranges.sort_by(|a, b| a.value().total_cmp(&b.value()));
         let median = ranges[ranges.len() / 2];
-        let band = edges.iter().position(|e| median <= *e).unwrap_or(0);
+        let band = edges.iter().position(|e| median.value() <= *e).unwrap_or(0);
         let double = u.formation == "double-rank" && !w.hit_max_double_rank.is_empty();
         let table = if double {
             &w.hit_max_double_rank
@@ -278,12 +237,10 @@ impl VolleyFireRules {
                 .collect()
         };
         let notes = vec![
-            Event::Measured {
-                what: format!("median range of {firers} firers of {}", u.name),
-                value_in: median,
-                sigma_in: 0.0,
-                too_close_to_call: false,
-            },
+            Event::Measured(median.reading(
+                format!("median range of {firers} firers of {}", u.name),
+                &edges,
+            )),
             Event::Note {
                 text: format!(
                     "{} fires with {firers} figures, band {band}, hits on 1-{hit_max}{}{}",
@@ -303,7 +260,10 @@ impl VolleyFireRules {
         let (_, u) = unit(state, &p.unit)?;
         let (_, t) = unit(state, &p.target)?;
         if u.side == t.side {
-            return Err(not_allowed("a unit does not fire at its own side"));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "a unit does not fire at its own side",
+            ));
         }
         let w = self.weapon_of(state, u)?;
         let max_in = self.data.band_edges_in(w).last().copied().unwrap_or(0.0);
@@ -324,10 +284,13 @@ impl VolleyFireRules {
             })
             .count();
         if firers == 0 {
-            return Err(not_allowed(format!(
-                "no scout of {} has {} in range and in his {} degree arc",
-                u.name, t.name, self.data.fire.cone_deg
-            )));
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "no scout of {} has {} in range and in his {} degree arc",
+                    u.name, t.name, self.data.fire.cone_deg
+                ),
+            ));
         }
         let cover = status_is(&t.status, "cover") || status_is(&u.status, "shaken");
         let need = if cover {
@@ -551,7 +514,10 @@ impl VolleyFireRules {
         let troops = u.status.get("troops").cloned().unwrap_or_default();
         let (from, members) = self.front_of(state, u);
         if members.is_empty() {
-            return Err(not_allowed(format!("{} has nobody left", u.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} has nobody left", u.name),
+            ));
         }
         let has_leader = self.has_leader(state, u, &troops, from, &members);
         let formation = if status_is(&u.status, "shaken") {
@@ -564,7 +530,10 @@ impl VolleyFireRules {
                 .data
                 .move_dice(&troops, fm, has_leader)
                 .ok_or_else(|| {
-                    not_allowed(format!("no move dice for {troops} in {}", u.formation))
+                    refuse(
+                        RefusalKind::NotInTables,
+                        format!("no move dice for {troops} in {}", u.formation),
+                    )
                 })?,
             None => self.data.melee.shaken_move_dice,
         };
@@ -580,11 +549,14 @@ impl VolleyFireRules {
                 || u.formation == self.data.formation.scouts
                 || formation.is_none()
             {
-                return Err(not_allowed(format!(
-                    "{} cannot double time (only {} units, never scouts or shaken units)",
-                    u.name,
-                    dt.troops.join(", ")
-                )));
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    format!(
+                        "{} cannot double time (only {} units, never scouts or shaken units)",
+                        u.name,
+                        dt.troops.join(", ")
+                    ),
+                ));
             }
             let extra = dice.roll_n(dt.dice as usize, 6)?;
             let faces = [
@@ -634,12 +606,9 @@ impl VolleyFireRules {
                 figure: None,
                 dice: rolls,
             },
-            Event::Measured {
-                what: format!("{} moves", u.name),
-                value_in: step.norm(),
-                sigma_in: 0.0,
-                too_close_to_call: false,
-            },
+            Event::Measured(
+                Length::<Inch>::exact(step.norm()).reading(format!("{} moves", u.name), &[allowed]),
+            ),
         ];
         ev.splice(1..1, heat.iter().cloned());
         let fallen: Vec<FigureId> = heat
@@ -678,9 +647,9 @@ impl VolleyFireRules {
             .cloned()
             .unwrap_or_default();
         let officer = state.figure(id).is_some_and(|f| {
-            f.rank == crate::game::Rank::Officer || f.rank == crate::game::Rank::Chief
+            f.rank == crate::rules::Rank::Officer || f.rank == crate::rules::Rank::Chief
         });
-        let mounted = state.figure(id).is_some_and(crate::game::Figure::mounted);
+        let mounted = state.figure(id).is_some_and(crate::rules::Figure::mounted);
         let key = if officer {
             if mounted {
                 "mounted-officer"
@@ -728,16 +697,16 @@ impl VolleyFireRules {
         let (ai, a) = unit(state, &p.attacker)?;
         let (di, d) = unit(state, &p.defender)?;
         if status_is(&a.status, "shaken") {
-            return Err(not_allowed(format!(
-                "{} is shaken and cannot charge",
-                a.name
-            )));
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!("{} is shaken and cannot charge", a.name),
+            ));
         }
         if a.formation == "square" {
-            return Err(not_allowed(format!(
-                "{} is in square: a square cannot initiate a melee",
-                a.name
-            )));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} is in square: a square cannot initiate a melee", a.name),
+            ));
         }
         let contact = self.data.movement.melee_contact_gap_in + CONTACT_EXTRA_IN;
         let a_all: Vec<FigureId> = alive(state, a).into_iter().map(|(_, id)| id).collect();
@@ -757,10 +726,10 @@ impl VolleyFireRules {
             .filter(|x| near(*x, &a_in, contact))
             .collect();
         if a_in.is_empty() {
-            return Err(not_allowed(format!(
-                "{} is not in contact with {}",
-                a.name, d.name
-            )));
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!("{} is not in contact with {}", a.name, d.name),
+            ));
         }
         let support = self.data.melee.support_in;
         let mut d_in: Vec<FigureId> = d_all
@@ -888,7 +857,10 @@ impl VolleyFireRules {
     ) -> Result<Vec<Event>, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
         if !status_is(&u.status, "shaken") {
-            return Err(not_allowed(format!("{} is not shaken", u.name)));
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!("{} is not shaken", u.name),
+            ));
         }
         let roll = dice.roll(6)?;
         let mut ev = vec![Event::Rolled {
@@ -927,10 +899,10 @@ impl VolleyFireRules {
             .filter(|f| f.side == si && f.active())
             .count();
         if all == 0 || up as f64 >= self.data.morale.test_below_fraction * all as f64 {
-            return Err(not_allowed(format!(
-                "{} has {up} of {all} men: no morale test",
-                p.side
-            )));
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!("{} has {up} of {all} men: no morale test", p.side),
+            ));
         }
         let nationality = state.sides[si]
             .status
@@ -941,7 +913,12 @@ impl VolleyFireRules {
         let result = self
             .data
             .morale_result(&nationality, roll.face)
-            .ok_or_else(|| not_allowed(format!("no morale table for `{nationality}`")))?;
+            .ok_or_else(|| {
+                refuse(
+                    RefusalKind::NotInTables,
+                    format!("no morale table for `{nationality}`"),
+                )
+            })?;
         Ok(vec![
             Event::Rolled {
                 purpose: format!("{} army morale", p.side),
@@ -965,13 +942,9 @@ impl VolleyFireRules {
 
     /// An action runs only in its phase of the turn; moves and formation
     /// changes only in the turn of the unit's side.
-    fn check_phase(
-        &self,
-        state: &GameState,
-        action: &str,
-        params: &serde_json::Value,
-    ) -> Result<(), RuleError> {
-        let Some(phase) = self.data.turn.action_phase.get(action) else {
+    fn check_phase(&self, state: &GameState, action: &Action) -> Result<(), RuleError> {
+        let name = action.name();
+        let Some(phase) = self.data.turn.action_phase.get(name) else {
             return Ok(());
         };
         let now = self
@@ -981,20 +954,26 @@ impl VolleyFireRules {
             .get(state.phase)
             .map_or("", String::as_str);
         if now != phase {
-            return Err(not_allowed(format!(
-                "`{action}` belongs to the {phase} phase; this is the {now} phase (end the phase to go on)"
-            )));
+            return Err(refuse(
+                RefusalKind::WrongPhase,
+                format!(
+                    "`{name}` belongs to the {phase} phase; this is the {now} phase (end the phase to go on)"
+                ),
+            ));
         }
-        if self.data.turn.own_side_actions.iter().any(|a| a == action)
-            && let Some(name) = params.get("unit").and_then(|u| u.as_str())
+        if self.data.turn.own_side_actions.iter().any(|a| a == name)
+            && let Some(unit_name) = action.unit()
         {
-            let (_, u) = unit(state, name)?;
+            let (_, u) = unit(state, unit_name)?;
             if u.side != state.active_side {
                 let side = state.sides.get(u.side).map_or("?", |s| s.name.as_str());
-                return Err(not_allowed(format!(
-                    "{} moves in its own side's turn ({side}), not this one",
-                    u.name
-                )));
+                return Err(refuse(
+                    RefusalKind::NotYourTurn,
+                    format!(
+                        "{} moves in its own side's turn ({side}), not this one",
+                        u.name
+                    ),
+                ));
             }
         }
         Ok(())
@@ -1019,10 +998,13 @@ impl VolleyFireRules {
                 .keys()
                 .map(String::as_str)
                 .collect();
-            not_allowed(format!(
-                "no formation `{formation}` (formations: {})",
-                known.join(", ")
-            ))
+            refuse(
+                RefusalKind::NotInTables,
+                format!(
+                    "no formation `{formation}` (formations: {})",
+                    known.join(", ")
+                ),
+            )
         })?;
         let sp = self.data.formation.spacing_in;
         let a = facing_deg.to_radians();
@@ -1125,10 +1107,10 @@ impl VolleyFireRules {
         let (ui, u) = unit(state, &p.unit)?;
         let troops = u.status.get("troops").cloned().unwrap_or_default();
         if status_is(&u.status, "shaken") {
-            return Err(not_allowed(format!(
-                "{} is shaken: it regroups first",
-                u.name
-            )));
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!("{} is shaken: it regroups first", u.name),
+            ));
         }
         let allowed_formations = self.data.movement.dice.get(&troops);
         if p.formation == self.data.formation.scouts
@@ -1142,16 +1124,22 @@ impl VolleyFireRules {
                         .collect()
                 })
                 .unwrap_or_default();
-            return Err(not_allowed(format!(
-                "{} ({troops}) cannot form {}; its formations: {}",
-                u.name,
-                p.formation,
-                known.join(", ")
-            )));
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{} ({troops}) cannot form {}; its formations: {}",
+                    u.name,
+                    p.formation,
+                    known.join(", ")
+                ),
+            ));
         }
         let (from, members) = self.front_of(state, u);
         if members.is_empty() {
-            return Err(not_allowed(format!("{} has nobody left", u.name)));
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} has nobody left", u.name),
+            ));
         }
         let has_leader = members
             .iter()
@@ -1159,7 +1147,12 @@ impl VolleyFireRules {
         let n = self
             .data
             .move_dice(&troops, &u.formation, has_leader)
-            .ok_or_else(|| not_allowed(format!("no move dice for {troops} in {}", u.formation)))?;
+            .ok_or_else(|| {
+                refuse(
+                    RefusalKind::NotInTables,
+                    format!("no move dice for {troops} in {}", u.formation),
+                )
+            })?;
         let rolls = dice.roll_n(n as usize, 6)?;
         let mut allowed = total(&rolls).div_ceil(self.data.formation.change_move_divisor.max(1));
         if p.rough && self.data.terrain_halves(&troops) {
@@ -1186,12 +1179,10 @@ impl VolleyFireRules {
                 figure: None,
                 dice: rolls,
             },
-            Event::Measured {
-                what: format!("{} moves while forming", u.name),
-                value_in: step.norm(),
-                sigma_in: 0.0,
-                too_close_to_call: false,
-            },
+            Event::Measured(
+                Length::<Inch>::exact(step.norm())
+                    .reading(format!("{} moves while forming", u.name), &[allowed]),
+            ),
             Event::Formed {
                 unit: ui,
                 formation: p.formation.clone(),
@@ -1237,9 +1228,9 @@ impl VolleyFireRules {
                 }
                 Ok(ev)
             }
-            Command::RuleAction { action, params } => {
-                self.check_phase(state, action, params)?;
-                self.resolve_action(state, action, params, dice)
+            Command::VolleyFire(action) => {
+                self.check_phase(state, action)?;
+                self.resolve_action(state, action, dice)
             }
             other => Err(RuleError::Unsupported {
                 rule_set: NAME.into(),
@@ -1251,21 +1242,16 @@ impl VolleyFireRules {
     fn resolve_action(
         &self,
         state: &GameState,
-        action: &str,
-        params: &serde_json::Value,
+        action: &Action,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
         match action {
-            "fire" => self.resolve_fire(state, &parse_params(action, params)?, dice),
-            "move" => self.resolve_move(state, &parse_params(action, params)?, dice),
-            "form" => self.resolve_form(state, &parse_params(action, params)?, dice),
-            "melee" => self.resolve_melee(state, &parse_params(action, params)?, dice),
-            "regroup" => self.resolve_regroup(state, &parse_params(action, params)?, dice),
-            "morale" => self.resolve_morale(state, &parse_params(action, params)?, dice),
-            other => Err(RuleError::Unsupported {
-                rule_set: NAME.into(),
-                action: other.into(),
-            }),
+            Action::Fire(p) => self.resolve_fire(state, p, dice),
+            Action::Move(p) => self.resolve_move(state, p, dice),
+            Action::Form(p) => self.resolve_form(state, p, dice),
+            Action::Melee(p) => self.resolve_melee(state, p, dice),
+            Action::Regroup(p) => self.resolve_regroup(state, p, dice),
+            Action::Morale(p) => self.resolve_morale(state, p, dice),
         }
     }
 }
@@ -1305,17 +1291,26 @@ impl RuleSet for VolleyFireRules {
 
     fn odds(&self, state: &GameState, command: &Command) -> Result<Vec<NamedOdds>, RuleError> {
         match command {
-            Command::RuleAction { action, params } if action == "fire" => {
-                let p: FireParams = parse_params(action, params)?;
+            Command::VolleyFire(Action::Fire(p)) => {
                 if unit(state, &p.unit)?.1.formation == self.data.formation.scouts {
-                    let (firers, need) = self.scout_fire_plan(state, &p)?;
+                    let (firers, need) = self.scout_fire_plan(state, p)?;
                     return Ok(Self::scout_fire_odds(firers, need));
                 }
-                let (plan, _, _) = self.fire_plan(state, &p)?;
+                let (plan, _, _) = self.fire_plan(state, p)?;
                 Ok(fire_named(&fire_odds(&self.data, &plan)))
             }
             _ => Ok(Vec::new()),
         }
+    }
+
+    fn parse_action(&self, name: &str, params: &serde_json::Value) -> Result<Command, RuleError> {
+        crate::rules::action::parse_action_or_shared(
+            NAME,
+            Action::NAMES,
+            || Action::parse(name, params).map(Command::VolleyFire),
+            name,
+            params,
+        )
     }
 
     fn target_actions(&self) -> Vec<&'static str> {
@@ -1340,14 +1335,15 @@ impl RuleSet for VolleyFireRules {
         };
         let (mine, theirs) = (unit_of(actor)?, unit_of(target)?);
         match action {
-            "Unit fires" => Some(crate::rules::rule_action(
-                "fire",
-                serde_json::json!({ "unit": mine, "target": theirs }),
-            )),
-            "Unit charges" => Some(crate::rules::rule_action(
-                "melee",
-                serde_json::json!({ "attacker": mine, "defender": theirs }),
-            )),
+            "Unit fires" => Some(Command::VolleyFire(Action::Fire(FireParams {
+                unit: mine,
+                target: theirs,
+            }))),
+            "Unit charges" => Some(Command::VolleyFire(Action::Melee(MeleeParams {
+                attacker: mine,
+                defender: theirs,
+                from_rear: false,
+            }))),
             _ => None,
         }
     }

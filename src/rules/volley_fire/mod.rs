@@ -10,6 +10,7 @@
 //!   hits (house reading, noted in the data file).
 //! - Range bands are indexed 0 = point blank, 1 = deadly, 2 = close.
 
+pub mod action;
 pub mod engine;
 mod overlay;
 
@@ -18,7 +19,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::odds::{convolve, sum_distribution};
+use crate::core::odds::{convolve, sum_distribution};
 use crate::spec::{SourceFile, SpecError};
 
 pub use engine::VolleyFireRules;
@@ -457,7 +458,7 @@ pub fn fire_odds(data: &VolleyFire, dice: &[FireDie]) -> FireOdds {
     let p_any_hit = 1.0 - hits.first().copied().unwrap_or(1.0);
     let face_p = |faces: u32| f64::from(faces) / f64::from(d20);
     FireOdds {
-        mean_hits: crate::rules::odds::mean(&hits),
+        mean_hits: crate::core::odds::mean(&hits),
         p_any_hit,
         hits,
         p_key_hit: 1.0 - p_no_key,

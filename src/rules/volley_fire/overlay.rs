@@ -9,11 +9,11 @@
 //! the shapes need no scale. Cover in this rule set is a unit's status, set
 //! by the players; the sight lines still show which terrain lies between.
 
-use crate::game::{Figure, FigureId, GameState, Unit};
 use crate::rules::overlay::{
     BandEdge, MEAN_D6, OverlayShape, Purpose, RangeRing, centre_range, members_within,
     movement_circles, sights_to_enemies, zone_about_centre,
 };
+use crate::rules::{Figure, FigureId, GameState, Unit};
 
 use super::engine::{CONTACT_EXTRA_IN, VolleyFireRules, status_is};
 

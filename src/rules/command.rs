@@ -101,21 +101,29 @@ pub enum Command {
     Recover { figure: FigureId, cared_for: bool },
     /// End the current phase (and the side's turn after the last phase).
     EndPhase,
-    /// An action of one rule set that the shared commands do not cover
-    /// (a unit's volley, an activation card, a formation change). The rule
-    /// set parses `params` into its own typed action and says which
-    /// actions it has.
-    RuleAction {
+    /// Stand To!: roll a figure's starting experience (before the battle).
+    RollExperience { figure: String },
+    /// The camera saw these figures here: each placed where it was seen.
+    /// The game handles it itself, whatever the rule set
+    /// ([`crate::game::Game::execute`]); rule sets never see it.
+    Observe { figures: Vec<Observed> },
+    /// A Volley Fire! action (a unit's volley, move, formation change ...).
+    VolleyFire(crate::rules::volley_fire::action::Action),
+    /// A Soldiers in Time action (an activation, a volley, a gun ...).
+    SoldiersInTime(crate::rules::soldiers_in_time::action::Action),
+    /// A Little Colonial Rules action (a card drawn, area fire ...).
+    LittleColonial(crate::rules::little_colonial::action::Action),
+    /// A rule set's action as logs written before the typed actions had it
+    /// (`"command": "rule-action"`). Only read from such logs: the game
+    /// turns it into the rule set's typed command as it loads the log
+    /// ([`Command::typed`]); no rule set runs it.
+    #[serde(rename = "rule-action")]
+    Untyped {
         action: String,
         #[serde(default)]
         params: serde_json::Value,
     },
 }
-
-/// The [`Command::RuleAction`] name of an observation: figures placed where
-/// the camera sees them. The game handles it itself, whatever the rule set
-/// ([`crate::game::Game::execute`]); rule sets never see it.
-pub const OBSERVE_ACTION: &str = "observe";
 
 /// Where the camera sees one figure: base centre in table inches, facing in
 /// degrees counter-clockwise from +x, and the position's 1-sigma
@@ -131,20 +139,76 @@ pub struct Observed {
 impl Command {
     /// The command that places figures where the camera sees them.
     pub fn observe(seen: &[Observed]) -> Self {
-        Self::RuleAction {
-            action: OBSERVE_ACTION.to_owned(),
-            params: serde_json::json!({ "figures": seen }),
+        Self::Observe {
+            figures: seen.to_vec(),
         }
     }
 
-    /// The figures of an observation command; `None` for any other command
-    /// (and for an observation whose figures cannot be read).
+    /// The typed command of an [`Command::Untyped`] one (an old log's), by
+    /// the rule set that reads it; any other command as it is.
+    pub fn typed(self, rules: &dyn super::RuleSet) -> Result<Self, super::RuleError> {
+        match self {
+            Self::Untyped { action, params } if action == "observe" => {
+                let figures = params.get("figures").cloned().unwrap_or_default();
+                serde_json::from_value(figures)
+                    .map(|figures| Self::Observe { figures })
+                    .map_err(|e| super::RuleError::BadParams {
+                        action,
+                        reason: e.to_string(),
+                    })
+            }
+            Self::Untyped { action, params } => rules.parse_action(&action, &params),
+            other => Ok(other),
+        }
+    }
+
+    /// The figures of an observation command; `None` for any other command.
     pub fn observations(&self) -> Option<Vec<Observed>> {
         match self {
-            Self::RuleAction { action, params } if action == OBSERVE_ACTION => {
-                serde_json::from_value(params.get("figures")?.clone()).ok()
-            }
+            Self::Observe { figures } => Some(figures.clone()),
             _ => None,
         }
     }
+}
+
+/// A shared command (Stand To!'s, `end-phase`) by its serialised name and
+/// parameters; `None` when no command has that name.
+pub(crate) fn parse_shared(
+    name: &str,
+    params: &serde_json::Value,
+) -> Option<Result<Command, super::RuleError>> {
+    const SHARED: &[&str] = &[
+        "load",
+        "aim",
+        "fire",
+        "fire-gun",
+        "melee",
+        "move",
+        "prone",
+        "order",
+        "spot",
+        "first-attack",
+        "rescue",
+        "shed",
+        "advance",
+        "recover",
+        "end-phase",
+        "roll-experience",
+    ];
+    if !SHARED.contains(&name) {
+        return None;
+    }
+    let mut object = match params {
+        serde_json::Value::Object(m) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
+    object.insert("command".into(), serde_json::Value::String(name.into()));
+    Some(
+        serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| {
+            super::RuleError::BadParams {
+                action: name.into(),
+                reason: e.to_string(),
+            }
+        }),
+    )
 }

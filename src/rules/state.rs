@@ -11,20 +11,10 @@ use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
 use super::event::{Event, StatusOf};
+use super::stand_to::Wound;
 use crate::geometry::{Placement, Scale, TerrainArea};
-use crate::rules::stand_to::Wound;
 
-/// A figure's id: its index in [`GameState::figures`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct FigureId(pub u32);
-
-impl FigureId {
-    /// Index into the figure list.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
+pub use crate::core::FigureId;
 
 /// European (British, U.S.) or native troops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -251,6 +241,15 @@ pub struct GameState {
 }
 
 impl GameState {
+    /// Where the game is in its turns.
+    pub fn clock(&self) -> crate::core::TurnClock {
+        crate::core::TurnClock {
+            turn: self.turn,
+            active_side: self.active_side,
+            phase: self.phase,
+        }
+    }
+
     /// A figure by id.
     pub fn figure(&self, id: FigureId) -> Option<&Figure> {
         self.figures.get(id.index())
@@ -375,12 +374,37 @@ impl GameState {
             | Event::DeckShuffled { .. }
             | Event::Formed { .. }
             | Event::Status { .. } => self.apply_units_and_cards(event),
+            Event::SoldiersInTime(e) => e.apply(self),
             Event::Odds { .. }
             | Event::Rolled { .. }
-            | Event::Measured { .. }
+            | Event::Measured(_)
             | Event::Note { .. }
             | Event::FireResolved { .. }
             | Event::MeleeResolved { .. } => {}
+            Event::Loaded { .. }
+            | Event::AimTaken { .. }
+            | Event::ShotFired { .. }
+            | Event::Wounded { .. }
+            | Event::Healed { .. }
+            | Event::Idle { .. } => self.apply_fire_and_wounds(event),
+            Event::Moved { .. }
+            | Event::Placed { .. }
+            | Event::ObstacleStage { .. }
+            | Event::MountSpeed { .. }
+            | Event::ChargeTurnUsed { .. }
+            | Event::Prone { .. } => self.apply_movement(event),
+            Event::OrderGiven { .. }
+            | Event::Spotted { .. }
+            | Event::Experience { .. }
+            | Event::FirstAttackRolled { .. }
+            | Event::Preservation { .. }
+            | Event::PhaseChanged { .. } => self.apply_orders_and_turns(event),
+        }
+    }
+
+    /// Applies the events of loading, aiming, firing and wounds.
+    fn apply_fire_and_wounds(&mut self, event: &Event) {
+        match event {
             Event::Loaded {
                 figure,
                 progress,
@@ -441,6 +465,13 @@ impl GameState {
                     f.idle_until_turn = Some(*until_turn);
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Applies the events of moving, placing and going prone.
+    fn apply_movement(&mut self, event: &Event) {
+        match event {
             Event::Moved {
                 figure,
                 to_in,
@@ -492,6 +523,13 @@ impl GameState {
                     f.prone = *prone;
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Applies the events of orders, experience, sides and the turn clock.
+    fn apply_orders_and_turns(&mut self, event: &Event) {
+        match event {
             Event::OrderGiven {
                 giver,
                 to,
@@ -553,6 +591,7 @@ impl GameState {
                     self.start_side_turn();
                 }
             }
+            _ => {}
         }
     }
 

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::command::{AimUse, FireMode};
 use super::state::{FigureId, ObstacleStage, Pace};
-use crate::rules::dice::DieRoll;
-use crate::rules::odds::NamedOdds;
+use crate::core::Reading;
+use crate::core::dice::DieRoll;
+use crate::core::odds::NamedOdds;
 use crate::rules::stand_to::Wound;
 
 /// One thing that happened in a game.
@@ -30,13 +31,11 @@ pub enum Event {
         deck: String,
         card: String,
     },
-    /// A measurement the rules used, in rule inches.
-    Measured {
-        what: String,
-        value_in: f64,
-        sigma_in: f64,
-        too_close_to_call: bool,
-    },
+    /// A measurement the rules used, in the rule set's unit (rule inches,
+    /// or Little Colonial Rules' centimetres), with its uncertainty and
+    /// whether that could flip the call. Logs from before the unit was
+    /// recorded read as inches.
+    Measured(Reading),
     /// Text for the player (a rule applied, a choice he must make).
     Note {
         text: String,
@@ -181,7 +180,13 @@ pub enum Event {
         key: String,
         value: Option<String>,
     },
+    /// A Soldiers in Time event.
+    SoldiersInTime(SoldiersInTimeEvent),
 }
+
+/// The events of one rule set that no other has (its own types, tagged
+/// with the rule set's name).
+pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
 
 /// What a [`Event::Status`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,141 @@
+//! The Little Colonial Rules actions as Rust types: one variant per action, its
+//! parameters a struct. Serialised as `{"action": <name>, "params": {..}}`
+//! inside the game's command (`"command": "little-colonial"`).
+//!
+//! # Conventions
+//! Figures and units are named by their scenario names; points are table
+//! inches.
+
+use serde::{Deserialize, Serialize};
+
+use super::NAME;
+use crate::rules::RuleError;
+
+/// One Little Colonial Rules action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", content = "params", rename_all = "kebab-case")]
+pub enum Action {
+    Draw(DrawParams),
+    PlayReserved(PlayParams),
+    Fire(FireParams),
+    Move(MoveParams),
+    Artillery(ArtilleryParams),
+    Rally(RallyParams),
+    CloseCombat(CombatParams),
+}
+
+impl Action {
+    /// The names of the actions, as scripts and the CLI write them.
+    pub const NAMES: &[&str] = &[
+        "draw",
+        "play-reserved",
+        "fire",
+        "move",
+        "artillery",
+        "rally",
+        "close-combat",
+    ];
+
+    /// The action's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Draw(_) => "draw",
+            Self::PlayReserved(_) => "play-reserved",
+            Self::Fire(_) => "fire",
+            Self::Move(_) => "move",
+            Self::Artillery(_) => "artillery",
+            Self::Rally(_) => "rally",
+            Self::CloseCombat(_) => "close-combat",
+        }
+    }
+
+    /// The action called `name` with parameters read from `params` (a
+    /// JSON object; null is no parameters). An unknown name is
+    /// [`RuleError::Unsupported`], a parameter that cannot be read
+    /// [`RuleError::BadParams`].
+    pub fn parse(name: &str, params: &serde_json::Value) -> Result<Self, RuleError> {
+        crate::rules::action::parse_named(NAME, Self::NAMES, name, params)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawParams {
+    /// Keep the card in hand instead of using it now.
+    #[serde(default)]
+    pub reserve: bool,
+    /// More cards to add at this reshuffle (reinforcements not in the
+    /// scenario).
+    #[serde(default)]
+    pub reinforcements: Vec<String>,
+    /// What the activated men do at once: `fire` (every soldier of the
+    /// card's officer within his command radius fires at the nearest
+    /// enemy, in formation).
+    #[serde(default)]
+    pub then: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayParams {
+    pub card: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireParams {
+    pub firers: Vec<String>,
+    /// A figure of the side fired at; the nearest of them (in the arc) is
+    /// the target. With `individual`, this figure is the target.
+    pub target: String,
+    /// In formation: the 90 degree arc applies.
+    #[serde(default)]
+    pub formation: bool,
+    /// One soldier fires at one figure.
+    #[serde(default)]
+    pub individual: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveParams {
+    pub figure: String,
+    /// Points after the start, table inches (one leg for infantry; cavalry
+    /// may turn at its level's points).
+    pub path_in: Vec<[f64; 2]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArtilleryParams {
+    pub gun: String,
+    /// `roundshot`, `grapeshot` or `shrapnel`.
+    pub ammo: String,
+    /// Roundshot and shrapnel: the point aimed at, table inches ...
+    #[serde(default)]
+    pub at_in: Option<[f64; 2]>,
+    /// ... or a figure (grapeshot: any figure of the side fired at).
+    #[serde(default)]
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RallyParams {
+    pub officer: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatParams {
+    pub a: String,
+    pub b: String,
+    #[serde(default)]
+    pub a_add: i32,
+    #[serde(default)]
+    pub b_add: i32,
+    #[serde(default)]
+    pub a_single_rank: bool,
+    #[serde(default)]
+    pub b_single_rank: bool,
+}

@@ -1,0 +1,190 @@
+//! The Soldiers in Time actions as Rust types: one variant per action, its
+//! parameters a struct. Serialised as `{"action": <name>, "params": {..}}`
+//! inside the game's command (`"command": "soldiers-in-time"`).
+//!
+//! # Conventions
+//! Figures and units are named by their scenario names; points are table
+//! inches.
+
+use serde::{Deserialize, Serialize};
+
+use super::NAME;
+use crate::rules::RuleError;
+
+/// One Soldiers in Time action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", content = "params", rename_all = "kebab-case")]
+pub enum Action {
+    Rally(RallyParams),
+    Activate(ActivateParams),
+    LoadGun(LoadGunParams),
+    Move(MoveParams),
+    Fire(FireParams),
+    Volley(VolleyParams),
+    Artillery(ArtilleryParams),
+    Grenade(GrenadeParams),
+    Melee(MeleeParams),
+    HorseImpact(ImpactParams),
+    FollowThrough(FollowParams),
+    MoraleCheck(MoraleParams),
+}
+
+impl Action {
+    /// The names of the actions, as scripts and the CLI write them.
+    pub const NAMES: &[&str] = &[
+        "rally",
+        "activate",
+        "load-gun",
+        "move",
+        "fire",
+        "volley",
+        "artillery",
+        "grenade",
+        "melee",
+        "horse-impact",
+        "follow-through",
+        "morale-check",
+    ];
+
+    /// The action's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Rally(_) => "rally",
+            Self::Activate(_) => "activate",
+            Self::LoadGun(_) => "load-gun",
+            Self::Move(_) => "move",
+            Self::Fire(_) => "fire",
+            Self::Volley(_) => "volley",
+            Self::Artillery(_) => "artillery",
+            Self::Grenade(_) => "grenade",
+            Self::Melee(_) => "melee",
+            Self::HorseImpact(_) => "horse-impact",
+            Self::FollowThrough(_) => "follow-through",
+            Self::MoraleCheck(_) => "morale-check",
+        }
+    }
+
+    /// The action called `name` with parameters read from `params` (a
+    /// JSON object; null is no parameters). An unknown name is
+    /// [`RuleError::Unsupported`], a parameter that cannot be read
+    /// [`RuleError::BadParams`].
+    pub fn parse(name: &str, params: &serde_json::Value) -> Result<Self, RuleError> {
+        crate::rules::action::parse_named(NAME, Self::NAMES, name, params)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActivateParams {
+    pub leader: String,
+    pub order: String,
+    /// The men the order is for (those within command range obey).
+    pub men: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireParams {
+    pub shooter: String,
+    /// None: the nearest enemy in the fight.
+    #[serde(default)]
+    pub target: Option<String>,
+    #[serde(default)]
+    pub snap: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VolleyParams {
+    /// The men who shoot, in order; each at the nearest enemy.
+    pub men: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeleeParams {
+    pub a: String,
+    pub b: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RallyParams {
+    /// The routed figures that try; empty: every routed figure of the side.
+    #[serde(default)]
+    pub figures: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveParams {
+    pub figure: String,
+    /// Points after the start, table inches.
+    pub path_in: Vec<[f64; 2]>,
+    /// Facing at the end; default: along the last leg.
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
+    /// Running (formed charge) rather than walking.
+    #[serde(default)]
+    pub run: bool,
+    /// Charging into melee (a formed charge order).
+    #[serde(default)]
+    pub charge: bool,
+    /// A rider's horse speed this turn (by name); default: unchanged.
+    #[serde(default)]
+    pub speed: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadGunParams {
+    pub gun: String,
+    /// `ball` or `grapeshot` (cannons only).
+    #[serde(default)]
+    pub ammo: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArtilleryParams {
+    pub gun: String,
+    /// The figure aimed at (its centre is the target point) ...
+    #[serde(default)]
+    pub target: Option<String>,
+    /// ... or a point on the table, inches.
+    #[serde(default)]
+    pub at_in: Option<[f64; 2]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrenadeParams {
+    pub thrower: String,
+    #[serde(default)]
+    pub target: Option<String>,
+    #[serde(default)]
+    pub at_in: Option<[f64; 2]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactParams {
+    pub rider: String,
+    pub footman: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowParams {
+    pub figure: String,
+    pub to_in: [f64; 2],
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoraleParams {
+    pub figure: String,
+    pub reason: String,
+}

@@ -1,0 +1,117 @@
+//! The Volley Fire! actions as Rust types: one variant per action, its
+//! parameters a struct. Serialised as `{"action": <name>, "params": {..}}`
+//! inside the game's command (`"command": "volley-fire"`).
+//!
+//! # Conventions
+//! Figures and units are named by their scenario names; points are table
+//! inches.
+
+use serde::{Deserialize, Serialize};
+
+use super::NAME;
+use crate::rules::RuleError;
+
+/// One Volley Fire! action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", content = "params", rename_all = "kebab-case")]
+pub enum Action {
+    Fire(FireParams),
+    Move(MoveParams),
+    Form(FormParams),
+    Melee(MeleeParams),
+    Regroup(UnitParams),
+    Morale(SideParams),
+}
+
+impl Action {
+    /// The names of the actions, as scripts and the CLI write them.
+    pub const NAMES: &[&str] = &["fire", "move", "form", "melee", "regroup", "morale"];
+
+    /// The action's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Fire(_) => "fire",
+            Self::Move(_) => "move",
+            Self::Form(_) => "form",
+            Self::Melee(_) => "melee",
+            Self::Regroup(_) => "regroup",
+            Self::Morale(_) => "morale",
+        }
+    }
+
+    /// The unit that acts, for the actions named by their `unit`.
+    pub fn unit(&self) -> Option<&str> {
+        match self {
+            Self::Fire(p) => Some(&p.unit),
+            Self::Move(p) => Some(&p.unit),
+            Self::Form(p) => Some(&p.unit),
+            Self::Regroup(p) => Some(&p.unit),
+            Self::Melee(_) | Self::Morale(_) => None,
+        }
+    }
+
+    /// The action called `name` with parameters read from `params` (a
+    /// JSON object; null is no parameters). An unknown name is
+    /// [`RuleError::Unsupported`], a parameter that cannot be read
+    /// [`RuleError::BadParams`].
+    pub fn parse(name: &str, params: &serde_json::Value) -> Result<Self, RuleError> {
+        crate::rules::action::parse_named(NAME, Self::NAMES, name, params)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireParams {
+    pub unit: String,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveParams {
+    pub unit: String,
+    /// Where the front centre should go, table inches.
+    pub to_in: [f64; 2],
+    #[serde(default)]
+    pub rough: bool,
+    /// Double time: two more d6 of inches, heat-stroke casualties.
+    #[serde(default)]
+    pub double_time: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormParams {
+    pub unit: String,
+    /// The new formation (a layout of the data file).
+    pub formation: String,
+    /// New facing, degrees (default: the present one).
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
+    /// Where the new front centre goes (default: where it is).
+    #[serde(default)]
+    pub to_in: Option<[f64; 2]>,
+    #[serde(default)]
+    pub rough: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeleeParams {
+    pub attacker: String,
+    pub defender: String,
+    #[serde(default)]
+    pub from_rear: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitParams {
+    pub unit: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideParams {
+    pub side: String,
+}
