@@ -104,11 +104,11 @@ fn action(name: &str, params: serde_json::Value) -> Command {
 }
 
 fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    rule_actions::run(&*rules(), s, c, faces)
+    crate::rule_actions::run(&*rules(), s, c, faces)
 }
 
 fn refused(s: &GameState, c: &Command) -> String {
-    rule_actions::refused(&*rules(), s, c)
+    crate::rule_actions::refused(&*rules(), s, c)
 }
 
 #[test]
