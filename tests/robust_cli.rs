@@ -68,7 +68,7 @@ fn refused(args: &[&str], needle: &str) {
 #[test]
 fn app_bench_seconds_that_are_not_a_duration_are_refused() {
     for bad in ["nan", "inf", "1e20", "-1", "0"] {
-        refused(&["app", "--demo", "--bench", bad], "--bench");
+        refused(&["app", "--demo", &format!("--bench={bad}")], "--bench");
     }
 }
 
@@ -129,8 +129,8 @@ fn odds_ranges_and_sigma_must_be_finite_and_not_negative() {
         if flag == "--range-in" {
             args.truncate(5);
         }
-        args.push(flag);
-        args.push(value);
+        let arg = format!("{flag}={value}");
+        args.push(&arg);
         refused(&args, flag);
     };
     fire("--range-in", "-5");
@@ -149,8 +149,7 @@ fn extreme_melee_modifiers_are_refused_not_wrapped() {
             "melee",
             "--attacker-mod",
             max,
-            "--defender-mod",
-            min,
+            &format!("--defender-mod={min}"),
         ],
         "--attacker-mod",
     );
@@ -165,8 +164,7 @@ fn extreme_melee_modifiers_are_refused_not_wrapped() {
             "melee",
             "--a-total",
             max,
-            "--b-total",
-            min,
+            &format!("--b-total={min}"),
         ],
         "--a-total",
     );
@@ -285,7 +283,7 @@ fn app_headless_refuses_what_it_cannot_use_with_an_error() {
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let r = app_headless(&games, &["--source", empty.to_str().unwrap()]);
-    assert!(!r.ok && r.stderr.contains("no photos"), "{}", r.stderr);
+    assert!(!r.ok && r.stderr.contains("holds no"), "{}", r.stderr);
     let fake = dir.path().join("fake.mp4");
     std::fs::write(&fake, "this is not a video").unwrap();
     let r = app_headless(&games, &["--source", fake.to_str().unwrap()]);
