@@ -228,7 +228,10 @@ pub fn number_problems(value: &toml::Value, path: &str, out: &mut Vec<(String, S
     };
     match value {
         toml::Value::Float(f) if !f.is_finite() => {
-            out.push((path.to_owned(), format!("{f} is not a number Spotter can use; give a finite number")));
+            out.push((
+                path.to_owned(),
+                format!("{f} is not a number Spotter can use; give a finite number"),
+            ));
         }
         toml::Value::Float(f) if *f < 0.0 && is_length(path) => {
             out.push((path.to_owned(), format!("{f}: a length cannot be negative")));

@@ -2,7 +2,6 @@
 //! its log, even after the process is killed in the middle of a game; undo
 //! and replay work from the log.
 
-
 use std::io::Write;
 use std::path::Path;
 use std::process::Command as Process;
@@ -148,7 +147,7 @@ fn killing_the_process_mid_game_then_resuming_reproduces_the_state() {
     let path = dir.path().join("game.jsonl");
     let mut child = Process::new(std::env::current_exe().unwrap())
         .args([
-            "child_plays_until_killed",
+            "game_log::child_plays_until_killed",
             "--exact",
             "--ignored",
             "--nocapture",

@@ -34,7 +34,10 @@ fn spotter(args: &[&str]) -> Run {
         if start.elapsed() > HANG_BOUND {
             child.kill().unwrap();
             let _ = child.wait();
-            panic!("`spotter {}` hung (killed after {HANG_BOUND:?})", args.join(" "));
+            panic!(
+                "`spotter {}` hung (killed after {HANG_BOUND:?})",
+                args.join(" ")
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -56,7 +59,12 @@ fn spotter(args: &[&str]) -> Run {
 /// Refused with an error that contains `needle`.
 fn refused(args: &[&str], needle: &str) {
     let r = spotter(args);
-    assert!(!r.ok, "`spotter {}` was accepted: {}", args.join(" "), r.stdout);
+    assert!(
+        !r.ok,
+        "`spotter {}` was accepted: {}",
+        args.join(" "),
+        r.stdout
+    );
     assert!(
         r.stderr.contains(needle),
         "`spotter {}`: {}",
@@ -109,7 +117,13 @@ fn odds_counts_are_bounded_with_a_clear_error() {
         "--soldiers",
     );
     refused(
-        &["odds", "little-colonial", "draw", "--cards-left", "1000000000000"],
+        &[
+            "odds",
+            "little-colonial",
+            "draw",
+            "--cards-left",
+            "1000000000000",
+        ],
         "--cards-left",
     );
 }
@@ -224,7 +238,10 @@ fn a_camera_file_for_another_image_size_is_refused_naming_both() {
     let r = spotter(&["detect", PHOTO, "--camera", c, "--json"]);
     assert!(!r.ok);
     let all = format!("{}{}", r.stdout, r.stderr);
-    assert!(all.contains("640x480") && all.contains("1920x1080"), "{all}");
+    assert!(
+        all.contains("640x480") && all.contains("1920x1080"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -266,14 +283,28 @@ fn app_headless_refuses_what_it_cannot_use_with_an_error() {
     let games = dir.path().join("games");
     let r = app_headless(
         &games,
-        &["--demo", "--new-game", "--scenario", "no/such/scenario.toml"],
+        &[
+            "--demo",
+            "--new-game",
+            "--scenario",
+            "no/such/scenario.toml",
+        ],
     );
-    assert!(!r.ok && r.stderr.contains("no/such/scenario.toml"), "{}", r.stderr);
+    assert!(
+        !r.ok && r.stderr.contains("no/such/scenario.toml"),
+        "{}",
+        r.stderr
+    );
     let broken = dir.path().join("broken.toml");
     std::fs::write(&broken, "name = [\n").unwrap();
     let r = app_headless(
         &games,
-        &["--demo", "--new-game", "--scenario", broken.to_str().unwrap()],
+        &[
+            "--demo",
+            "--new-game",
+            "--scenario",
+            broken.to_str().unwrap(),
+        ],
     );
     assert!(!r.ok && r.stderr.contains("broken.toml"), "{}", r.stderr);
     let file = dir.path().join("a-file");

@@ -106,8 +106,8 @@ fn scenario(text: &str) -> Result<Scenario, String> {
 fn scenario_numbers_are_checked_where_parsed() {
     let table = "[table]\nwidth_in = 48.0\ndepth_in = 48.0\n";
     for facing in ["nan", "inf", "1e308"] {
-        let err = scenario(&format!("{SCENARIO_HEAD}{table}{SIDES}{}", figure(facing)))
-            .unwrap_err();
+        let err =
+            scenario(&format!("{SCENARIO_HEAD}{table}{SIDES}{}", figure(facing))).unwrap_err();
         assert!(err.contains("figure[0].facing_deg"), "{facing}: {err}");
     }
     for sigma in ["-1.0", "nan"] {
@@ -119,8 +119,11 @@ fn scenario_numbers_are_checked_where_parsed() {
         assert!(err.contains("position_sigma_in"), "{sigma}: {err}");
     }
     let inf_table = "[table]\nwidth_in = inf\ndepth_in = 48.0\n";
-    let err = scenario(&format!("{SCENARIO_HEAD}{inf_table}{SIDES}{}", figure("0.0")))
-        .unwrap_err();
+    let err = scenario(&format!(
+        "{SCENARIO_HEAD}{inf_table}{SIDES}{}",
+        figure("0.0")
+    ))
+    .unwrap_err();
     assert!(err.contains("table.width_in"), "{err}");
     assert!(scenario(&format!("{SCENARIO_HEAD}{table}{SIDES}{}", figure("90.0"))).is_ok());
 }
@@ -151,7 +154,9 @@ fn a_unit_of_a_billion_figures_is_refused_not_generated() {
 const LAYOUT: &str = "[table]\nwidth_in = 48.0\ndepth_in = 48.0\n";
 
 fn marker(id: u32, x: f64, y: f64, rot: &str) -> String {
-    format!("\n[[marker]]\nid = {id}\ncenter_in = [{x:?}, {y:?}]\nsize_in = 3.0\nrotation_deg = {rot}\n")
+    format!(
+        "\n[[marker]]\nid = {id}\ncenter_in = [{x:?}, {y:?}]\nsize_in = 3.0\nrotation_deg = {rot}\n"
+    )
 }
 
 fn layout(markers: &[(u32, f64, f64)], rot0: &str) -> Result<TableLayout, SpecError> {
@@ -162,7 +167,12 @@ fn layout(markers: &[(u32, f64, f64)], rot0: &str) -> Result<TableLayout, SpecEr
     TableLayout::from_source(&SourceFile::from_text("t.toml", text))
 }
 
-const CORNERS: [(u32, f64, f64); 4] = [(0, 2.0, 2.0), (1, 46.0, 2.0), (2, 46.0, 46.0), (3, 2.0, 46.0)];
+const CORNERS: [(u32, f64, f64); 4] = [
+    (0, 2.0, 2.0),
+    (1, 46.0, 2.0),
+    (2, 46.0, 46.0),
+    (3, 2.0, 46.0),
+];
 
 #[test]
 fn layout_rotation_nan_is_refused_not_a_hang() {
@@ -180,7 +190,12 @@ fn overlapping_identical_collinear_and_swapped_markers_are_refused() {
     assert!(err.to_string().contains("overlaps"), "{err}");
     let overlapping = [CORNERS[0], (1, 3.0, 3.0), CORNERS[2], CORNERS[3]];
     assert!(layout(&overlapping, "0.0").is_err());
-    let collinear = [(0, 2.0, 2.0), (1, 14.0, 14.0), (2, 30.0, 30.0), (3, 46.0, 46.0)];
+    let collinear = [
+        (0, 2.0, 2.0),
+        (1, 14.0, 14.0),
+        (2, 30.0, 30.0),
+        (3, 46.0, 46.0),
+    ];
     let err = layout(&collinear, "0.0").unwrap_err();
     assert!(err.to_string().contains("one line"), "{err}");
     let swapped = [(1, 2.0, 2.0), (0, 46.0, 2.0), CORNERS[2], CORNERS[3]];
@@ -208,7 +223,10 @@ fn camera_file_distortion_and_size_are_bounded() {
 fn a_camera_file_for_another_image_shape_is_refused_naming_both_sizes() {
     let lens = camera("[0.0, 0.0, 0.0, 0.0, 0.0]", "[640, 480]").unwrap();
     let err = lens.for_image([1920, 1080]).unwrap_err().to_string();
-    assert!(err.contains("640x480") && err.contains("1920x1080"), "{err}");
+    assert!(
+        err.contains("640x480") && err.contains("1920x1080"),
+        "{err}"
+    );
     // The same shape at another resolution is the same sensor, scaled.
     let scaled = lens.for_image([1280, 960]).unwrap();
     assert!((scaled.fx() - 2000.0).abs() < 1e-9);

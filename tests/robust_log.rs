@@ -111,7 +111,10 @@ fn a_torn_multibyte_last_line_is_repaired_like_ascii() {
     let torn_line = text.lines().count() + 1;
     let mut bytes = text.into_bytes();
     // A note with a two-byte character, cut in the middle of it.
-    bytes.extend_from_slice("{\"kind\":\"command\",\"n\":3,\"command\":{\"command\":\"rule-action\",\"action\":\"é".as_bytes());
+    bytes.extend_from_slice(
+        "{\"kind\":\"command\",\"n\":3,\"command\":{\"command\":\"rule-action\",\"action\":\"é"
+            .as_bytes(),
+    );
     bytes.pop();
     std::fs::write(&path, &bytes).unwrap();
     let g = Game::resume(&path, &registry()).unwrap();
@@ -139,8 +142,14 @@ fn a_garbage_or_blank_line_mid_log_resumes_from_before_it() {
         let message = repair.to_string();
         assert!(message.contains(&format!("line {line}")), "{message}");
         // The damaged file is kept whole beside the repaired log.
-        assert_eq!(damaged_copies(dir.path()), vec![repair.damaged_copy.clone()]);
-        assert_eq!(std::fs::read_to_string(&repair.damaged_copy).unwrap(), damaged);
+        assert_eq!(
+            damaged_copies(dir.path()),
+            vec![repair.damaged_copy.clone()]
+        );
+        assert_eq!(
+            std::fs::read_to_string(&repair.damaged_copy).unwrap(),
+            damaged
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), &text[..at]);
     }
 }
@@ -174,7 +183,10 @@ fn logs_state_their_schema_and_an_unknown_one_is_refused_by_name() {
     let old = text.replacen(&format!("\"schema\":\"{}\",", log::LOG_SCHEMA), "", 1);
     assert!(!old.contains("schema"));
     std::fs::write(&path, &old).unwrap();
-    assert_eq!(Game::resume(&path, &registry()).unwrap().state(), &states[1]);
+    assert_eq!(
+        Game::resume(&path, &registry()).unwrap().state(),
+        &states[1]
+    );
 }
 
 #[test]
@@ -187,7 +199,11 @@ fn inconsistent_records_are_repaired_with_a_message() {
     let event = r#"{"kind":"event","n":4,"event":{"event":"shot-fired","figure":99,"target":0,"mode":"snap"}}"#;
     let cases: Vec<(&str, usize, String)> = vec![
         ("second start", first_new, format!("{text}{}\n", lines[0])),
-        ("duplicated command", first_new, format!("{text}{command_1}\n")),
+        (
+            "duplicated command",
+            first_new,
+            format!("{text}{command_1}\n"),
+        ),
         (
             "undo of unknown",
             first_new,
@@ -248,7 +264,10 @@ fn a_log_that_cannot_be_written_keeps_the_game_and_refuses_rolls_until_safe() {
     let (path, states, _) = logged_game(dir.path(), 2);
     let mut g = Game::resume(&path, &registry()).unwrap();
     // The disk fills up: every write to the log fails (ENOSPC).
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
     g.log_writer_for_test().unwrap().replace_file_for_test(full);
     let mut dice = seeded(3);
     let err = g.execute(Command::EndPhase, &mut dice).unwrap_err();

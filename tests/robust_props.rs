@@ -60,7 +60,10 @@ const NASTY: [&str; 16] = [
 #[derive(Debug, Clone)]
 enum Mutation {
     /// Replace the value on line `line` (modulo the line count).
-    Value { line: usize, nasty: usize },
+    Value {
+        line: usize,
+        nasty: usize,
+    },
     DeleteLine(usize),
     DuplicateLine(usize),
     SwapLines(usize, usize),
@@ -88,7 +91,9 @@ fn apply(text: &str, mutations: &[Mutation]) -> String {
         match m {
             Mutation::Value { line, nasty } => {
                 // Only lines that set a value: others stay.
-                let i = (0..n).map(|k| (line + k) % n).find(|&i| lines[i].contains(" = "));
+                let i = (0..n)
+                    .map(|k| (line + k) % n)
+                    .find(|&i| lines[i].contains(" = "));
                 if let Some(i) = i {
                     let key = lines[i].split(" = ").next().unwrap_or_default().to_owned();
                     lines[i] = format!("{key} = {}", NASTY[*nasty]);
@@ -144,10 +149,26 @@ fn scenario(src: &SourceFile) -> Result<(), SpecError> {
 fn parsers() -> Vec<(&'static str, String, Parser)> {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
     vec![
-        ("scenarios/dragoon.toml", read("scenarios/dragoon.toml"), scenario as Parser),
-        ("scenarios/vf-sudan-patrol.toml", read("scenarios/vf-sudan-patrol.toml"), scenario),
-        ("scenarios/lcr-baler.toml", read("scenarios/lcr-baler.toml"), scenario),
-        ("scenarios/sit-skirmish.toml", read("scenarios/sit-skirmish.toml"), scenario),
+        (
+            "scenarios/dragoon.toml",
+            read("scenarios/dragoon.toml"),
+            scenario as Parser,
+        ),
+        (
+            "scenarios/vf-sudan-patrol.toml",
+            read("scenarios/vf-sudan-patrol.toml"),
+            scenario,
+        ),
+        (
+            "scenarios/lcr-baler.toml",
+            read("scenarios/lcr-baler.toml"),
+            scenario,
+        ),
+        (
+            "scenarios/sit-skirmish.toml",
+            read("scenarios/sit-skirmish.toml"),
+            scenario,
+        ),
         (
             "scenarios/rosters/british_section.toml",
             read("scenarios/rosters/british_section.toml"),
@@ -173,17 +194,21 @@ fn parsers() -> Vec<(&'static str, String, Parser)> {
             read("scenarios/rules/soldiers-in-time.toml"),
             |s| SoldiersInTime::from_source(s).map(drop),
         ),
-        ("calibration/table.toml", read("calibration/table.toml"), |s| {
-            TableLayout::from_source(s).map(drop)
-        }),
+        (
+            "calibration/table.toml",
+            read("calibration/table.toml"),
+            |s| TableLayout::from_source(s).map(drop),
+        ),
         (
             "fixtures/detect/cam01.camera.toml",
             read("fixtures/detect/cam01.camera.toml"),
             |s| Lens::from_source(s).map(drop),
         ),
-        ("calibration/vision.toml", read("calibration/vision.toml"), |s| {
-            DetectorParams::from_source(s).map(drop)
-        }),
+        (
+            "calibration/vision.toml",
+            read("calibration/vision.toml"),
+            |s| DetectorParams::from_source(s).map(drop),
+        ),
         (
             "tracker parameters",
             toml::to_string(&TrackerParams::default()).unwrap(),
@@ -231,7 +256,10 @@ fn every_data_file_survives_arbitrary_bytes() {
                 &(0..prefix_len, prop::collection::vec(any::<u8>(), 0..256)),
                 |(keep, bytes)| {
                     // Arbitrary bytes, alone and after a prefix of the file.
-                    for raw in [bytes.clone(), [text.as_bytes()[..keep].to_vec(), bytes].concat()] {
+                    for raw in [
+                        bytes.clone(),
+                        [text.as_bytes()[..keep].to_vec(), bytes].concat(),
+                    ] {
                         let s = String::from_utf8_lossy(&raw).into_owned();
                         if let Err(e) = parse(&SourceFile::from_text(name, s)) {
                             names_where(&e)?;

@@ -198,7 +198,10 @@ impl Lens {
                     dist.len()
                 ),
             ));
-        } else if !dist.iter().all(|v| v.is_finite() && v.abs() <= MAX_DISTORTION) {
+        } else if !dist
+            .iter()
+            .all(|v| v.is_finite() && v.abs() <= MAX_DISTORTION)
+        {
             problems.push(src.problem(
                 Some(lens.dist.span()),
                 "lens.dist",

@@ -273,7 +273,11 @@ fn open_session(args: &Args) -> anyhow::Result<GameSession> {
 
 /// What the app would only show as a notice: fatal headless, printed in a
 /// window run.
-fn check_session(session: &GameSession, select: Option<&str>, headless: bool) -> anyhow::Result<()> {
+fn check_session(
+    session: &GameSession,
+    select: Option<&str>,
+    headless: bool,
+) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     if let Some(name) = select
         && session.state().figure_named(name).is_none()

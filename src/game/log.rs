@@ -531,18 +531,16 @@ fn consistent_prefix(
                 }
                 _ => bad(format!("the end of command {n}, which is not open")),
             },
-            LogRecord::Undo { n } => {
-                match history.iter_mut().find(|p| p.n == *n && !p.undone) {
-                    Some(p) if open.is_none() => {
-                        p.undone = true;
-                        kept = r.end;
-                        None
-                    }
-                    _ => bad(format!(
-                        "an undo of command {n}, which was not played or is already undone"
-                    )),
+            LogRecord::Undo { n } => match history.iter_mut().find(|p| p.n == *n && !p.undone) {
+                Some(p) if open.is_none() => {
+                    p.undone = true;
+                    kept = r.end;
+                    None
                 }
-            }
+                _ => bad(format!(
+                    "an undo of command {n}, which was not played or is already undone"
+                )),
+            },
         };
         if problem.is_some() {
             return (history, kept, problem);
@@ -610,7 +608,9 @@ pub fn recover(path: &Path) -> Result<Recovered, LogError> {
                 path: path.to_owned(),
                 error: source,
             })?;
-            let keep_len = usize::try_from(kept).unwrap_or(bytes.len()).min(bytes.len());
+            let keep_len = usize::try_from(kept)
+                .unwrap_or(bytes.len())
+                .min(bytes.len());
             let damaged_copy = damaged_name(path);
             std::fs::write(&damaged_copy, &bytes).map_err(|source| LogError::Io {
                 path: damaged_copy.clone(),

@@ -177,11 +177,11 @@ impl Game {
                 records.push(LogRecord::Undo { n: p.n });
             }
         }
-        if let Some(log) = self.log.as_mut() {
-            if let Err(e) = log.rewrite(&records) {
-                self.log_fault = Some(e.to_string());
-                return Err(GameError::LogUnsafe(e.to_string()));
-            }
+        if let Some(log) = self.log.as_mut()
+            && let Err(e) = log.rewrite(&records)
+        {
+            self.log_fault = Some(e.to_string());
+            return Err(GameError::LogUnsafe(e.to_string()));
         }
         self.log_fault = None;
         Ok(())

@@ -263,7 +263,11 @@ fn facing_problem(v: f64) -> Option<String> {
 /// Checks the numbers serde cannot bound: the table, the uncertainty, each
 /// figure's and unit's position and facing, terrain points. Returns, per
 /// unit, whether its figures can be generated.
-fn check_numbers(src: &SourceFile, raw: &RawScenario, problems: &mut Vec<SpecProblem>) -> Vec<bool> {
+fn check_numbers(
+    src: &SourceFile,
+    raw: &RawScenario,
+    problems: &mut Vec<SpecProblem>,
+) -> Vec<bool> {
     for (name, v) in [
         ("table.width_in", raw.table.width_in),
         ("table.depth_in", raw.table.depth_in),
@@ -306,7 +310,10 @@ fn check_numbers(src: &SourceFile, raw: &RawScenario, problems: &mut Vec<SpecPro
         if !(u.spacing_in.is_finite() && u.spacing_in > 0.0 && u.spacing_in <= MAX_SPACING_IN) {
             found.push((
                 field("spacing_in"),
-                format!("{}: spacing is positive inches, at most {MAX_SPACING_IN}", u.spacing_in),
+                format!(
+                    "{}: spacing is positive inches, at most {MAX_SPACING_IN}",
+                    u.spacing_in
+                ),
             ));
         }
         if u.count > MAX_UNIT_COUNT || u.frontage > MAX_UNIT_COUNT {
@@ -319,7 +326,12 @@ fn check_numbers(src: &SourceFile, raw: &RawScenario, problems: &mut Vec<SpecPro
         problems.extend(found.into_iter().map(|(f, m)| problem(line, f, m)));
     }
     for (i, t) in raw.terrain.iter().enumerate() {
-        if t.polygon_in.get_ref().iter().flatten().any(|v| !v.is_finite()) {
+        if t.polygon_in
+            .get_ref()
+            .iter()
+            .flatten()
+            .any(|v| !v.is_finite())
+        {
             problems.push(problem(
                 Some(src.line_of(t.polygon_in.span().start)),
                 format!("terrain[{i}].polygon_in"),

@@ -652,7 +652,9 @@ fn check_numbers(src: &SourceFile, raw: &RawStandTo, problems: &mut Vec<SpecProb
         if n != *fixed {
             push(
                 (*field).to_owned(),
-                format!("{n} dice: Stand To! rolls {fixed} here (the odds and the results read {fixed}); set it to {fixed}"),
+                format!(
+                    "{n} dice: Stand To! rolls {fixed} here (the odds and the results read {fixed}); set it to {fixed}"
+                ),
             );
         }
     }
