@@ -5,6 +5,13 @@ use nalgebra::{DMatrix, Matrix3, Point2, SMatrix, SVector, Vector3};
 
 /// Gauss-Newton steps after the DLT.
 const REFINE_ITERATIONS: usize = 10;
+/// Most sweeps the SVD of the DLT system may take; a well-posed 9-column
+/// system converges in a few dozen. Without a bound, points of huge or
+/// non-finite size made nalgebra's SVD loop for ever.
+const SVD_MAX_ITERATIONS: usize = 1000;
+/// Largest coordinate a fit accepts (pixels or inches); beyond it the
+/// normalised system loses all precision.
+const MAX_COORDINATE: f64 = 1e9;
 
 /// Applies a homography to a point.
 pub fn apply(h: &Matrix3<f64>, p: Point2<f64>) -> Point2<f64> {
@@ -34,6 +41,10 @@ pub fn fit(src: &[Point2<f64>], dst: &[Point2<f64>]) -> Option<Matrix3<f64>> {
     if src.len() != dst.len() || src.len() < 4 {
         return None;
     }
+    let usable = |p: &Point2<f64>| p.iter().all(|v| v.is_finite() && v.abs() <= MAX_COORDINATE);
+    if !src.iter().chain(dst).all(usable) {
+        return None;
+    }
     let ts = normalizer(src);
     let td = normalizer(dst);
     let mut a = DMatrix::<f64>::zeros(2 * src.len().max(5), 9);
@@ -48,7 +59,10 @@ pub fn fit(src: &[Point2<f64>], dst: &[Point2<f64>]) -> Option<Matrix3<f64>> {
             a[(r + 1, c)] = row1[c];
         }
     }
-    let svd = a.svd(false, true);
+    if !a.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    let svd = a.try_svd(false, true, f64::EPSILON, SVD_MAX_ITERATIONS)?;
     let v_t = svd.v_t?;
     let (min_idx, _) = svd
         .singular_values
@@ -132,6 +146,20 @@ mod tests {
         let dst: Vec<_> = src.iter().map(|p| apply(&h, *p)).collect();
         let fitted = fit(&src, &dst).unwrap();
         assert_relative_eq!(fitted, h, epsilon = 1e-8, max_relative = 1e-8);
+    }
+
+    #[test]
+    fn non_finite_or_huge_points_are_none_not_a_hang() {
+        let good: Vec<_> = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+            .iter()
+            .map(|&(x, y)| Point2::new(x, y))
+            .collect();
+        for bad in [f64::NAN, f64::INFINITY, 1e300] {
+            let mut src = good.clone();
+            src[2] = Point2::new(bad, 1.0);
+            assert!(fit(&src, &good).is_none(), "{bad}");
+            assert!(fit(&good, &src).is_none(), "{bad}");
+        }
     }
 
     #[test]

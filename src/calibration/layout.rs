@@ -20,6 +20,14 @@ use crate::spec::{SourceFile, SpecError, SpecProblem};
 const MIN_MARKER_SIZE_IN: f64 = 0.5;
 /// ArUco `DICT_4X4_50` holds ids 0..50.
 const DICT_4X4_50_SIZE: u32 = 50;
+/// Largest table side a layout may give, inches (a club table is 72 x 144).
+const MAX_TABLE_SIDE_IN: f64 = 10_000.0;
+/// Largest marker rotation a layout may give, degrees either way.
+const MAX_ROTATION_DEG: f64 = 360.0;
+/// Markers whose centres span less area than this share of the table's (in
+/// the triangle of any three of them) lie nearly on one line, and fix the
+/// table frame badly.
+const MIN_SPREAD_SHARE: f64 = 0.05;
 
 /// One table marker, checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,11 +134,14 @@ impl TableLayout {
             ("table.width_in", &table.width_in),
             ("table.depth_in", &table.depth_in),
         ] {
-            if !(value.get_ref().is_finite() && *value.get_ref() > 0.0) {
+            if !(value.get_ref().is_finite()
+                && *value.get_ref() > 0.0
+                && *value.get_ref() <= MAX_TABLE_SIDE_IN)
+            {
                 problems.push(src.problem(
                     Some(value.span()),
                     name,
-                    "must be a positive number of inches",
+                    format!("must be a positive number of inches, at most {MAX_TABLE_SIDE_IN}"),
                 ));
             }
         }
@@ -178,12 +189,23 @@ impl TableLayout {
                     format!("({cx}, {cy}) is off the {width_in} x {depth_in} in table"),
                 ));
             }
+            let rotation_deg = *m.rotation_deg.get_ref();
+            if !(rotation_deg.is_finite() && rotation_deg.abs() <= MAX_ROTATION_DEG) {
+                problems.push(src.problem(
+                    Some(m.rotation_deg.span()),
+                    format!("marker[{i}].rotation_deg"),
+                    format!("{rotation_deg} is not a turn; give degrees from -{MAX_ROTATION_DEG} to {MAX_ROTATION_DEG}"),
+                ));
+            }
             markers.push(TableMarker {
                 id: u32::try_from(id).unwrap_or(0),
                 center_in: [cx, cy],
                 size_in,
-                rotation_deg: *m.rotation_deg.get_ref(),
+                rotation_deg,
             });
+        }
+        if problems.is_empty() {
+            check_arrangement(src, &raw, &markers, width_in * depth_in, &mut problems);
         }
         if problems.is_empty() {
             Ok(Self {
@@ -213,6 +235,68 @@ impl TableLayout {
 
     pub fn marker(&self, id: u32) -> Option<&TableMarker> {
         self.markers.iter().find(|m| m.id == id)
+    }
+}
+
+/// Markers that overlap, lie on one line, or whose ids 0, 1 and 3 do not
+/// run +x from 0 to 1 and +y from 0 to 3 (swapped ids) give a table frame
+/// that is wrong by inches with no other sign: refused here.
+fn check_arrangement(
+    src: &SourceFile,
+    raw: &RawLayout,
+    markers: &[TableMarker],
+    table_area: f64,
+    problems: &mut Vec<SpecProblem>,
+) {
+    let span = |i: usize| Some(raw.marker[i].get_ref().center_in.span());
+    let centre = |m: &TableMarker| Point2::new(m.center_in[0], m.center_in[1]);
+    for (i, a) in markers.iter().enumerate() {
+        for (j, b) in markers.iter().enumerate().skip(i + 1) {
+            // Two squares overlap when their centres are closer than half
+            // the sum of their diagonals in the worst rotation.
+            let reach = (a.size_in + b.size_in) / std::f64::consts::SQRT_2;
+            if (centre(a) - centre(b)).norm() < reach {
+                problems.push(src.problem(
+                    span(j),
+                    format!("marker[{j}].center_in"),
+                    format!(
+                        "overlaps marker[{i}] (id {}); markers need room of their own",
+                        a.id
+                    ),
+                ));
+            }
+        }
+    }
+    let mut widest = 0.0_f64;
+    for (i, a) in markers.iter().enumerate() {
+        for (j, b) in markers.iter().enumerate().skip(i + 1) {
+            for c in markers.iter().skip(j + 1) {
+                let (u, v) = (centre(b) - centre(a), centre(c) - centre(a));
+                widest = widest.max((u.x * v.y - u.y * v.x).abs() / 2.0);
+            }
+        }
+    }
+    if markers.len() >= 3 && widest < MIN_SPREAD_SHARE * table_area {
+        problems.push(src.problem(
+            Some(raw.table.span()),
+            "marker",
+            "the markers lie (nearly) on one line: put them at the table's corners",
+        ));
+    }
+    let by_id = |id: u32| markers.iter().position(|m| m.id == id);
+    if let (Some(m0), Some(m1), Some(m3)) = (by_id(0), by_id(1), by_id(3)) {
+        let (o, x, y) = (
+            centre(&markers[m0]),
+            centre(&markers[m1]),
+            centre(&markers[m3]),
+        );
+        if x.x <= o.x || y.y <= o.y {
+            problems.push(src.problem(
+                span(m1),
+                "marker.id",
+                "ids look swapped: marker 1 must lie toward +x of marker 0 and marker 3 toward +y (TABLE_KIT.md)",
+            ));
+        }
     }
 }
 

@@ -17,6 +17,29 @@ use crate::spec::{SourceFile, SpecError, SpecProblem};
 /// Fixed-point iterations for undistortion; converges well below 1e-6 px
 /// for webcam-sized distortion.
 const UNDISTORT_ITERATIONS: usize = 20;
+/// Largest distortion coefficient a camera file may hold. Webcam lenses
+/// calibrate to |k| below 1; beyond this the model is not a lens and the
+/// fits downstream lose all precision.
+const MAX_DISTORTION: f64 = 100.0;
+/// Largest image side a camera file may name, pixels (16K video is 15360).
+const MAX_IMAGE_SIDE_PX: u32 = 32_768;
+/// Largest focal length or principal point a camera file may hold, pixels.
+const MAX_K_PX: f64 = 1e6;
+/// Relative difference of aspect ratios beyond which a lens calibrated at
+/// one image size is not the same sensor at another (webcams scale, they
+/// do not crop to another shape).
+const ASPECT_TOLERANCE: f64 = 0.01;
+
+/// A photo whose size the camera file does not describe.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the camera file is for {}x{} images but the photo is {}x{}, another shape: calibrate this camera at this size (`spotter calibrate-lens`) or give the camera file that belongs to these photos",
+    .lens[0], .lens[1], .image[0], .image[1]
+)]
+pub struct ImageSizeMismatch {
+    pub lens: [u32; 2],
+    pub image: [u32; 2],
+}
 
 /// Camera matrix and distortion of one camera at one resolution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,6 +146,20 @@ impl Lens {
         }
     }
 
+    /// This lens for a photo of `image_size`: the same size, or the same
+    /// shape scaled; a photo of another shape is refused, naming both sizes.
+    pub fn for_image(&self, image_size: [u32; 2]) -> Result<Self, ImageSizeMismatch> {
+        let aspect = |s: [u32; 2]| f64::from(s[0]) / f64::from(s[1].max(1));
+        let (a, b) = (aspect(self.image_size), aspect(image_size));
+        if image_size.contains(&0) || ((a - b) / a).abs() > ASPECT_TOLERANCE {
+            return Err(ImageSizeMismatch {
+                lens: self.image_size,
+                image: image_size,
+            });
+        }
+        Ok(self.scaled_to(image_size))
+    }
+
     /// Loads and checks a camera file.
     pub fn load(path: &Path) -> Result<Self, SpecError> {
         Self::from_source(&SourceFile::read(path)?)
@@ -140,7 +177,11 @@ impl Lens {
                 "lens.K",
                 format!("needs 9 numbers (row-major 3x3), found {}", k.len()),
             ));
-        } else if !(k[0] > 0.0 && k[4] > 0.0 && k[8] == 1.0 && k.iter().all(|v| v.is_finite())) {
+        } else if !(k[0] > 0.0
+            && k[4] > 0.0
+            && k[8] == 1.0
+            && k.iter().all(|v| v.is_finite() && v.abs() <= MAX_K_PX))
+        {
             problems.push(src.problem(
                 Some(lens.k.span()),
                 "lens.K",
@@ -148,7 +189,7 @@ impl Lens {
             ));
         }
         let dist = lens.dist.get_ref();
-        if !(4..=5).contains(&dist.len()) || !dist.iter().all(|v| v.is_finite()) {
+        if !(4..=5).contains(&dist.len()) {
             problems.push(src.problem(
                 Some(lens.dist.span()),
                 "lens.dist",
@@ -157,13 +198,29 @@ impl Lens {
                     dist.len()
                 ),
             ));
+        } else if !dist
+            .iter()
+            .all(|v| v.is_finite() && v.abs() <= MAX_DISTORTION)
+        {
+            problems.push(src.problem(
+                Some(lens.dist.span()),
+                "lens.dist",
+                format!("each coefficient must be a finite number from -{MAX_DISTORTION} to {MAX_DISTORTION}; run `spotter calibrate-lens` again"),
+            ));
         }
         let size = *lens.image_size.get_ref();
-        if size[0] == 0 || size[1] == 0 {
+        if size[0] == 0 || size[1] == 0 || size.iter().any(|&s| s > MAX_IMAGE_SIDE_PX) {
             problems.push(src.problem(
                 Some(lens.image_size.span()),
                 "lens.image_size",
-                "width and height must be positive pixels",
+                format!("width and height must be 1 to {MAX_IMAGE_SIDE_PX} pixels"),
+            ));
+        }
+        if !lens.rms_px.is_finite() || lens.rms_px < 0.0 {
+            problems.push(src.problem(
+                Some(lens.k.span()),
+                "lens.rms_px",
+                "must be a finite number of pixels, zero or more",
             ));
         }
         if !problems.is_empty() {

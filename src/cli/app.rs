@@ -47,10 +47,10 @@ pub struct Args {
     #[arg(long)]
     pub layout: Option<PathBuf>,
     /// Seconds each photo of a recording is shown.
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, default_value_t = 4.0, value_parser = crate::spec::flag::seconds_or_zero)]
     pub hold_s: f64,
     /// Frames per second a recording is played at.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, value_parser = crate::spec::flag::fps)]
     pub fps: f64,
     /// Simulate a camera pulled out after this many frames.
     #[arg(long)]
@@ -76,10 +76,10 @@ pub struct Args {
     pub list_cameras: bool,
     /// Run headless on the source for this many seconds and report the UI
     /// frame time and overlay lag (median and p95).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::spec::flag::seconds)]
     pub bench: Option<f64>,
     /// Close the window after this many seconds and print the timings.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::spec::flag::seconds)]
     pub exit_after: Option<f64>,
 }
 
@@ -115,6 +115,14 @@ fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
         if !dir.is_dir() {
             bail!("{} is not a folder of photos", dir.display());
         }
+        let photos = crate::capture::folder::list_photos(&dir)
+            .with_context(|| format!("reading the folder {}", dir.display()))?;
+        if photos.is_empty() {
+            bail!(
+                "the folder {} holds no photos (.jpg, .png): give a folder of a recorded game",
+                dir.display()
+            );
+        }
         Ok(match args.fail_after {
             Some(n) => SourceChoice::Failing {
                 dir,
@@ -144,6 +152,10 @@ fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
             if args.fail_after.is_some() {
                 bail!("--fail-after simulates a lost camera on a folder of photos, not a video");
             }
+            // Open it once here, so that a file that is not a video is an
+            // error now, not a notice later.
+            crate::capture::video::VideoSource::open(&path, playback)
+                .with_context(|| format!("{} is not a video Spotter can read", path.display()))?;
             Ok(SourceChoice::Video { path, playback })
         }
         Some(dir) => folder(PathBuf::from(dir)),
@@ -221,6 +233,72 @@ fn print_stats(logic: &AppLogic) {
     }
 }
 
+/// Resumes the newest game of the games folder (or starts a new one), and
+/// says which it did, from which file, and what was repaired.
+fn open_session(args: &Args) -> anyhow::Result<GameSession> {
+    let dir = &args.games_dir;
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "--games-dir {} is a file, not a folder: give the folder the game logs go in",
+            dir.display()
+        );
+    }
+    let newest = if args.new_game {
+        None
+    } else {
+        crate::ui::session::newest_log(dir)
+    };
+    let session = match &newest {
+        Some(log) => GameSession::resume(log, rand::random())?,
+        None => GameSession::new_game(&args.scenario, dir, rand::random())
+            .with_context(|| format!("starting a game from {}", args.scenario.display()))?,
+    };
+    match &newest {
+        Some(log) => println!(
+            "resumed the game from {} ({} commands)",
+            log.display(),
+            session.game.history().len()
+        ),
+        None => println!(
+            "new game of {}, logged to {}",
+            args.scenario.display(),
+            session.log_path.display()
+        ),
+    }
+    if let Some(r) = session.game.repair() {
+        println!("{r}");
+    }
+    Ok(session)
+}
+
+/// What the app would only show as a notice: fatal headless, printed in a
+/// window run.
+fn check_session(
+    session: &GameSession,
+    select: Option<&str>,
+    headless: bool,
+) -> anyhow::Result<()> {
+    let mut problems = Vec::new();
+    if let Some(name) = select
+        && session.state().figure_named(name).is_none()
+    {
+        problems.push(format!("--select: no figure named {name:?} in this game"));
+    }
+    if let Err(e) = crate::ui::session::load_bindings(&session.log_path) {
+        problems.push(format!("bindings: {e:#}"));
+    }
+    match problems.as_slice() {
+        [] => Ok(()),
+        _ if headless => bail!("{}", problems.join("; ")),
+        _ => {
+            for p in &problems {
+                eprintln!("{p}");
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Drives the app headless: egui runs and tessellates every frame as it
 /// would on screen; only the GPU upload is missing.
 fn bench(logic: AppLogic, seconds: f64) {
@@ -274,13 +352,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         load_params()?,
         TrackerParams::default(),
     );
-    let session = if args.new_game {
-        GameSession::new_game(&args.scenario, &args.games_dir, rand::random())
-    } else {
-        GameSession::resume_or_new(&args.scenario, &args.games_dir, rand::random())
+    let session = open_session(&args);
+    let headless = args.bench.is_some();
+    let session = match session {
+        Ok(s) => {
+            check_session(&s, args.select.as_deref(), headless)?;
+            Ok(s)
+        }
+        // Headless, there is no one to show the error to: it is fatal.
+        Err(e) if headless => return Err(e),
+        // A game that cannot be opened is shown, not fatal: the table view works.
+        Err(e) => {
+            eprintln!("no game: {e:#}");
+            Err(format!("{e:#}"))
+        }
     };
-    // A game that cannot be opened is shown, not fatal: the table view works.
-    let session = session.map_err(|e| format!("{e:#}"));
     let games_dir = args.games_dir.clone();
     let (select, large_text) = (args.select.clone(), args.large_text);
     let setup = move |logic: &mut AppLogic| {

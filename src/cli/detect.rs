@@ -72,7 +72,9 @@ pub fn detect_photo(
     lens: Option<&Lens>,
 ) -> anyhow::Result<PhotoResult> {
     let t0 = Instant::now();
-    let lens_here = lens.map(|l| l.scaled_to([frame.width(), frame.height()]));
+    let lens_here = lens
+        .map(|l| l.for_image([frame.width(), frame.height()]))
+        .transpose()?;
     let mapping = calibration::detect_table_rgb(frame, detector.layout(), lens_here.as_ref());
     let markers_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut timings = StageTimings {

@@ -6,6 +6,12 @@ use anyhow::{Context, bail};
 
 /// File endings read as photos.
 const PHOTO_EXTENSIONS: [&str; 4] = ["jpg", "jpeg", "png", "bmp"];
+/// Smallest photo side worth searching for table markers, pixels.
+pub const MIN_PHOTO_SIDE_PX: u32 = 64;
+/// A JPEG file starts with this (start of image) ...
+const JPEG_SOI: [u8; 2] = [0xFF, 0xD8];
+/// ... and ends with this (end of image); a file cut short lacks it.
+const JPEG_EOI: [u8; 2] = [0xFF, 0xD9];
 
 fn is_photo(path: &Path) -> bool {
     path.extension()
@@ -40,14 +46,42 @@ pub fn expand(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Opens a photo; a corrupt or unreadable file says which and why.
+/// Is this a JPEG file cut short (no end-of-image marker)? The decoder
+/// fills the missing part with grey and says nothing.
+fn truncated_jpeg(bytes: &[u8]) -> bool {
+    if !bytes.starts_with(&JPEG_SOI) {
+        return false;
+    }
+    // Some cameras pad after the marker.
+    let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    !bytes[..end].ends_with(&JPEG_EOI)
+}
+
+/// Opens a photo; a corrupt, truncated, unreadable or too small file says
+/// which and why.
 pub fn open_rgb(path: &Path) -> anyhow::Result<image::RgbImage> {
-    let img = image::open(path).with_context(|| {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read the photo {}", path.display()))?;
+    if truncated_jpeg(&bytes) {
+        bail!(
+            "the photo {} is truncated (the JPEG ends before its last marker): copy it again from the camera",
+            path.display()
+        );
+    }
+    let img = image::load_from_memory(&bytes).with_context(|| {
         format!(
             "cannot read the photo {}: is it a complete JPEG or PNG file?",
             path.display()
         )
     })?;
+    if img.width() < MIN_PHOTO_SIDE_PX || img.height() < MIN_PHOTO_SIDE_PX {
+        bail!(
+            "the photo {} is {}x{} pixels, too small to find the table in (at least {MIN_PHOTO_SIDE_PX}x{MIN_PHOTO_SIDE_PX})",
+            path.display(),
+            img.width(),
+            img.height()
+        );
+    }
     Ok(img.to_rgb8())
 }
 

@@ -67,14 +67,14 @@ pub enum StandToOdds {
         #[arg(long)]
         weapon: String,
         /// Range in rule inches (25 mm figures).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::spec::flag::length)]
         range_in: f64,
         /// Uncertainty of the range, inches: a range this close to a band
         /// edge is reported as too close to call.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = crate::spec::flag::sigma_in)]
         sigma_in: f64,
         /// Firing ability (added to the white dice).
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         ability: i32,
         /// Target's save number (coloured die at or under it saves).
         #[arg(long, default_value_t = 0)]
@@ -104,9 +104,9 @@ pub enum StandToOdds {
     /// One melee exchange: P(attacker wounded), P(defender wounded), P(no wound).
     Melee {
         /// Sum of the attacker's modifiers (ability, weapon, charging, shield...).
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         attacker_mod: i32,
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         defender_mod: i32,
         #[arg(long)]
         attacker_evading: bool,

@@ -31,10 +31,10 @@ pub enum VolleyFireOdds {
         #[arg(long)]
         weapon: String,
         /// Range to the target, table inches.
-        #[arg(long)]
+        #[arg(long, value_parser = crate::spec::flag::length)]
         range_in: f64,
         /// Figures in range and in the 45 degree cone (gunners for a gun).
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=crate::spec::flag::MAX_FIGURES))]
         firers: u32,
         #[arg(long)]
         double_rank: bool,
@@ -62,11 +62,11 @@ pub enum VolleyFireOdds {
     },
     /// One melee pairing: d6 + modifier each.
     Melee {
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         attacker_add: i32,
         #[arg(long)]
         attacker_wins_ties: bool,
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         defender_add: i32,
         #[arg(long)]
         defender_wins_ties: bool,
@@ -106,7 +106,7 @@ pub enum SoldiersInTimeOdds {
         weapon: String,
         #[arg(long)]
         skill: u8,
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         modifier: i32,
         #[arg(long)]
         loaded: bool,
@@ -149,10 +149,10 @@ pub enum SoldiersInTimeOdds {
     },
     /// A charging horse hitting a footman: damage by speed and size.
     HorseImpact {
-        #[arg(long)]
+        #[arg(long, value_parser = crate::spec::flag::length)]
         speed_in: f64,
         /// -1 small pony, +1 big war horse.
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         size_add: i32,
         #[arg(long, default_value_t = 0)]
         armour: u32,
@@ -170,9 +170,9 @@ pub enum SoldiersInTimeOdds {
     },
     /// Melee: base numbers (weapon value + skill + modifiers) and d10 each.
     Melee {
-        #[arg(long, allow_hyphen_values = true)]
+        #[arg(long, allow_hyphen_values = true, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         a_total: i32,
-        #[arg(long, allow_hyphen_values = true)]
+        #[arg(long, allow_hyphen_values = true, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         b_total: i32,
         #[arg(long, default_value_t = 0)]
         b_armour: u32,
@@ -188,11 +188,11 @@ pub enum LittleColonialOdds {
     Fire {
         #[arg(long)]
         weapon: String,
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=crate::spec::flag::MAX_FIGURES))]
         soldiers: u32,
-        #[arg(long)]
+        #[arg(long, value_parser = crate::spec::flag::length)]
         range_cm: f64,
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         modifier: i32,
         /// The target is mounted cavalry (saves 4-5 kill the horse).
         #[arg(long)]
@@ -202,10 +202,10 @@ pub enum LittleColonialOdds {
     },
     /// A gun: P(on the point) with its crew, P(a figure struck dies).
     Gun {
-        #[arg(long, default_value_t = 6)]
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=crate::spec::flag::MAX_FIGURES))]
         gunners: u32,
         /// Infantry or cavalry helping (two count as one gunner).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=crate::spec::flag::MAX_FIGURES))]
         helpers: u32,
         #[arg(long)]
         json: bool,
@@ -213,24 +213,24 @@ pub enum LittleColonialOdds {
     /// The next card of an order deck: P(an officer's card), P(End of Turn).
     Draw {
         /// Cards left in the deck.
-        #[arg(long)]
+        #[arg(long, value_parser = crate::spec::flag::cards)]
         cards_left: usize,
         /// Of those, the officer's.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = crate::spec::flag::cards)]
         officer_cards: usize,
         /// End of Turn cards left.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = crate::spec::flag::cards)]
         end_of_turn: usize,
         #[arg(long)]
         json: bool,
     },
     /// Close combat, d6 + modifiers each; ties fought again.
     Combat {
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         a_add: i32,
         #[arg(long)]
         a_single_rank: bool,
-        #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+        #[arg(long, allow_hyphen_values = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(-crate::spec::flag::MAX_MODIFIER..=crate::spec::flag::MAX_MODIFIER))]
         b_add: i32,
         #[arg(long)]
         b_single_rank: bool,

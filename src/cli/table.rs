@@ -44,7 +44,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let name = images::file_name(&path);
         let lens_here = lens
             .as_ref()
-            .map(|l| l.scaled_to([gray.width(), gray.height()]));
+            .map(|l| l.for_image([gray.width(), gray.height()]))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let markers = calibration::detect_table_markers(&gray, &layout, lens_here.as_ref())?;
         let loo = calibration::leave_one_out_in(&markers, &layout, lens_here.as_ref());
         let errors: Vec<f64> = loo.iter().flat_map(|(_, e)| e.iter().copied()).collect();

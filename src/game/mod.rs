@@ -57,6 +57,10 @@ pub enum GameError {
     NoStart(String),
     #[error("nothing to undo")]
     NothingToUndo,
+    #[error(
+        "the game log cannot be written ({0}); the game is kept in memory, but no command is carried out until the log can be written again (free some disk space, or choose another games folder)"
+    )]
+    LogUnsafe(String),
 }
 
 /// One command of the game with the events it produced.
@@ -82,6 +86,10 @@ pub struct Game {
     /// Bumped by every change of the state (execute, undo): what a view
     /// computed from the state is keyed by.
     revision: u64,
+    /// What resuming repaired in the log.
+    repair: Option<log::Repair>,
+    /// Why the last write to the log failed, until it is healed.
+    log_fault: Option<String>,
 }
 
 impl Game {
@@ -110,85 +118,109 @@ impl Game {
             log,
             next_n: 1,
             revision: 0,
+            repair: None,
+            log_fault: None,
         })
     }
 
-    /// Resumes a game from its log. A command whose `end` record is missing
-    /// (the program died while writing it) is dropped whole, and the log is
-    /// cut back to the last complete command.
+    /// Resumes a game from its log, up to its last consistent command (see
+    /// [`log::recover`]: a damaged log is repaired and the damaged file kept
+    /// beside it; [`Game::repair`] says what was done).
     pub fn resume(log_path: &Path, registry: &Registry) -> Result<Self, GameError> {
-        let read = log::read_log(log_path)?;
-        let mut records = read.records.into_iter();
-        let Some(LogRecord::Start { state, .. }) = records.next() else {
-            return Err(GameError::NoStart(log_path.display().to_string()));
-        };
+        let rec = log::recover(log_path)?;
         let rules = registry
-            .get(&state.rule_set)
-            .ok_or_else(|| GameError::UnknownRuleSet(state.rule_set.clone()))?;
-        let mut history: Vec<Played> = Vec::new();
-        let typed = |command: Command| command.typed(rules.as_ref());
-        let mut open: Option<Played> = None;
-        let mut valid_len = read.valid_len;
-        // Byte length of each record, to cut back an unfinished command.
-        let mut kept_len = 0_u64;
-        let text = std::fs::read_to_string(log_path).map_err(|source| LogError::Io {
-            path: log_path.to_owned(),
-            source,
-        })?;
-        let line_lens: Vec<u64> = text.split_inclusive('\n').map(|l| l.len() as u64).collect();
-        kept_len += line_lens.first().copied().unwrap_or(0);
-        let mut pending_len = 0_u64;
-        for (i, r) in records.enumerate() {
-            let len = line_lens.get(i + 1).copied().unwrap_or(0);
-            match r {
-                LogRecord::Start { .. } => {}
-                LogRecord::Command { n, command } => {
-                    open = Some(Played {
-                        n,
-                        command: typed(command)?,
-                        events: Vec::new(),
-                        undone: false,
-                    });
-                    pending_len = len;
-                }
-                LogRecord::Event { n, event } => {
-                    if let Some(p) = open.as_mut().filter(|p| p.n == n) {
-                        p.events.push(event);
-                        pending_len += len;
-                    }
-                }
-                LogRecord::End { n } => {
-                    if let Some(p) = open.take().filter(|p| p.n == n) {
-                        history.push(p);
-                        kept_len += pending_len + len;
-                        pending_len = 0;
-                    }
-                }
-                LogRecord::Undo { n } => {
-                    if let Some(p) = history.iter_mut().find(|p| p.n == n) {
-                        p.undone = true;
-                    }
-                    kept_len += len;
-                }
-            }
-        }
-        if open.is_some() || read.torn_tail {
-            valid_len = kept_len.min(valid_len);
-        }
-        let log = Some(log::LogWriter::append_to(log_path, valid_len)?);
+            .get(&rec.start.rule_set)
+            .ok_or_else(|| GameError::UnknownRuleSet(rec.start.rule_set.clone()))?;
+        let history: Vec<Played> = rec
+            .commands
+            .into_iter()
+            .map(|c| -> Result<Played, GameError> { Ok(Played {
+                n: c.n,
+                command: c.command.typed(rules.as_ref())?,
+                events: c.events,
+                undone: c.undone,
+            })})
+            .collect::<Result<_, _>>()?;
         let next_n = history.iter().map(|p| p.n).max().unwrap_or(0) + 1;
-        let initial = *state;
         let mut game = Self {
-            state: initial.clone(),
-            initial,
+            state: rec.start.clone(),
+            initial: rec.start,
             rules,
             history,
-            log,
+            log: Some(rec.writer),
             next_n,
             revision: 0,
+            repair: rec.repair,
+            log_fault: None,
         };
         game.rebuild();
         Ok(game)
+    }
+
+    /// What resuming had to repair in the log, if anything.
+    pub fn repair(&self) -> Option<&log::Repair> {
+        self.repair.as_ref()
+    }
+
+    /// Why the log cannot be written now (the game goes on in memory, and
+    /// refuses new commands until the log is safe again).
+    pub fn log_fault(&self) -> Option<&str> {
+        self.log_fault.as_deref()
+    }
+
+    /// Makes the log safe after a failed write: rewrites it whole from the
+    /// game in memory. Called before each command while the log is faulty.
+    pub fn heal_log(&mut self) -> Result<(), GameError> {
+        if self.log_fault.is_none() {
+            return Ok(());
+        }
+        let mut records = vec![LogRecord::Start {
+            schema: log::LOG_SCHEMA.into(),
+            state: Box::new(self.initial.clone()),
+        }];
+        for p in &self.history {
+            records.push(LogRecord::Command {
+                n: p.n,
+                command: p.command.clone(),
+            });
+            records.extend(p.events.iter().map(|e| LogRecord::Event {
+                n: p.n,
+                event: e.clone(),
+            }));
+            records.push(LogRecord::End { n: p.n });
+            if p.undone {
+                records.push(LogRecord::Undo { n: p.n });
+            }
+        }
+        if let Some(log) = self.log.as_mut()
+            && let Err(e) = log.rewrite(&records)
+        {
+            self.log_fault = Some(e.to_string());
+            return Err(GameError::LogUnsafe(e.to_string()));
+        }
+        self.log_fault = None;
+        Ok(())
+    }
+
+    /// The log being written (tests inject faults through it).
+    #[doc(hidden)]
+    pub fn log_writer_for_test(&mut self) -> Option<&mut log::LogWriter> {
+        self.log.as_mut()
+    }
+
+    /// Appends records; a failure marks the log faulty.
+    fn log_records(&mut self, records: &[LogRecord]) -> Result<(), GameError> {
+        let Some(log) = self.log.as_mut() else {
+            return Ok(());
+        };
+        match log.append_all(records) {
+            Ok(()) => Ok(()),
+            Err(e @ LogError::NotFinite { .. }) => Err(e.into()),
+            Err(e) => {
+                self.log_fault = Some(e.to_string());
+                Err(GameError::LogUnsafe(e.to_string()))
+            }
+        }
     }
 
     fn rebuild(&mut self) {
@@ -271,29 +303,36 @@ impl Game {
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, GameError> {
         let command = command.typed(self.rules.as_ref())?;
+        // Nothing that the log cannot keep is carried out.
+        log::to_line(&LogRecord::Command {
+            n: 0,
+            command: command.clone(),
+        })?;
+        self.heal_log()?;
         let events = match command.observations() {
             Some(seen) => self.observed_events(&seen)?,
             None => self.rules.resolve(&self.state, &command, dice)?,
         };
         let n = self.next_n;
-        self.next_n += 1;
-        if let Some(log) = self.log.as_mut() {
-            log.append(&LogRecord::Command {
-                n,
-                command: command.clone(),
-            })?;
-        }
-        for e in &events {
-            if let Some(log) = self.log.as_mut() {
-                log.append(&LogRecord::Event {
-                    n,
-                    event: e.clone(),
-                })?;
+        let mut records = vec![LogRecord::Command {
+            n,
+            command: command.clone(),
+        }];
+        records.extend(events.iter().map(|e| LogRecord::Event {
+            n,
+            event: e.clone(),
+        }));
+        records.push(LogRecord::End { n });
+        if self.log.is_some() {
+            self.log_records(&records)?;
+        } else {
+            for r in &records[1..] {
+                log::to_line(r)?;
             }
-            self.state.apply(e);
         }
-        if let Some(log) = self.log.as_mut() {
-            log.append(&LogRecord::End { n })?;
+        self.next_n += 1;
+        for e in &events {
+            self.state.apply(e);
         }
         self.history.push(Played {
             n,
@@ -309,14 +348,15 @@ impl Game {
     pub fn undo(&mut self) -> Result<Command, GameError> {
         let p = self
             .history
-            .iter_mut()
+            .iter()
             .rev()
             .find(|p| !p.undone)
             .ok_or(GameError::NothingToUndo)?;
-        p.undone = true;
         let (n, command) = (p.n, p.command.clone());
-        if let Some(log) = self.log.as_mut() {
-            log.append(&LogRecord::Undo { n })?;
+        self.heal_log()?;
+        self.log_records(&[LogRecord::Undo { n }])?;
+        if let Some(p) = self.history.iter_mut().find(|p| p.n == n) {
+            p.undone = true;
         }
         self.rebuild();
         self.revision += 1;

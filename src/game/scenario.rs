@@ -18,7 +18,7 @@ use super::state::{
 };
 use crate::geometry::{BaseShape, Placement, Scale, TerrainArea, TerrainKind};
 use crate::rules::Registry;
-use crate::spec::{SourceFile, SpecError};
+use crate::spec::{SourceFile, SpecError, SpecProblem};
 use crate::vision::BaseKind;
 
 /// Errors loading a scenario.
@@ -74,7 +74,7 @@ struct RawFigure {
     experience: Spanned<u8>,
     x_in: Spanned<f64>,
     y_in: Spanned<f64>,
-    facing_deg: f64,
+    facing_deg: Spanned<f64>,
     base: BaseKind,
     #[serde(default)]
     mount_speed: Option<Spanned<String>>,
@@ -137,6 +137,16 @@ struct RawUnit {
 
 /// Generated unit positions are rounded to 1 / this many inches.
 const GENERATED_STEPS_PER_IN: f64 = 1e6;
+/// Largest table side a scenario may give, inches.
+const MAX_TABLE_SIDE_IN: f64 = 10_000.0;
+/// Largest facing a scenario may give, degrees either way.
+const MAX_FACING_DEG: f64 = 720.0;
+/// Largest position uncertainty a scenario may give, inches.
+const MAX_POSITION_SIGMA_IN: f64 = 100.0;
+/// Most figures one `[[unit]]` may generate.
+const MAX_UNIT_COUNT: u32 = 1_000;
+/// Largest spacing between a unit's figures, inches.
+const MAX_SPACING_IN: f64 = 100.0;
 
 fn default_spacing_in() -> f64 {
     1.0
@@ -221,7 +231,7 @@ impl RawUnit {
                     experience: Spanned::new(span.clone(), self.experience),
                     x_in: Spanned::new(span.clone(), p.x),
                     y_in: Spanned::new(span.clone(), p.y),
-                    facing_deg: self.facing_deg,
+                    facing_deg: Spanned::new(span.clone(), self.facing_deg),
                     base: self.base,
                     mount_speed: None,
                     pace: Pace::Stationary,
@@ -235,6 +245,101 @@ impl RawUnit {
             })
             .collect()
     }
+}
+
+fn problem(line: Option<usize>, field: String, message: String) -> SpecProblem {
+    SpecProblem {
+        line,
+        field,
+        message,
+    }
+}
+
+fn facing_problem(v: f64) -> Option<String> {
+    (!(v.is_finite() && v.abs() <= MAX_FACING_DEG))
+        .then(|| format!("{v}: a facing is degrees from -{MAX_FACING_DEG} to {MAX_FACING_DEG}"))
+}
+
+/// Checks the numbers serde cannot bound: the table, the uncertainty, each
+/// figure's and unit's position and facing, terrain points. Returns, per
+/// unit, whether its figures can be generated.
+fn check_numbers(
+    src: &SourceFile,
+    raw: &RawScenario,
+    problems: &mut Vec<SpecProblem>,
+) -> Vec<bool> {
+    for (name, v) in [
+        ("table.width_in", raw.table.width_in),
+        ("table.depth_in", raw.table.depth_in),
+    ] {
+        if !(v.is_finite() && v > 0.0 && v <= MAX_TABLE_SIDE_IN) {
+            problems.push(problem(
+                src.line_of_key(name),
+                name.into(),
+                format!("{v}: table sides must be positive inches, at most {MAX_TABLE_SIDE_IN}"),
+            ));
+        }
+    }
+    let sigma = raw.position_sigma_in;
+    if !(sigma.is_finite() && (0.0..=MAX_POSITION_SIGMA_IN).contains(&sigma)) {
+        problems.push(problem(
+            src.line_of_key("position_sigma_in"),
+            "position_sigma_in".into(),
+            format!("{sigma}: an uncertainty is 0 to {MAX_POSITION_SIGMA_IN} inches"),
+        ));
+    }
+    for (i, f) in raw.figure.iter().enumerate() {
+        if let Some(m) = facing_problem(*f.facing_deg.get_ref()) {
+            let line = Some(src.line_of(f.facing_deg.span().start));
+            problems.push(problem(line, format!("figure[{i}].facing_deg"), m));
+        }
+    }
+    let mut usable = Vec::new();
+    for (i, u) in raw.unit.iter().enumerate() {
+        let line = Some(src.line_of(u.name.span().start));
+        let field = |x: &str| format!("unit[{i}].{x}");
+        let mut found = Vec::new();
+        if let Some(m) = facing_problem(u.facing_deg) {
+            found.push((field("facing_deg"), m));
+        }
+        for (name, v) in [("x_in", u.x_in), ("y_in", u.y_in)] {
+            if !v.is_finite() {
+                found.push((field(name), format!("{v} is not a position in inches")));
+            }
+        }
+        if !(u.spacing_in.is_finite() && u.spacing_in > 0.0 && u.spacing_in <= MAX_SPACING_IN) {
+            found.push((
+                field("spacing_in"),
+                format!(
+                    "{}: spacing is positive inches, at most {MAX_SPACING_IN}",
+                    u.spacing_in
+                ),
+            ));
+        }
+        if u.count > MAX_UNIT_COUNT || u.frontage > MAX_UNIT_COUNT {
+            found.push((
+                field("count"),
+                format!("a unit has at most {MAX_UNIT_COUNT} figures (count and frontage)"),
+            ));
+        }
+        usable.push(found.is_empty());
+        problems.extend(found.into_iter().map(|(f, m)| problem(line, f, m)));
+    }
+    for (i, t) in raw.terrain.iter().enumerate() {
+        if t.polygon_in
+            .get_ref()
+            .iter()
+            .flatten()
+            .any(|v| !v.is_finite())
+        {
+            problems.push(problem(
+                Some(src.line_of(t.polygon_in.span().start)),
+                format!("terrain[{i}].polygon_in"),
+                "every point must be finite inches".into(),
+            ));
+        }
+    }
+    usable
 }
 
 /// A checked scenario: its description and the initial game state.
@@ -254,11 +359,20 @@ impl Scenario {
     /// Parses and checks; every problem is reported at once.
     pub fn from_source(src: &SourceFile, registry: &Registry) -> Result<Self, ScenarioError> {
         let mut raw: RawScenario = src.parse_toml()?;
+        let mut problems = Vec::new();
+        // Numbers first: a unit whose numbers are unusable generates no
+        // figures (its own field is named once, not each figure's position).
+        let usable = check_numbers(src, &raw, &mut problems);
         // Units' generated figures come first, in unit order.
-        let mut generated: Vec<RawFigure> = raw.unit.iter().flat_map(RawUnit::figures).collect();
+        let mut generated: Vec<RawFigure> = raw
+            .unit
+            .iter()
+            .zip(&usable)
+            .filter(|(_, ok)| **ok)
+            .flat_map(|(u, _)| u.figures())
+            .collect();
         generated.append(&mut raw.figure);
         raw.figure = generated;
-        let mut problems = Vec::new();
         let rules = registry.get(raw.rule_set.get_ref());
         if rules.is_none() {
             problems.push(src.problem(
@@ -270,9 +384,6 @@ impl Scenario {
                     registry.names().join(", ")
                 ),
             ));
-        }
-        if raw.table.width_in <= 0.0 || raw.table.depth_in <= 0.0 {
-            problems.push(src.problem(None, "table", "table sides must be positive"));
         }
         for (i, t) in raw.terrain.iter().enumerate() {
             if t.polygon_in.get_ref().len() < 3 {
@@ -427,7 +538,7 @@ impl Scenario {
                 experience: exp,
                 placement: Placement {
                     center_in_table: Point2::new(x, y),
-                    facing_deg: crate::geometry::normalize_deg(f.facing_deg),
+                    facing_deg: crate::geometry::normalize_deg(*f.facing_deg.get_ref()),
                     shape: match f.base {
                         BaseKind::Foot => BaseShape::FOOT,
                         BaseKind::Mounted => BaseShape::MOUNTED,

@@ -25,7 +25,7 @@ pub enum ScriptError {
     Spec(#[from] SpecError),
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    #[error("step {step} ({action}): {source}")]
+    #[error("step {step} ({action})")]
     Step {
         step: usize,
         action: String,

@@ -549,6 +549,7 @@ impl StandTo {
         if raw.mount.speed.is_empty() {
             problems.push(src.problem(None, "mount.speed", "at least one speed is needed"));
         }
+        check_numbers(src, &raw, &mut problems);
         if !problems.is_empty() {
             return Err(src.error(problems));
         }
@@ -606,6 +607,80 @@ impl StandTo {
         let mut out = Vec::new();
         collect_house(&value, "", &mut out);
         out
+    }
+}
+
+/// Dice counts the arithmetic reads: the odds and the outcome of each roll
+/// are worked out for exactly this many dice, so the file must say the same
+/// (field, dice).
+const FIXED_DICE: [(&str, usize); 8] = [
+    ("fire.dice_white", 2),
+    ("fire.dice_coloured", 1),
+    ("melee.dice", 2),
+    ("experience.dice", 1),
+    ("recovery.dice", 1),
+    ("artillery.dice", 2),
+    ("spotting.dice", 2),
+    ("reactions.novice_leader.dice", 2),
+];
+/// Most dice a roll whose total is read as it comes may use.
+const MAX_SHED_DICE: usize = 6;
+
+/// Numbers the serde types cannot bound: every float finite, every length
+/// (`*_in`) zero or more, dice counts the ones the arithmetic reads, mount
+/// speeds from a minimum up to a maximum.
+fn check_numbers(src: &SourceFile, raw: &RawStandTo, problems: &mut Vec<SpecProblem>) {
+    let mut push = |field: String, message: String| {
+        let line = src.line_of_key(&field);
+        problems.push(SpecProblem {
+            line,
+            field,
+            message,
+        });
+    };
+    let counts = [
+        raw.fire.dice_white,
+        raw.fire.dice_coloured,
+        raw.melee.dice,
+        raw.experience.dice,
+        raw.recovery.dice,
+        raw.artillery.dice,
+        raw.spotting.dice,
+        raw.reactions.novice_leader.dice,
+    ];
+    for ((field, fixed), n) in FIXED_DICE.iter().zip(counts) {
+        if n != *fixed {
+            push(
+                (*field).to_owned(),
+                format!(
+                    "{n} dice: Stand To! rolls {fixed} here (the odds and the results read {fixed}); set it to {fixed}"
+                ),
+            );
+        }
+    }
+    if !(1..=MAX_SHED_DICE).contains(&raw.preservation.shed_dice) {
+        push(
+            "preservation.shed_dice".into(),
+            format!("must be 1 to {MAX_SHED_DICE} dice"),
+        );
+    }
+    for (i, s) in raw.mount.speed.iter().enumerate() {
+        if s.min_in > s.max_in {
+            push(
+                format!("mount.speed[{i}].min_in"),
+                format!(
+                    "{} in is more than max_in {} in: a speed runs from its minimum up to its maximum",
+                    s.min_in, s.max_in
+                ),
+            );
+        }
+    }
+    if let Ok(value) = toml::Value::try_from(raw) {
+        let mut bad = Vec::new();
+        crate::spec::number_problems(&value, "", &mut bad);
+        for (field, message) in bad {
+            push(field, message);
+        }
     }
 }
 

@@ -1,0 +1,349 @@
+//! Issue 18 from the command line: flags and files that panicked, hung or
+//! were accepted silently. Each run is a child process with a time bound:
+//! a run that does not end within it is a hang (the bound is generous; no
+//! speed is asserted).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Far more than any of these runs needs on a loaded machine.
+const HANG_BOUND: Duration = Duration::from_secs(180);
+
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `spotter args`, killing it (and failing the test) if it outlives
+/// [`HANG_BOUND`].
+fn spotter(args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_spotter"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > HANG_BOUND {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!(
+                "`spotter {}` hung (killed after {HANG_BOUND:?})",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let run = Run {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "`spotter {}` panicked: {}",
+        args.join(" "),
+        run.stderr
+    );
+    run
+}
+
+/// Refused with an error that contains `needle`.
+fn refused(args: &[&str], needle: &str) {
+    let r = spotter(args);
+    assert!(
+        !r.ok,
+        "`spotter {}` was accepted: {}",
+        args.join(" "),
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains(needle),
+        "`spotter {}`: {}",
+        args.join(" "),
+        r.stderr
+    );
+}
+
+#[test]
+fn app_bench_seconds_that_are_not_a_duration_are_refused() {
+    for bad in ["nan", "inf", "1e20", "-1", "0"] {
+        refused(&["app", "--demo", &format!("--bench={bad}")], "--bench");
+    }
+}
+
+#[test]
+fn app_fps_zero_is_refused_not_a_hang() {
+    refused(&["app", "--demo", "--bench", "2", "--fps", "0"], "--fps");
+    refused(&["app", "--demo", "--bench", "2", "--fps", "nan"], "--fps");
+}
+
+#[test]
+fn odds_counts_are_bounded_with_a_clear_error() {
+    refused(
+        &[
+            "odds",
+            "volley-fire",
+            "fire",
+            "--weapon",
+            "sudanese-rifles",
+            "--range-in",
+            "10",
+            "--firers",
+            "1000000",
+        ],
+        "--firers",
+    );
+    refused(
+        &[
+            "odds",
+            "little-colonial",
+            "fire",
+            "--weapon",
+            "mauser",
+            "--range-cm",
+            "10",
+            "--soldiers",
+            "100000",
+        ],
+        "--soldiers",
+    );
+    refused(
+        &[
+            "odds",
+            "little-colonial",
+            "draw",
+            "--cards-left",
+            "1000000000000",
+        ],
+        "--cards-left",
+    );
+}
+
+#[test]
+fn odds_ranges_and_sigma_must_be_finite_and_not_negative() {
+    let fire = |flag: &str, value: &str| {
+        let mut args = vec![
+            "odds",
+            "stand-to",
+            "fire",
+            "--weapon",
+            "revolver",
+            "--range-in",
+            "5",
+        ];
+        if flag == "--range-in" {
+            args.truncate(5);
+        }
+        let arg = format!("{flag}={value}");
+        args.push(&arg);
+        refused(&args, flag);
+    };
+    fire("--range-in", "-5");
+    fire("--range-in", "nan");
+    fire("--sigma-in", "nan");
+    fire("--sigma-in", "-1");
+}
+
+#[test]
+fn extreme_melee_modifiers_are_refused_not_wrapped() {
+    let (max, min) = ("2147483647", "-2147483648");
+    refused(
+        &[
+            "odds",
+            "stand-to",
+            "melee",
+            "--attacker-mod",
+            max,
+            &format!("--defender-mod={min}"),
+        ],
+        "--attacker-mod",
+    );
+    refused(
+        &["odds", "volley-fire", "melee", "--attacker-add", max],
+        "--attacker-add",
+    );
+    refused(
+        &[
+            "odds",
+            "soldiers-in-time",
+            "melee",
+            "--a-total",
+            max,
+            &format!("--b-total={min}"),
+        ],
+        "--a-total",
+    );
+    refused(
+        &["odds", "little-colonial", "combat", "--a-add", max],
+        "--a-add",
+    );
+}
+
+const PHOTO: &str = "fixtures/photoreal/cam01/frame-01.jpg";
+
+#[test]
+fn a_layout_with_nan_rotation_is_refused_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = dir.path().join("table.toml");
+    let text = std::fs::read_to_string("calibration/table.toml")
+        .unwrap()
+        .replacen("rotation_deg = 0.0", "rotation_deg = nan", 1);
+    std::fs::write(&layout, text).unwrap();
+    let l = layout.to_str().unwrap();
+    refused(&["table", PHOTO, "--layout", l], "rotation_deg");
+    refused(&["detect", PHOTO, "--layout", l], "rotation_deg");
+}
+
+#[test]
+fn a_camera_file_with_huge_numbers_is_refused_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string("fixtures/detect/cam01.camera.toml").unwrap();
+    let dist_line = good.lines().find(|l| l.starts_with("dist")).unwrap();
+    let size_line = good.lines().find(|l| l.starts_with("image_size")).unwrap();
+    for (what, bad) in [
+        (
+            "lens.dist",
+            good.replace(dist_line, "dist = [1e10, 0.0, 0.0, 0.0, 0.0]"),
+        ),
+        (
+            "lens.image_size",
+            good.replace(size_line, "image_size = [4000000000, 4000000000]"),
+        ),
+    ] {
+        let camera = dir.path().join("camera.toml");
+        std::fs::write(&camera, bad).unwrap();
+        let c = camera.to_str().unwrap();
+        refused(&["table", PHOTO, "--camera", c], what);
+        refused(&["detect", PHOTO, "--camera", c], what);
+    }
+}
+
+#[test]
+fn a_camera_file_for_another_image_size_is_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string("fixtures/detect/cam01.camera.toml").unwrap();
+    let size_line = good.lines().find(|l| l.starts_with("image_size")).unwrap();
+    let camera = dir.path().join("camera.toml");
+    std::fs::write(&camera, good.replace(size_line, "image_size = [640, 480]")).unwrap();
+    let c = camera.to_str().unwrap();
+    let r = spotter(&["detect", PHOTO, "--camera", c, "--json"]);
+    assert!(!r.ok);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        all.contains("640x480") && all.contains("1920x1080"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_truncated_jpeg_says_truncated_and_a_tiny_image_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(PHOTO).unwrap();
+    let cut = dir.path().join("cut.jpg");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let r = spotter(&["table", cut.to_str().unwrap()]);
+    assert!(!r.ok);
+    assert!(r.stderr.contains("truncated"), "{}", r.stderr);
+    let tiny = dir.path().join("tiny.png");
+    image::RgbImage::new(1, 1).save(&tiny).unwrap();
+    for cmd in ["table", "detect"] {
+        let r = spotter(&[cmd, tiny.to_str().unwrap()]);
+        assert!(!r.ok);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(all.contains("too small"), "{cmd}: {all}");
+        assert!(!all.contains("OpenCV"), "{cmd}: {all}");
+    }
+}
+
+/// `app --bench` headless with a fresh games folder, plus `extra` flags.
+fn app_headless(games: &Path, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "app",
+        "--bench",
+        "1",
+        "--games-dir",
+        games.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    spotter(&args)
+}
+
+#[test]
+fn app_headless_refuses_what_it_cannot_use_with_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    let r = app_headless(
+        &games,
+        &[
+            "--demo",
+            "--new-game",
+            "--scenario",
+            "no/such/scenario.toml",
+        ],
+    );
+    assert!(
+        !r.ok && r.stderr.contains("no/such/scenario.toml"),
+        "{}",
+        r.stderr
+    );
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(&broken, "name = [\n").unwrap();
+    let r = app_headless(
+        &games,
+        &[
+            "--demo",
+            "--new-game",
+            "--scenario",
+            broken.to_str().unwrap(),
+        ],
+    );
+    assert!(!r.ok && r.stderr.contains("broken.toml"), "{}", r.stderr);
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let r = app_headless(&file, &["--demo", "--new-game"]);
+    assert!(!r.ok && r.stderr.contains("is a file"), "{}", r.stderr);
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let r = app_headless(&games, &["--source", empty.to_str().unwrap()]);
+    assert!(!r.ok && r.stderr.contains("holds no"), "{}", r.stderr);
+    let fake = dir.path().join("fake.mp4");
+    std::fs::write(&fake, "this is not a video").unwrap();
+    let r = app_headless(&games, &["--source", fake.to_str().unwrap()]);
+    assert!(!r.ok && r.stderr.contains("fake.mp4"), "{}", r.stderr);
+    let r = app_headless(&games, &["--demo", "--new-game", "--select", "Nobody"]);
+    assert!(!r.ok && r.stderr.contains("Nobody"), "{}", r.stderr);
+}
+
+#[test]
+fn app_says_whether_it_resumed_and_refuses_corrupt_bindings() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    let session = spotter::ui::session::GameSession::new_game(
+        Path::new(spotter::ui::session::DEFAULT_SCENARIO),
+        &games,
+        1,
+    )
+    .unwrap();
+    let log = session.log_path.clone();
+    drop(session);
+    let r = app_headless(&games, &["--demo"]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains(&format!("resumed the game from {}", log.display())),
+        "{}",
+        r.stdout
+    );
+    std::fs::write(spotter::ui::session::bindings_path(&log), "{not json").unwrap();
+    let r = app_headless(&games, &["--demo"]);
+    assert!(!r.ok && r.stderr.contains("bindings"), "{}", r.stderr);
+}
