@@ -10,14 +10,8 @@
 //!   line). Undo and replay rebuild the state from the log.
 
 pub mod log;
-/// The paths the game's modules name the state, commands and events by:
+/// The path the game's modules name the state by:
 /// the types live with the rule sets ([`crate::rules`]), below the game.
-mod command {
-    pub use crate::rules::Command;
-}
-mod event {
-    pub use crate::rules::Event;
-}
 mod state {
     pub use crate::rules::{
         Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize, Unit,
@@ -134,12 +128,14 @@ impl Game {
         let history: Vec<Played> = rec
             .commands
             .into_iter()
-            .map(|c| -> Result<Played, GameError> { Ok(Played {
-                n: c.n,
-                command: c.command.typed(rules.as_ref())?,
-                events: c.events,
-                undone: c.undone,
-            })})
+            .map(|c| -> Result<Played, GameError> {
+                Ok(Played {
+                    n: c.n,
+                    command: c.command.typed(rules.as_ref())?,
+                    events: c.events,
+                    undone: c.undone,
+                })
+            })
             .collect::<Result<_, _>>()?;
         let next_n = history.iter().map(|p| p.n).max().unwrap_or(0) + 1;
         let mut game = Self {
