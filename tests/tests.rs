@@ -15,6 +15,7 @@ mod detect_accuracy;
 mod detect_errors;
 mod detect_light;
 mod game_log;
+mod incremental_detect;
 mod game_scenario;
 mod geometry_props;
 mod kit;

@@ -66,11 +66,13 @@ pub struct Detection {
     pub position_sigma_in: f64,
 }
 
+pub mod crowd;
 pub mod cv;
 pub mod detect;
 pub mod eval;
 mod fit;
 pub mod hands;
+pub mod incremental;
 pub mod params;
 pub mod rectify;
 pub mod report;
