@@ -58,7 +58,11 @@ fn exposed(frame: &RgbImage, gain: f32) -> RgbImage {
 /// figures.
 fn pair(whole: &[Detection], inc: &[Detection]) -> Result<Vec<f64>, String> {
     if whole.len() != inc.len() {
-        return Err(format!("{} figures whole, {} incremental", whole.len(), inc.len()));
+        return Err(format!(
+            "{} figures whole, {} incremental",
+            whole.len(),
+            inc.len()
+        ));
     }
     let mut used = vec![false; inc.len()];
     let mut out = Vec::new();
@@ -192,7 +196,10 @@ fn crowded_table_with_a_few_moving_matches_whole_detection() {
     let gray = image::imageops::grayscale(&base);
     let mapping = calibration::detect_table(&gray, &layout, Some(&lens)).expect("markers");
     let detector = Detector::new(params.clone(), layout.clone());
-    let found = detector.detect(&base, &mapping).expect("detection").detections;
+    let found = detector
+        .detect(&base, &mapping)
+        .expect("detection")
+        .detections;
     let mut crowd = Crowd::new(
         &base,
         &mapping,

@@ -143,7 +143,9 @@ impl FolderSource {
                 super::decode::decode_jpeg(&bytes, super::decode::FASTEST)
                     .map_err(|e| read(e.to_string()))?
             } else {
-                image::open(path).map_err(|e| read(e.to_string()))?.to_rgb8()
+                image::open(path)
+                    .map_err(|e| read(e.to_string()))?
+                    .to_rgb8()
             };
             self.decoded[index] = Some(img);
         }

@@ -22,10 +22,10 @@ use super::{images, load_camera, load_layout};
 use crate::calibration::{self, Lens, MarkerTracker, SearchKind};
 use crate::capture::decode::{FASTEST, JpegDecoder, decode_jpeg};
 use crate::vision::crowd::{Crowd, CrowdSpec, through_jpeg};
-use crate::vision::incremental::{FrameWork, IncrementalDetector, IncrementalParams};
 use crate::vision::cv;
 use crate::vision::detect::{Detector, StageTimings};
 use crate::vision::eval::quantile;
+use crate::vision::incremental::{FrameWork, IncrementalDetector, IncrementalParams};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -282,7 +282,11 @@ fn run_crowds(
                 if k > 0 {
                     crowd.step(moved);
                 }
-                jpegs.push(through_jpeg(&crowd.frame(), args.quality).map_err(anyhow::Error::msg)?.0);
+                jpegs.push(
+                    through_jpeg(&crowd.frame(), args.quality)
+                        .map_err(anyhow::Error::msg)?
+                        .0,
+                );
             }
             if let (Some(dir), false) = (&args.write_crowd, wrote) {
                 std::fs::create_dir_all(dir)?;
@@ -439,14 +443,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let single = time_frames(&detector, &frames, lens.as_ref(), args.runs)?;
-    print_table("one thread (lone photos: markers over the whole frame)", &single);
+    print_table(
+        "one thread (lone photos: markers over the whole frame)",
+        &single,
+    );
     if let Some((_, v)) = decoders.iter().find(|(d, _)| *d == FASTEST)
         && !v.is_empty()
     {
-        let with: Vec<f64> = single
-            .iter()
-            .map(|t| t.total + quantile(v, 0.5))
-            .collect();
+        let with: Vec<f64> = single.iter().map(|t| t.total + quantile(v, 0.5)).collect();
         println!(
             "  {:<18} {:>10.2} {:>10.2}   (total + the median decode, {})",
             "total+decode",

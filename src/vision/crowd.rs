@@ -101,10 +101,7 @@ impl Crowd {
         let steps = |len: f64| ((len - 2.0 * spacing_in) / spacing_in).floor().max(0.0) as usize;
         for j in 0..=steps(layout.depth_in) {
             for i in 0..=steps(layout.width_in) {
-                let p = Point2::new(
-                    spacing_in * (1.0 + i as f64),
-                    spacing_in * (1.0 + j as f64),
-                );
+                let p = Point2::new(spacing_in * (1.0 + i as f64), spacing_in * (1.0 + j as f64));
                 let near_marker = layout.markers.iter().any(|m| {
                     let reach = m.size_in / 2.0 * std::f64::consts::SQRT_2 + MARKER_CLEARANCE_IN;
                     (p - Point2::new(m.center_in[0], m.center_in[1])).norm() < reach + radius_in
@@ -202,9 +199,9 @@ impl Crowd {
                 }
                 // In range by the check above.
                 let px = out.get_pixel_mut(x as u32, y as u32);
-                for c in 0..3 {
-                    let v = f32::from(px.0[c]) * (1.0 - a) + f32::from(rgb[c]) * a;
-                    px.0[c] = v.round().clamp(0.0, 255.0) as u8;
+                for (o, n) in px.0.iter_mut().zip(rgb) {
+                    let v = f32::from(*o) * (1.0 - a) + f32::from(n) * a;
+                    *o = v.round().clamp(0.0, 255.0) as u8;
                 }
             }
         }
@@ -316,6 +313,8 @@ fn plain(
         .map(|s| (0..3).map(|c| (s[c] - mean[c]).abs()).sum::<f32>() / 3.0)
         .sum::<f32>()
         / n;
-    let off = (0..3).map(|c| (mean[c] - table[c]).abs()).fold(0.0, f32::max);
+    let off = (0..3)
+        .map(|c| (mean[c] - table[c]).abs())
+        .fold(0.0, f32::max);
     spread < PLAIN_SPREAD && off < PLAIN_DISTANCE
 }

@@ -158,7 +158,13 @@ impl Detector {
         mapping: &TableMapping,
     ) -> Result<(FrameDetections, TableGlobals), VisionError> {
         let (f, g) = self.detect_whole(frame, mapping, true)?;
-        Ok((f, g.unwrap_or(TableGlobals { hue: 0.0, level: 0.0 })))
+        Ok((
+            f,
+            g.unwrap_or(TableGlobals {
+                hue: 0.0,
+                level: 0.0,
+            }),
+        ))
     }
 
     fn detect_whole(

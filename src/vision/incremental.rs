@@ -79,7 +79,7 @@ impl Default for IncrementalParams {
             change_level: 14.0,
             change_share: 0.06,
             reach_in: 0.75,
-            pad_in: 2.0,
+            pad_in: 1.0,
             whole_blob_in2: 16.0,
             whole_share: 0.25,
             confirm_frames: 30,
@@ -106,7 +106,10 @@ pub enum WholeReason {
 pub enum FrameWork {
     Whole(WholeReason),
     /// Only parts of the table: how many, and their share of the table.
-    Parts { parts: usize, share: f64 },
+    Parts {
+        parts: usize,
+        share: f64,
+    },
 }
 
 /// Milliseconds spent on one frame, per stage.
@@ -199,10 +202,9 @@ impl IncrementalDetector {
     ) -> Result<IncrementalFrame, VisionError> {
         let t0 = Instant::now();
         let size = [frame.width(), frame.height()];
-        let known = self
-            .state
-            .as_ref()
-            .is_some_and(|s| s.ideal_from_table == mapping.ideal_from_table && s.frame_size == size);
+        let known = self.state.as_ref().is_some_and(|s| {
+            s.ideal_from_table == mapping.ideal_from_table && s.frame_size == size
+        });
         if !known {
             let reason = if self.state.is_none() {
                 WholeReason::Start
@@ -228,7 +230,13 @@ impl IncrementalDetector {
         for k in 0..batch.min(n) {
             let idx = (state.confirm_cursor + k) % n;
             let kept = &state.figures[idx];
-            let now = band_samples(frame, &ctx, &self.detector, mapping.lens.as_ref(), kept.detection.center_in_table);
+            let now = band_samples(
+                frame,
+                &ctx,
+                &self.detector,
+                mapping.lens.as_ref(),
+                kept.detection.center_in_table,
+            );
             if band_differs(&kept.band, &now, gain, self.params.confirm_level) {
                 mark_disc(
                     &mut changed,
@@ -302,14 +310,9 @@ impl IncrementalDetector {
                 (w[3] + pad).min(view.height_px),
             ];
             area += u64::from(part[2] - part[0]) * u64::from(part[3] - part[1]);
-            let (dets, t) = self.detector.detect_in_part(
-                frame,
-                mapping,
-                &ctx,
-                part,
-                *w,
-                state.globals,
-            )?;
+            let (dets, t) =
+                self.detector
+                    .detect_in_part(frame, mapping, &ctx, part, *w, state.globals)?;
             add_timings(&mut detector_ms, &t);
             // Hands seen on the last whole detection still hide what
             // they hid (a hand that moved is a large change).
@@ -342,7 +345,13 @@ impl IncrementalDetector {
                     .all(|f| (f.center_in_table - c).norm() >= min_sep)
         });
         for d in fresh {
-            let band = band_samples(frame, &ctx, &self.detector, mapping.lens.as_ref(), d.center_in_table);
+            let band = band_samples(
+                frame,
+                &ctx,
+                &self.detector,
+                mapping.lens.as_ref(),
+                d.center_in_table,
+            );
             state.figures.push(Kept { detection: d, band });
         }
         // The parts are understood again: their cells are the reference.
@@ -411,7 +420,13 @@ impl IncrementalDetector {
             .iter()
             .map(|d| Kept {
                 detection: d.clone(),
-                band: band_samples(frame, &ctx, &self.detector, mapping.lens.as_ref(), d.center_in_table),
+                band: band_samples(
+                    frame,
+                    &ctx,
+                    &self.detector,
+                    mapping.lens.as_ref(),
+                    d.center_in_table,
+                ),
             })
             .collect();
         let mut state = State {
@@ -490,9 +505,7 @@ fn coarse_cells(
         .iter()
         .zip(&count)
         .zip(&dark)
-        .map(|((s, n), d)| {
-            (!*d && *n > 0).then(|| s.map(|v| v as f32 / *n as f32))
-        })
+        .map(|((s, n), d)| (!*d && *n > 0).then(|| s.map(|v| v as f32 / *n as f32)))
         .collect())
 }
 
@@ -753,7 +766,12 @@ mod tests {
         let gain = exposure_gain(&reference, &now);
         let changed = changed_cells(&reference, &now, gain, &p);
         assert_eq!(
-            changed.iter().enumerate().filter(|(_, c)| **c).map(|(k, _)| k).collect::<Vec<_>>(),
+            changed
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c)
+                .map(|(k, _)| k)
+                .collect::<Vec<_>>(),
             vec![42]
         );
     }

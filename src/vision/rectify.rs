@@ -194,10 +194,7 @@ impl TopView {
 
     /// Table point (x, y) shown at top-view pixel position (i, j).
     pub fn table_from_view(&self, view: Point2<f64>) -> Point2<f64> {
-        let (ox, oy) = (
-            f64::from(self.origin_px[0]),
-            f64::from(self.origin_px[1]),
-        );
+        let (ox, oy) = (f64::from(self.origin_px[0]), f64::from(self.origin_px[1]));
         Point2::new(
             (view.x + ox + 0.5) / self.px_per_in,
             self.depth_in - (view.y + oy + 0.5) / self.px_per_in,
