@@ -146,7 +146,8 @@ struct Kept {
 
 /// Everything known about the table as last understood.
 struct State {
-    ideal_from_table: nalgebra::Matrix3<f64>,
+    /// The mapping the reference and the coarse maps were made with.
+    mapping: TableMapping,
     frame_size: [u32; 2],
     coarse_view: TopView,
     coarse_maps: FixedMaps,
@@ -202,8 +203,14 @@ impl IncrementalDetector {
     ) -> Result<IncrementalFrame, VisionError> {
         let t0 = Instant::now();
         let size = [frame.width(), frame.height()];
+        // The live lock follows a small drift of the mapping (a refit every
+        // half second): a mapping within a tenth of a pixel of the one the
+        // reference was made with is the same table.
+        let layout = self.detector.layout();
         let known = self.state.as_ref().is_some_and(|s| {
-            s.ideal_from_table == mapping.ideal_from_table && s.frame_size == size
+            s.frame_size == size
+                && (s.mapping.ideal_from_table == mapping.ideal_from_table
+                    || mapping.shift_px(&s.mapping, layout) <= super::rectify::MAP_REUSE_PX)
         });
         if !known {
             let reason = if self.state.is_none() {
@@ -430,7 +437,7 @@ impl IncrementalDetector {
             })
             .collect();
         let mut state = State {
-            ideal_from_table: mapping.ideal_from_table,
+            mapping: mapping.clone(),
             frame_size: [frame.width(), frame.height()],
             coarse_view,
             coarse_maps,
