@@ -18,6 +18,7 @@ mod detect_unseen;
 mod game_log;
 mod game_scenario;
 mod geometry_props;
+mod incremental_detect;
 mod kit;
 mod layers;
 mod lens_model;

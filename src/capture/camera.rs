@@ -238,6 +238,13 @@ impl FrameSource for CameraSource {
             name: self.name.clone(),
             reason: e.to_string(),
         })?;
+        // MJPEG through the fastest decoder measured (`spotter bench`);
+        // other formats through nokhwa's own conversion.
+        if buffer.source_frame_format() == nokhwa::utils::FrameFormat::MJPEG {
+            let image = super::decode::decode_jpeg(buffer.buffer(), super::decode::FASTEST)
+                .map_err(|e| camera_error(&self.name, e))?;
+            return Ok((image, self.name.clone()));
+        }
         let decoded = buffer
             .decode_image::<RgbFormat>()
             .map_err(|e| camera_error(&self.name, e))?;

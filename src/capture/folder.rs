@@ -130,11 +130,24 @@ impl FolderSource {
     fn photo(&mut self, index: usize) -> Result<&RgbImage, CaptureError> {
         if self.decoded[index].is_none() {
             let path = &self.paths[index];
-            let img = image::open(path).map_err(|e| CaptureError::Read {
+            let read = |reason: String| CaptureError::Read {
                 path: path.display().to_string(),
-                reason: e.to_string(),
-            })?;
-            self.decoded[index] = Some(img.to_rgb8());
+                reason,
+            };
+            let jpeg = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"));
+            let img = if jpeg {
+                let bytes = std::fs::read(path).map_err(|e| read(e.to_string()))?;
+                super::decode::decode_jpeg(&bytes, super::decode::FASTEST)
+                    .map_err(|e| read(e.to_string()))?
+            } else {
+                image::open(path)
+                    .map_err(|e| read(e.to_string()))?
+                    .to_rgb8()
+            };
+            self.decoded[index] = Some(img);
         }
         self.decoded[index]
             .as_ref()

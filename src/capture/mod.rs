@@ -13,6 +13,7 @@
 //!   video file in any format the system's OpenCV (FFmpeg) decodes.
 
 pub mod camera;
+pub mod decode;
 pub mod failing;
 pub mod folder;
 pub mod video;

@@ -20,9 +20,12 @@ use anyhow::bail;
 use super::detect::{detect_photo, load_params};
 use super::{images, load_camera, load_layout};
 use crate::calibration::{self, Lens, MarkerTracker, SearchKind};
+use crate::capture::decode::{FASTEST, JpegDecoder, decode_jpeg};
+use crate::vision::crowd::{Crowd, CrowdSpec, through_jpeg};
 use crate::vision::cv;
 use crate::vision::detect::{Detector, StageTimings};
 use crate::vision::eval::quantile;
+use crate::vision::incremental::{FrameWork, IncrementalDetector, IncrementalParams};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -38,6 +41,34 @@ pub struct Args {
     /// Runs over every photo per setting (the first is a warm-up, not counted).
     #[arg(long, default_value_t = 10)]
     pub runs: usize,
+    /// Also time crowded tables built from the first photo (see
+    /// `vision::crowd`): the incremental detector on sequences with these
+    /// many figures on the table...
+    #[arg(long, value_delimiter = ',')]
+    pub crowd: Vec<usize>,
+    /// ...and these many moved per frame.
+    #[arg(long, value_delimiter = ',', default_value = "0,5,20")]
+    pub moved: Vec<usize>,
+    /// Steady-state frames timed per crowded sequence (after 5 untimed).
+    #[arg(long, default_value_t = 40)]
+    pub frames: usize,
+    /// The crowded frames at this size (the photo scaled), e.g. 2560x1440.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// JPEG quality of the crowded frames (a webcam's MJPEG).
+    #[arg(long, default_value_t = 85)]
+    pub quality: u8,
+    /// Write the first crowded sequence's frames (JPEG) to this folder, for
+    /// `spotter app --bench --source DIR`, and its camera file beside them.
+    #[arg(long)]
+    pub write_crowd: Option<PathBuf>,
+    /// Threads the crowded runs fit bases on (1: one core, as with
+    /// `taskset -c 0`; 2: both cores, as the app runs).
+    #[arg(long, default_value_t = 1)]
+    pub fit_threads: usize,
+    /// Only the crowded tables (skip the per-photo tables).
+    #[arg(long)]
+    pub crowd_only: bool,
 }
 
 const STAGES: [&str; 6] = [
@@ -155,6 +186,203 @@ fn time_live(
     Ok((out, whole))
 }
 
+/// Prints rows of named samples as median and p95.
+fn print_rows(title: &str, n: usize, rows: &[(&str, Vec<f64>)]) {
+    println!("{title} ({n} frames timed)");
+    println!("  {:<26} {:>10} {:>10}", "stage", "median ms", "p95 ms");
+    for (name, v) in rows {
+        println!(
+            "  {:<26} {:>10.2} {:>10.2}",
+            name,
+            quantile(v, 0.5),
+            quantile(v, 0.95)
+        );
+    }
+}
+
+/// Milliseconds to decode each photo's file with each JPEG decoder, over
+/// `runs` runs (photos that are not JPEG files are skipped).
+fn time_decoders(paths: &[PathBuf], runs: usize) -> Vec<(JpegDecoder, Vec<f64>)> {
+    let files: Vec<Vec<u8>> = paths
+        .iter()
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
+        })
+        .filter_map(|p| std::fs::read(p).ok())
+        .collect();
+    JpegDecoder::ALL
+        .iter()
+        .map(|&d| {
+            let mut v = Vec::new();
+            for run in 0..=runs {
+                for f in &files {
+                    let t = Instant::now();
+                    let ok = decode_jpeg(f, d).is_ok();
+                    if run > 0 && ok {
+                        v.push(t.elapsed().as_secs_f64() * 1e3);
+                    }
+                }
+            }
+            (d, v)
+        })
+        .collect()
+}
+
+/// The crowded-table runs: per figure count and moves per frame, the
+/// first frame (markers over the whole frame, then the whole table) and
+/// the steady state (the mapping locked, the incremental detector), decode
+/// included. Returns (figures, moved, median, p95) of the steady totals.
+fn run_crowds(
+    args: &Args,
+    detector: &Detector,
+    photo: &image::RgbImage,
+    lens: Option<&Lens>,
+) -> anyhow::Result<Vec<(usize, usize, f64, f64)>> {
+    let (photo, lens) = match &args.size {
+        Some(size) => {
+            let (w, h) = size
+                .split_once('x')
+                .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
+                .ok_or_else(|| anyhow::anyhow!("--size {size}: expected WIDTHxHEIGHT"))?;
+            (
+                image::imageops::resize(photo, w, h, image::imageops::FilterType::Triangle),
+                lens.map(|l| l.scaled_to([w, h])),
+            )
+        }
+        None => (
+            photo.clone(),
+            lens.map(|l| l.scaled_to([photo.width(), photo.height()])),
+        ),
+    };
+    let mapping = calibration::detect_table_rgb(&photo, detector.layout(), lens.as_ref())
+        .map_err(|e| anyhow::anyhow!("the first photo's table markers: {e}"))?;
+    let found = detector.detect(&photo, &mapping)?.detections;
+    let mut curve = Vec::new();
+    let mut wrote = false;
+    for &figures in &args.crowd {
+        let pasted = figures.saturating_sub(found.len());
+        for &moved in &args.moved {
+            let mut crowd = Crowd::new(
+                &photo,
+                &mapping,
+                detector.layout(),
+                &found,
+                &CrowdSpec {
+                    foot_diameter_in: detector.params().kit.foot_diameter_in,
+                    spacing_in: 2.2,
+                    figures: pasted,
+                    seed: (figures * 31 + moved) as u64,
+                },
+            );
+            let warm = 5;
+            let mut jpegs = Vec::new();
+            for k in 0..=(warm + args.frames) {
+                if k > 0 {
+                    crowd.step(moved);
+                }
+                jpegs.push(
+                    through_jpeg(&crowd.frame(), args.quality)
+                        .map_err(anyhow::Error::msg)?
+                        .0,
+                );
+            }
+            if let (Some(dir), false) = (&args.write_crowd, wrote) {
+                std::fs::create_dir_all(dir)?;
+                for (k, j) in jpegs.iter().enumerate() {
+                    std::fs::write(dir.join(format!("frame-{k:03}.jpg")), j)?;
+                }
+                if let Some(l) = &lens {
+                    std::fs::write(dir.join("camera.toml"), l.to_toml(0, &[]))?;
+                }
+                println!("wrote {} crowded frames to {}", jpegs.len(), dir.display());
+                wrote = true;
+            }
+            // The first frame: decode, markers over the whole frame, the
+            // whole table.
+            let mut inc = IncrementalDetector::new(
+                detector.clone().with_fit_threads(args.fit_threads),
+                IncrementalParams::default(),
+            );
+            let t = Instant::now();
+            let first = decode_jpeg(&jpegs[0], FASTEST)?;
+            let decode_first = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            let locked = calibration::detect_table_rgb(&first, detector.layout(), lens.as_ref())
+                .map_err(|e| anyhow::anyhow!("markers on the crowded frame: {e}"))?;
+            let markers_first = t.elapsed().as_secs_f64() * 1e3;
+            let r = inc.detect(&first, &locked)?;
+            let on_table = r.detections.len();
+            println!(
+                "\ncrowd: {on_table} figures found on the table ({} pasted of {figures} asked, {} free places), {moved} moved per frame, {}x{}",
+                crowd.len(),
+                crowd.places(),
+                first.width(),
+                first.height()
+            );
+            println!(
+                "  first frame: decode {decode_first:.2} ms, markers {markers_first:.2} ms, whole table {:.2} ms (fitting {:.2}), total {:.2} ms",
+                r.timings.total,
+                r.timings.detector.fitting,
+                decode_first + markers_first + r.timings.total
+            );
+            let mut rows: Vec<(&str, Vec<f64>)> = [
+                "decode",
+                "change test",
+                "re-confirm",
+                "rectify (parts)",
+                "segmentation (parts)",
+                "fitting (parts)",
+                "classification (parts)",
+                "total, decode included",
+            ]
+            .iter()
+            .map(|n| (*n, Vec::new()))
+            .collect();
+            let (mut whole, mut share) = (0, Vec::new());
+            for (k, j) in jpegs.iter().enumerate().skip(1) {
+                let t = Instant::now();
+                let frame = decode_jpeg(j, FASTEST)?;
+                let decode_ms = t.elapsed().as_secs_f64() * 1e3;
+                let r = inc.detect(&frame, &locked)?;
+                if k <= warm {
+                    continue;
+                }
+                match r.work {
+                    FrameWork::Whole(_) => whole += 1,
+                    FrameWork::Parts { share: s, .. } => share.push(s),
+                }
+                let d = &r.timings.detector;
+                for (row, v) in rows.iter_mut().zip([
+                    decode_ms,
+                    r.timings.change,
+                    r.timings.confirm,
+                    d.undistort_rectify,
+                    d.segmentation,
+                    d.fitting,
+                    d.classification,
+                    decode_ms + r.timings.total,
+                ]) {
+                    row.1.push(v);
+                }
+            }
+            print_rows(
+                &format!("  steady state, {on_table} figures, {moved} moved per frame"),
+                args.frames,
+                &rows,
+            );
+            println!(
+                "  whole-table detections in the steady state: {whole}; table share detected again per frame: median {:.3}",
+                quantile(&share, 0.5)
+            );
+            let total = &rows[rows.len() - 1].1;
+            curve.push((on_table, moved, quantile(total, 0.5), quantile(total, 0.95)));
+        }
+    }
+    Ok(curve)
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let layout = load_layout(args.layout.as_deref())?;
     let lens = load_camera(args.camera.as_deref())?;
@@ -174,8 +402,63 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     cv::set_threads(1)?;
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "load average at start: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    if !args.crowd.is_empty() {
+        let curve = run_crowds(&args, &detector, &frames[0], lens.as_ref())?;
+        println!("\nsteady state per frame, decode included (ms, median / p95):");
+        print!("  {:>18}", "figures \\ moved");
+        for m in &args.moved {
+            print!(" {:>14}", m);
+        }
+        println!();
+        for row in curve.chunks(args.moved.len().max(1)) {
+            print!("  {:>18}", row[0].0);
+            for (_, _, med, p95) in row {
+                print!(" {:>6.2} / {:>5.2}", med, p95);
+            }
+            println!();
+        }
+        if args.crowd_only {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let decoders = time_decoders(&paths, args.runs);
+    if decoders.iter().any(|(_, v)| !v.is_empty()) {
+        println!("decoding the photo files, one thread");
+        println!("  {:<34} {:>10} {:>10}", "decoder", "median ms", "p95 ms");
+        for (d, v) in &decoders {
+            println!(
+                "  {:<34} {:>10.2} {:>10.2}",
+                d.name(),
+                quantile(v, 0.5),
+                quantile(v, 0.95)
+            );
+        }
+    }
     let single = time_frames(&detector, &frames, lens.as_ref(), args.runs)?;
-    print_table("one thread", &single);
+    print_table(
+        "one thread (lone photos: markers over the whole frame)",
+        &single,
+    );
+    if let Some((_, v)) = decoders.iter().find(|(d, _)| *d == FASTEST)
+        && !v.is_empty()
+    {
+        let with: Vec<f64> = single.iter().map(|t| t.total + quantile(v, 0.5)).collect();
+        println!(
+            "  {:<18} {:>10.2} {:>10.2}   (total + the median decode, {})",
+            "total+decode",
+            quantile(&with, 0.5),
+            quantile(&with, 0.95),
+            FASTEST.name()
+        );
+    }
     let locked = time_locked(&detector, &frames, lens.as_ref(), args.runs)?;
     print_table(
         "one thread, mapping locked (live video: markers off the frame path)",

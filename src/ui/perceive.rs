@@ -18,6 +18,7 @@ use crate::calibration::{
 };
 use crate::vision::Detection;
 use crate::vision::detect::Detector;
+use crate::vision::incremental::{IncrementalDetector, IncrementalParams};
 use crate::vision::params::DetectorParams;
 use crate::vision::track::{FigureState, FrameObservation, OccludedRegion, Tracker, TrackerParams};
 
@@ -67,6 +68,23 @@ impl MarkerFinder for ArucoMarkers {
 pub struct VisionDetector(pub Detector);
 
 impl FigureDetector for VisionDetector {
+    fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
+        self.0
+            .detect(image, mapping)
+            .map(|f| FoundFigures {
+                detections: f.detections,
+                occluded_regions_in_table: Some(f.occluded_regions_in_table),
+            })
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The vision module's detector run at the cost of what changed (see
+/// [`crate::vision::incremental`]): the whole table on the first frame and
+/// after a re-lock, then only where the picture changed.
+pub struct IncrementalVision(pub IncrementalDetector);
+
+impl FigureDetector for IncrementalVision {
     fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
         self.0
             .detect(image, mapping)
@@ -345,7 +363,7 @@ fn markers(layout: &TableLayout, lens: Option<&Lens>) -> MarkerSearch {
 }
 
 /// The perceiver the app runs: ArUco markers on their own thread, the
-/// table lock, the vision detector and the tracker.
+/// table lock, the vision detector (incremental) and the tracker.
 pub fn standard_factory(
     layout: TableLayout,
     lens: Option<Lens>,
@@ -353,9 +371,15 @@ pub fn standard_factory(
     tracker_params: TrackerParams,
 ) -> Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync> {
     Arc::new(move || {
-        let detector = Box::new(VisionDetector(Detector::new(
-            params.clone(),
-            layout.clone(),
+        // The fits of a whole-table detection (the first frame, a re-lock,
+        // a hand) are shared with the second core; the capture thread
+        // decodes the next frame meanwhile.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(2);
+        let detector = Box::new(IncrementalVision(IncrementalDetector::new(
+            Detector::new(params.clone(), layout.clone()).with_fit_threads(threads),
+            IncrementalParams::default(),
         )));
         let tracker: Box<dyn FigureTracker> = match Tracker::new(tracker_params.clone()) {
             Ok(t) => Box::new(VisionTracker::new(t)),

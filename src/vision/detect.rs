@@ -23,7 +23,7 @@ use super::fit::{FootFit, RectFit, Surface, colour_of};
 use super::hands::HandFinder;
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, WhiteReference};
-use super::segment::{self, Component};
+use super::segment::{self, Component, TableGlobals};
 use super::track::OccludedRegion;
 use super::{BaseKind, Detection, VisionError};
 use crate::calibration::{TableLayout, TableMapping};
@@ -48,6 +48,18 @@ pub struct StageTimings {
     pub total: f64,
 }
 
+/// What every detection on one frame needs first (see
+/// [`Detector::frame_context`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameContext {
+    pub pose: CameraPose,
+    /// The whole table's top view.
+    pub view: TopView,
+    pub white: Option<WhiteReference>,
+    /// White-balance gains from `white` (ones without it).
+    pub gains: [f32; 3],
+}
+
 /// What the detector found in one frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameDetections {
@@ -67,6 +79,8 @@ pub struct Detector {
     params: DetectorParams,
     layout: TableLayout,
     hands: HandFinder,
+    /// Threads the bases are fitted on (1: the calling thread only).
+    fit_threads: usize,
 }
 
 fn ms_since(t: Instant) -> f64 {
@@ -106,6 +120,17 @@ impl Detector {
             params,
             layout,
             hands: HandFinder::default(),
+            fit_threads: 1,
+        }
+    }
+
+    /// The same detector fitting on up to `threads` threads (the calling
+    /// one and scoped helpers) when a frame has enough components: the
+    /// same fits, sooner, on a machine with idle cores.
+    pub fn with_fit_threads(self, threads: usize) -> Self {
+        Self {
+            fit_threads: threads.max(1),
+            ..self
         }
     }
 
@@ -128,7 +153,7 @@ impl Detector {
         frame: &RgbImage,
         mapping: &TableMapping,
     ) -> Result<FrameDetections, VisionError> {
-        Ok(self.detect_with_evidence(frame, mapping)?.0)
+        self.detect_whole(frame, mapping, false).map(|(f, _, _)| f)
     }
 
     /// As [`Detector::detect`], with what was measured about each figure
@@ -138,8 +163,109 @@ impl Detector {
         frame: &RgbImage,
         mapping: &TableMapping,
     ) -> Result<(FrameDetections, Vec<Evidence>), VisionError> {
+        self.detect_whole(frame, mapping, false).map(|(f, _, e)| (f, e))
+    }
+
+    /// [`Detector::detect`], and the table-wide values its segmentation
+    /// compared the cells with (for later detections in parts of the table,
+    /// [`Detector::detect_in_part`]).
+    pub fn detect_with_globals(
+        &self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<(FrameDetections, TableGlobals), VisionError> {
+        let (f, g, _) = self.detect_whole(frame, mapping, true)?;
+        Ok((
+            f,
+            g.unwrap_or(TableGlobals {
+                hue: 0.0,
+                level: 0.0,
+            }),
+        ))
+    }
+
+    fn detect_whole(
+        &self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+        want_globals: bool,
+    ) -> Result<(FrameDetections, Option<TableGlobals>, Vec<Evidence>), VisionError> {
         let p = &self.params;
         let t0 = Instant::now();
+        let FrameContext {
+            pose,
+            view,
+            white,
+            gains,
+        } = self.frame_context(frame, mapping)?;
+        let top = view.render(frame, &pose, mapping.lens.as_ref(), p.rectify.map_grid_px)?;
+        let undistort_rectify = ms_since(t0);
+
+        let globals = want_globals.then(|| segment::table_globals(&top, gains, self.cell_px()));
+        let (found, [segmentation, fitting, classify_ms]) =
+            self.find_in_view(&top, &view, &pose, gains, globals, None);
+
+        let t3 = Instant::now();
+        // No phantom figures on an arm, and no figure under a hand reported
+        // from the part of its band that shows.
+        let centres: Vec<Point2<f64>> = found.iter().map(|d| d.0.center_in_table).collect();
+        let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
+        let margin_in = self.hands.params().suppress_margin_in;
+        let (detections, evidence): (Vec<Detection>, Vec<Evidence>) = found
+            .into_iter()
+            .filter(|(d, _)| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)))
+            .unzip();
+        let classification = classify_ms + ms_since(t3);
+        Ok((
+            FrameDetections {
+                detections,
+                timings: StageTimings {
+                    markers: 0.0,
+                    undistort_rectify,
+                    segmentation,
+                    fitting,
+                    classification,
+                    total: ms_since(t0),
+                },
+                white,
+                occluded_regions_in_table: hands,
+            },
+            globals,
+            evidence,
+        ))
+    }
+
+    /// Side of the table-brightness cells of the segmentation, top-view
+    /// pixels.
+    fn cell_px(&self) -> usize {
+        let p = &self.params;
+        (p.colour.table_cell_in * p.rectify.px_per_in)
+            .round()
+            .max(1.0) as usize
+    }
+
+    /// Parts of the top view given to [`Detector::detect_in_part`] start on
+    /// multiples of this many pixels: the segmentation's cells and the
+    /// map grid then fall as they do on the whole view.
+    pub fn part_grid_px(&self) -> u32 {
+        let a = self.cell_px().max(1) as u64;
+        let b = u64::from(self.params.rectify.map_grid_px.max(1));
+        let (mut x, mut y) = (a, b);
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        u32::try_from(a / x * b).unwrap_or(u32::MAX)
+    }
+
+    /// What every detection on a frame needs first: the lens checked
+    /// against the frame, the camera pose, the whole top view's geometry
+    /// and the white reference.
+    pub fn frame_context(
+        &self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<FrameContext, VisionError> {
+        let p = &self.params;
         if let Some(lens) = &mapping.lens
             && lens.image_size != [frame.width(), frame.height()]
         {
@@ -152,7 +278,6 @@ impl Detector {
         }
         let pose = CameraPose::from_mapping(mapping, [frame.width(), frame.height()])?;
         let view = TopView::new(&self.layout, p.rectify.px_per_in, p.kit.base_height_in);
-        let top = view.render(frame, &pose, mapping.lens.as_ref(), p.rectify.map_grid_px)?;
         let white = WhiteReference::from_markers(
             frame,
             mapping,
@@ -160,17 +285,91 @@ impl Detector {
             p.white.margin_inner_in,
             p.white.margin_outer_in,
         );
-        let paper_level = p.white.paper_level as f32;
         // Without a white reference, leave the colours as the camera saw them.
-        let gains = white.map_or([1.0; 3], |w| w.gains(paper_level));
-        let undistort_rectify = ms_since(t0);
+        let gains = white.map_or([1.0; 3], |w| w.gains(p.white.paper_level as f32));
+        Ok(FrameContext {
+            pose,
+            view,
+            white,
+            gains,
+        })
+    }
 
+    /// The figures of one part of the table: the detector's segmentation,
+    /// fitting and classification on the top view of `part` only (whole-view
+    /// pixels: min column, min row, end column, end row; its corner on
+    /// multiples of [`Detector::part_grid_px`]), with the table-wide values
+    /// `globals` of the whole view. Only components that reach into `wanted`
+    /// (whole-view pixels, the same form) are fitted. Hands are not looked
+    /// for. Where `part` reaches a base-width beyond every wanted component,
+    /// the figures found are those [`Detector::detect`] finds there.
+    pub fn detect_in_part(
+        &self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+        ctx: &FrameContext,
+        part: [u32; 4],
+        wanted: [u32; 4],
+        globals: TableGlobals,
+    ) -> Result<(Vec<Detection>, StageTimings), VisionError> {
+        let p = &self.params;
+        let t0 = Instant::now();
+        let sub = ctx.view.part(part);
+        let maps = sub.fixed_maps(&ctx.pose, mapping.lens.as_ref(), p.rectify.map_grid_px);
+        let top = super::cv::remap_rgb_fixed(frame, &maps)?;
+        let [ox, oy] = sub.origin_px;
+        let local = [
+            wanted[0].saturating_sub(ox) as usize,
+            wanted[1].saturating_sub(oy) as usize,
+            wanted[2].saturating_sub(ox) as usize,
+            wanted[3].saturating_sub(oy) as usize,
+        ];
+        let undistort_rectify = ms_since(t0);
+        let (found, [segmentation, fitting, classification]) =
+            self.find_in_view(&top, &sub, &ctx.pose, ctx.gains, Some(globals), Some(local));
+        let detections = found.into_iter().map(|(d, _)| d).collect();
+        Ok((
+            detections,
+            StageTimings {
+                markers: 0.0,
+                undistort_rectify,
+                segmentation,
+                fitting,
+                classification,
+                total: ms_since(t0),
+            },
+        ))
+    }
+
+    /// The hand finder (its parameters and memory).
+    pub fn hands(&self) -> &HandFinder {
+        &self.hands
+    }
+
+    /// Forgets the terrain the hand finder remembers (the camera moved).
+    pub fn forget_hands(&self) {
+        self.hands.forget();
+    }
+
+    /// Segmentation, fitting and classification on a top view (the whole
+    /// table's or a part's); only components reaching into `wanted` (the
+    /// view's pixels, ends exclusive) when given. Returns the detections
+    /// with their evidence and the three stages' milliseconds.
+    fn find_in_view(
+        &self,
+        top: &RgbImage,
+        view: &TopView,
+        pose: &CameraPose,
+        gains: [f32; 3],
+        globals: Option<TableGlobals>,
+        wanted: Option<[usize; 4]>,
+    ) -> (Vec<(Detection, Evidence)>, [f64; 3]) {
+        let p = &self.params;
+        let paper_level = p.white.paper_level as f32;
         let t1 = Instant::now();
-        let cell_px = (p.colour.table_cell_in * p.rectify.px_per_in)
-            .round()
-            .max(1.0) as usize;
-        let mut seg = segment::segment(&top, gains, paper_level, cell_px, &p.colour);
-        self.clear_markers(&mut seg, &view);
+        let cell_px = self.cell_px();
+        let mut seg = segment::segment_with(top, gains, paper_level, cell_px, &p.colour, globals);
+        self.clear_markers(&mut seg, view);
         let radius = p.kit.foot_diameter_in / 2.0;
         let inner = radius - p.kit.band_width_in;
         let ring_px =
@@ -189,51 +388,72 @@ impl Detector {
             ((p.kit.foot_diameter_in + p.kit.band_width_in) * px).ceil() as usize,
             min_count,
         ));
+        if let Some(w) = wanted {
+            comps.retain(|c| {
+                c.bbox[0] < w[2] && c.bbox[2] >= w[0] && c.bbox[1] < w[3] && c.bbox[3] >= w[1]
+            });
+        }
         let segmentation = ms_since(t1);
 
         let t2 = Instant::now();
         let surface = Surface {
-            top: &top,
+            top,
             gains,
             seg: &seg,
-            view: &view,
-            pose: &pose,
+            view,
+            pose,
             params: p,
         };
-        let mut fitted: Vec<Fitted> = Vec::new();
-        for comp in &comps {
-            fitted.extend(self.fit_component(&surface, comp));
-        }
+        let fitted = self.fit_all(&surface, &comps);
         let fitting = ms_since(t2);
 
         let t3 = Instant::now();
         let found = self.classify(&surface, fitted);
-        // No phantom figures on an arm, and no figure under a hand reported
-        // from the part of its band that shows.
-        let centres: Vec<Point2<f64>> = found.iter().map(|d| d.0.center_in_table).collect();
-        let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
-        let margin_in = self.hands.params().suppress_margin_in;
-        let (detections, evidence): (Vec<Detection>, Vec<Evidence>) = found
-            .into_iter()
-            .filter(|(d, _)| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)))
-            .unzip();
-        let classification = ms_since(t3);
-        Ok((
-            FrameDetections {
-                detections,
-                timings: StageTimings {
-                    markers: 0.0,
-                    undistort_rectify,
-                    segmentation,
-                    fitting,
-                    classification,
-                    total: ms_since(t0),
-                },
-                white,
-                occluded_regions_in_table: hands,
-            },
-            evidence,
-        ))
+        (found, [segmentation, fitting, ms_since(t3)])
+    }
+
+    /// Every component's fits, in component order; on `fit_threads`
+    /// threads when there are enough components to share (each component
+    /// is fitted alone, so the fits are the same on any thread).
+    fn fit_all(&self, surface: &Surface<'_>, comps: &[Component]) -> Vec<Fitted> {
+        /// Fewest components per thread worth a thread of its own.
+        const MIN_PER_THREAD: usize = 8;
+        let threads = self.fit_threads.min(comps.len() / MIN_PER_THREAD).max(1);
+        if threads == 1 {
+            return comps
+                .iter()
+                .flat_map(|c| self.fit_component(surface, c))
+                .collect();
+        }
+        // Interleaved shares: neighbouring components cost alike.
+        let share = |k: usize| -> Vec<(usize, Vec<Fitted>)> {
+            comps
+                .iter()
+                .enumerate()
+                .skip(k)
+                .step_by(threads)
+                .map(|(i, c)| (i, self.fit_component(surface, c)))
+                .collect()
+        };
+        let mut parts: Vec<(usize, Vec<Fitted>)> = std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..threads).map(|k| s.spawn(move || share(k))).collect();
+            let mut all = share(0);
+            for h in helpers {
+                // A helper that panicked: its share is fitted below.
+                if let Ok(v) = h.join() {
+                    all.extend(v);
+                }
+            }
+            all
+        });
+        if parts.len() < comps.len() {
+            let done: std::collections::HashSet<usize> = parts.iter().map(|p| p.0).collect();
+            for (i, c) in comps.iter().enumerate().filter(|(i, _)| !done.contains(i)) {
+                parts.push((i, self.fit_component(surface, c)));
+            }
+        }
+        parts.sort_by_key(|p| p.0);
+        parts.into_iter().flat_map(|p| p.1).collect()
     }
 
     /// Clears the labels over every layout marker and its paper.

@@ -67,11 +67,13 @@ pub struct Detection {
 }
 
 pub mod confidence;
+pub mod crowd;
 pub mod cv;
 pub mod detect;
 pub mod eval;
 mod fit;
 pub mod hands;
+pub mod incremental;
 pub mod params;
 pub mod rectify;
 pub mod report;

@@ -154,6 +154,10 @@ pub struct TopView {
     pub depth_in: f64,
     /// Height of the plane shown, inches above the table.
     pub plane_z_in: f64,
+    /// Where this view's pixel (0, 0) lies in the whole table's view
+    /// (columns, rows): zero for the whole table, the corner of the part
+    /// for a part of it (see [`TopView::part`]).
+    pub origin_px: [u32; 2],
 }
 
 impl TopView {
@@ -167,22 +171,41 @@ impl TopView {
             height_px,
             depth_in: layout.depth_in,
             plane_z_in,
+            origin_px: [0, 0],
+        }
+    }
+
+    /// The part of this view in `rect` (its own pixels: min column, min
+    /// row, end column, end row, ends exclusive), clamped to the view. Its
+    /// pixels show the same table points as the same pixels of this view;
+    /// a part whose corner lies on the map grid gets the same maps there.
+    pub fn part(&self, rect: [u32; 4]) -> Self {
+        let x1 = rect[2].min(self.width_px);
+        let y1 = rect[3].min(self.height_px);
+        let x0 = rect[0].min(x1.saturating_sub(1));
+        let y0 = rect[1].min(y1.saturating_sub(1));
+        Self {
+            width_px: (x1 - x0).max(1),
+            height_px: (y1 - y0).max(1),
+            origin_px: [self.origin_px[0] + x0, self.origin_px[1] + y0],
+            ..self.clone()
         }
     }
 
     /// Table point (x, y) shown at top-view pixel position (i, j).
     pub fn table_from_view(&self, view: Point2<f64>) -> Point2<f64> {
+        let (ox, oy) = (f64::from(self.origin_px[0]), f64::from(self.origin_px[1]));
         Point2::new(
-            (view.x + 0.5) / self.px_per_in,
-            self.depth_in - (view.y + 0.5) / self.px_per_in,
+            (view.x + ox + 0.5) / self.px_per_in,
+            self.depth_in - (view.y + oy + 0.5) / self.px_per_in,
         )
     }
 
     /// Top-view pixel position showing table point (x, y).
     pub fn view_from_table(&self, table: Point2<f64>) -> Point2<f64> {
         Point2::new(
-            table.x * self.px_per_in - 0.5,
-            (self.depth_in - table.y) * self.px_per_in - 0.5,
+            table.x * self.px_per_in - 0.5 - f64::from(self.origin_px[0]),
+            (self.depth_in - table.y) * self.px_per_in - 0.5 - f64::from(self.origin_px[1]),
         )
     }
 
@@ -346,6 +369,8 @@ impl TopView {
             .map(|v| v.to_bits())
             .collect();
         key.extend([
+            u64::from(self.origin_px[0]),
+            u64::from(self.origin_px[1]),
             u64::from(self.width_px),
             u64::from(self.height_px),
             u64::from(grid_px),

@@ -72,6 +72,55 @@ pub fn segment(
     cell_px: usize,
     p: &ColourParams,
 ) -> Segmentation {
+    segment_with(top, gains, paper_level, cell_px, p, None)
+}
+
+/// The table-wide values [`segment`] compares each cell with: the median
+/// hue and the median level of the seen cells.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TableGlobals {
+    pub hue: f32,
+    pub level: f32,
+}
+
+/// The [`TableGlobals`] of a whole top view (what [`segment`] uses on it).
+pub fn table_globals(top: &RgbImage, gains: [f32; 3], cell_px: usize) -> TableGlobals {
+    let (w, h) = (top.width() as usize, top.height() as usize);
+    let cell = cell_px.max(1);
+    let (cw, ch) = (w.div_ceil(cell), h.div_ceil(cell));
+    let (sum, n) = cell_sums(top.as_raw(), w, cell, cw, ch);
+    let mut hues = Vec::new();
+    let mut levels = Vec::new();
+    for (s, c) in sum.iter().zip(&n) {
+        if *c > 0 {
+            let rgb = [0, 1, 2].map(|k| s[k] as f32 * gains[k] / *c as f32);
+            hues.push(hsv(rgb).0);
+            let level = rgb[0].max(rgb[1]).max(rgb[2]);
+            if level > 0.0 {
+                levels.push(level);
+            }
+        }
+    }
+    hues.sort_by(f32::total_cmp);
+    levels.sort_by(f32::total_cmp);
+    TableGlobals {
+        hue: hues.get(hues.len() / 2).copied().unwrap_or(0.0),
+        level: levels.get(levels.len() / 2).copied().unwrap_or(0.0),
+    }
+}
+
+/// [`segment`] on a part of a top view, with the table-wide values of the
+/// whole view given (`None`: taken from `top` itself, as [`segment`] does).
+/// Cells are counted from `top`'s corner, so a part whose corner lies on
+/// the whole view's cell grid gets the same cells.
+pub fn segment_with(
+    top: &RgbImage,
+    gains: [f32; 3],
+    paper_level: f32,
+    cell_px: usize,
+    p: &ColourParams,
+    globals: Option<TableGlobals>,
+) -> Segmentation {
     let (w, h) = (top.width() as usize, top.height() as usize);
     let raw = top.as_raw();
     let cell = cell_px.max(1);
@@ -104,7 +153,7 @@ pub fn segment(
         cw,
         ch,
     );
-    let global_hue = {
+    let global_hue = globals.map(|g| g.hue).unwrap_or_else(|| {
         let mut v: Vec<f32> = cell_hsv
             .iter()
             .zip(&seen)
@@ -113,8 +162,14 @@ pub fn segment(
             .collect();
         v.sort_by(f32::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(0.0)
-    };
-    let illumination = illumination_field(&cell_level, cw, ch, p.white_min_illumination as f32);
+    });
+    let illumination = illumination_field(
+        &cell_level,
+        cw,
+        ch,
+        p.white_min_illumination as f32,
+        globals.map(|g| g.level),
+    );
     let white_level = p.white_min_level as f32 * paper_level;
     let white_over = p.white_min_over_table as f32;
     let dark_level = p.band_min_level as f32 * paper_level;
@@ -611,13 +666,19 @@ fn median_field(value: &[f32], seen: &[bool], cw: usize, ch: usize) -> Vec<f32> 
 /// around it (a model or a base in one cell does not move it) over the
 /// median of all cells, clamped to `[min, 1]`. The table's own brightness
 /// field stands in for the light where no paper is.
-fn illumination_field(level: &[f32], cw: usize, ch: usize, min: f32) -> Vec<f32> {
+fn illumination_field(
+    level: &[f32],
+    cw: usize,
+    ch: usize,
+    min: f32,
+    global: Option<f32>,
+) -> Vec<f32> {
     let mut seen: Vec<f32> = level.iter().copied().filter(|v| *v > 0.0).collect();
     if seen.is_empty() {
         return vec![1.0; level.len()];
     }
     seen.sort_by(f32::total_cmp);
-    let global = seen[seen.len() / 2];
+    let global = global.filter(|g| *g > 0.0).unwrap_or(seen[seen.len() / 2]);
     let mut out = vec![1.0; level.len()];
     let mut near: Vec<f32> = Vec::with_capacity(9);
     for cj in 0..ch {

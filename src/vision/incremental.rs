@@ -1,0 +1,798 @@
+//! Perception at the cost of what changed: the detector run only where the
+//! table looks different from the table as last understood.
+//!
+//! # How
+//! Each frame is resampled into a coarse top view (a few pixels an inch)
+//! and compared, cell by cell, with the reference: the coarse view of the
+//! frames on which each part of the table was last detected. Colours are
+//! compared after a per-channel gain taken as the median ratio over all
+//! cells, so an auto-exposure or white-balance drift changes nothing, and a
+//! cell's colour is the mean of several samples, so JPEG and sensor noise
+//! stay well under the threshold. The changed cells, widened by a base, are
+//! detected again with [`Detector::detect_in_part`] (with a margin of table
+//! round them for context); every figure elsewhere keeps its fit.
+//!
+//! The figures kept are re-confirmed on a rolling schedule: a few samples
+//! round each base's band, read from the frame and compared with what they
+//! were when it was fitted; a figure that no longer looks the same is
+//! detected again. A rolling sweep detects one tile of the table again
+//! every few frames, so nothing the change test missed stays wrong for
+//! long. The whole table is detected on the first frame, when the mapping
+//! changes (a re-lock), when the frame size changes, and when a change is
+//! too large for parts (a hand or an arm over the table: the hand finder
+//! works on the whole view).
+//!
+//! # Conventions
+//! Table frame of `TABLE_KIT.md` (inches, x right, y up seen from above);
+//! top-view pixels as in [`super::rectify`]; times are milliseconds.
+
+use std::time::Instant;
+
+use image::RgbImage;
+use nalgebra::Point2;
+
+use super::cv::{self, FixedMaps};
+use super::detect::{Detector, FrameContext, FrameDetections, StageTimings};
+use super::rectify::TopView;
+use super::segment::TableGlobals;
+use super::track::OccludedRegion;
+use super::{Detection, VisionError};
+use crate::calibration::{Lens, TableMapping};
+
+/// What the incremental detector can be tuned by. Sizes are table inches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncrementalParams {
+    /// Scale of the coarse top view the change test samples, pixels an inch.
+    pub coarse_px_per_in: f64,
+    /// Side of a change cell, coarse pixels (its colour is their mean).
+    pub cell_coarse_px: u32,
+    /// A cell changed when a channel differs by more than this (0..255)...
+    pub change_level: f32,
+    /// ...plus this share of the reference's brightest channel.
+    pub change_share: f32,
+    /// Changed cells are widened by this before detection: a base whose
+    /// edge changed has its centre within it.
+    pub reach_in: f64,
+    /// Table round each part given to the detector for context.
+    pub pad_in: f64,
+    /// A changed blob larger than this (square inches) may be a hand: the
+    /// whole table is detected (the hand finder needs the whole view).
+    pub whole_blob_in2: f64,
+    /// More than this share of the table changed: the whole is detected.
+    pub whole_share: f64,
+    /// Every kept figure is re-confirmed once in this many frames.
+    pub confirm_frames: u32,
+    /// A re-confirmation fails when the band samples differ by more than
+    /// this on average (0..255, after the exposure gain).
+    pub confirm_level: f32,
+    /// Side of a sweep tile.
+    pub sweep_tile_in: f64,
+    /// One sweep tile is detected again every this many frames (0: never).
+    pub sweep_every_frames: u32,
+}
+
+impl Default for IncrementalParams {
+    fn default() -> Self {
+        Self {
+            coarse_px_per_in: 5.0,
+            cell_coarse_px: 2,
+            change_level: 14.0,
+            change_share: 0.06,
+            reach_in: 0.75,
+            pad_in: 1.0,
+            whole_blob_in2: 16.0,
+            whole_share: 0.25,
+            confirm_frames: 30,
+            confirm_level: 28.0,
+            sweep_tile_in: 4.0,
+            sweep_every_frames: 4,
+        }
+    }
+}
+
+/// Why the whole table was detected on a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WholeReason {
+    /// Nothing known yet.
+    Start,
+    /// The table mapping or the frame size is not the one last seen.
+    NewMapping,
+    /// The change was too large for parts (a hand, an arm, the light).
+    LargeChange,
+}
+
+/// How a frame was detected.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FrameWork {
+    Whole(WholeReason),
+    /// Only parts of the table: how many, and their share of the table.
+    Parts {
+        parts: usize,
+        share: f64,
+    },
+}
+
+/// Milliseconds spent on one frame, per stage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct IncrementalTimings {
+    /// Pose and white reference, the coarse view and the change test.
+    pub change: f64,
+    /// Re-confirming kept figures.
+    pub confirm: f64,
+    /// The detector's own stages, summed over the parts (or of the whole
+    /// detection).
+    pub detector: StageTimings,
+    pub total: f64,
+}
+
+/// What the incremental detector reports for one frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncrementalFrame {
+    pub detections: Vec<Detection>,
+    /// From the last whole detection (parts do not look for hands).
+    pub occluded_regions_in_table: Vec<OccludedRegion>,
+    pub work: FrameWork,
+    pub timings: IncrementalTimings,
+}
+
+/// A figure kept between frames and what its band looked like.
+#[derive(Debug, Clone)]
+struct Kept {
+    detection: Detection,
+    /// The frame's colours at the band samples when it was fitted; `None`
+    /// where a sample fell outside the frame.
+    band: Vec<Option<[f32; 3]>>,
+}
+
+/// Everything known about the table as last understood.
+struct State {
+    /// The mapping the reference and the coarse maps were made with.
+    mapping: TableMapping,
+    frame_size: [u32; 2],
+    coarse_view: TopView,
+    coarse_maps: FixedMaps,
+    /// Change cells across and down.
+    cw: usize,
+    ch: usize,
+    /// The reference colour per change cell, in the exposure of the first
+    /// frame after the last whole detection; `None` outside the photo.
+    reference: Vec<Option<[f32; 3]>>,
+    globals: TableGlobals,
+    figures: Vec<Kept>,
+    occluded: Vec<OccludedRegion>,
+    frame: u64,
+    confirm_cursor: usize,
+    sweep_cursor: usize,
+}
+
+/// The detector run at the cost of what changed. Feed it the frames of one
+/// camera in order.
+pub struct IncrementalDetector {
+    detector: Detector,
+    params: IncrementalParams,
+    state: Option<State>,
+}
+
+/// Points round a base where its band is sampled for re-confirmation.
+const BAND_SAMPLES: usize = 12;
+
+impl IncrementalDetector {
+    pub fn new(detector: Detector, params: IncrementalParams) -> Self {
+        Self {
+            detector,
+            params,
+            state: None,
+        }
+    }
+
+    pub fn detector(&self) -> &Detector {
+        &self.detector
+    }
+
+    /// Forgets the table: the next frame is detected whole.
+    pub fn reset(&mut self) {
+        self.state = None;
+        self.detector.forget_hands();
+    }
+
+    /// The figures on `frame`, seen through `mapping`.
+    pub fn detect(
+        &mut self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+    ) -> Result<IncrementalFrame, VisionError> {
+        let t0 = Instant::now();
+        let size = [frame.width(), frame.height()];
+        // The live lock follows a small drift of the mapping (a refit every
+        // half second): a mapping within a tenth of a pixel of the one the
+        // reference was made with is the same table.
+        let layout = self.detector.layout();
+        let known = self.state.as_ref().is_some_and(|s| {
+            s.frame_size == size
+                && (s.mapping.ideal_from_table == mapping.ideal_from_table
+                    || mapping.shift_px(&s.mapping, layout) <= super::rectify::MAP_REUSE_PX)
+        });
+        if !known {
+            let reason = if self.state.is_none() {
+                WholeReason::Start
+            } else {
+                WholeReason::NewMapping
+            };
+            return self.whole(frame, mapping, reason, t0);
+        }
+        let ctx = self.detector.frame_context(frame, mapping)?;
+        let Some(state) = self.state.as_mut() else {
+            return self.whole(frame, mapping, WholeReason::Start, t0);
+        };
+        let coarse = coarse_cells(frame, state, self.params.cell_coarse_px)?;
+        let gain = exposure_gain(&state.reference, &coarse);
+        let mut changed = changed_cells(&state.reference, &coarse, gain, &self.params);
+        let change_ms = ms_since(t0);
+
+        // Re-confirm a batch of the kept figures.
+        let t1 = Instant::now();
+        let n = state.figures.len();
+        let batch = n.div_ceil(self.params.confirm_frames.max(1) as usize);
+        let cell_in = f64::from(self.params.cell_coarse_px) / self.params.coarse_px_per_in;
+        for k in 0..batch.min(n) {
+            let idx = (state.confirm_cursor + k) % n;
+            let kept = &state.figures[idx];
+            let now = band_samples(
+                frame,
+                &ctx,
+                &self.detector,
+                mapping.lens.as_ref(),
+                kept.detection.center_in_table,
+            );
+            if band_differs(&kept.band, &now, gain, self.params.confirm_level) {
+                mark_disc(
+                    &mut changed,
+                    state,
+                    kept.detection.center_in_table,
+                    self.detector.params().kit.foot_diameter_in / 2.0 + cell_in,
+                );
+            }
+        }
+        if n > 0 {
+            state.confirm_cursor = (state.confirm_cursor + batch) % n;
+        }
+        let confirm_ms = ms_since(t1);
+
+        let changed_share =
+            changed.iter().filter(|c| **c).count() as f64 / (state.cw * state.ch).max(1) as f64;
+        let blobs = blobs(&changed, state.cw, state.ch);
+        let largest_in2 = blobs
+            .iter()
+            .map(|b| b.cells as f64 * cell_in * cell_in)
+            .fold(0.0, f64::max);
+        if changed_share > self.params.whole_share || largest_in2 > self.params.whole_blob_in2 {
+            return self.whole(frame, mapping, WholeReason::LargeChange, t0);
+        }
+
+        // The rolling sweep: one tile, on some frames, as if it changed.
+        state.frame += 1;
+        let view = &ctx.view;
+        let px = view.px_per_in;
+        let cell_view_px = cell_in * px;
+        let mut wanted: Vec<[u32; 4]> = blobs
+            .iter()
+            .map(|b| {
+                let r = self.params.reach_in * px;
+                clamp_rect(
+                    [
+                        b.bbox[0] as f64 * cell_view_px - r,
+                        b.bbox[1] as f64 * cell_view_px - r,
+                        (b.bbox[2] + 1) as f64 * cell_view_px + r,
+                        (b.bbox[3] + 1) as f64 * cell_view_px + r,
+                    ],
+                    view,
+                )
+            })
+            .collect();
+        let every = self.params.sweep_every_frames;
+        if every > 0 && state.frame.is_multiple_of(u64::from(every)) {
+            let tile = (self.params.sweep_tile_in * px).max(1.0);
+            let across = (f64::from(view.width_px) / tile).ceil().max(1.0) as usize;
+            let down = (f64::from(view.height_px) / tile).ceil().max(1.0) as usize;
+            let k = state.sweep_cursor % (across * down);
+            state.sweep_cursor = (k + 1) % (across * down);
+            let (ti, tj) = ((k % across) as f64, (k / across) as f64);
+            wanted.push(clamp_rect(
+                [ti * tile, tj * tile, (ti + 1.0) * tile, (tj + 1.0) * tile],
+                view,
+            ));
+        }
+        let wanted = merge_rects(wanted, (self.params.pad_in * px).round() as u32);
+
+        let mut detector_ms = StageTimings::default();
+        let mut found: Vec<Detection> = Vec::new();
+        let grid = self.detector.part_grid_px().max(1);
+        let pad = (self.params.pad_in * px).round() as u32;
+        let mut area = 0u64;
+        for w in &wanted {
+            let part = [
+                w[0].saturating_sub(pad) / grid * grid,
+                w[1].saturating_sub(pad) / grid * grid,
+                (w[2] + pad).min(view.width_px),
+                (w[3] + pad).min(view.height_px),
+            ];
+            area += u64::from(part[2] - part[0]) * u64::from(part[3] - part[1]);
+            let (dets, t) =
+                self.detector
+                    .detect_in_part(frame, mapping, &ctx, part, *w, state.globals)?;
+            add_timings(&mut detector_ms, &t);
+            // Hands seen on the last whole detection still hide what
+            // they hid (a hand that moved is a large change).
+            let margin_in = self.detector.hands().params().suppress_margin_in;
+            found.extend(dets.into_iter().filter(|d| {
+                inside(view, w, d.center_in_table)
+                    && !state
+                        .occluded
+                        .iter()
+                        .any(|r| r.covers(d.center_in_table, margin_in))
+            }));
+        }
+        // The figures in the parts are the new ones; the rest are kept.
+        let min_sep = self.detector.params().kit.foot_diameter_in * 0.75;
+        found.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+        let mut fresh: Vec<Detection> = Vec::new();
+        for d in found {
+            if fresh
+                .iter()
+                .all(|f| (f.center_in_table - d.center_in_table).norm() >= min_sep)
+            {
+                fresh.push(d);
+            }
+        }
+        state.figures.retain(|k| {
+            let c = k.detection.center_in_table;
+            !wanted.iter().any(|w| inside(view, w, c))
+                && fresh
+                    .iter()
+                    .all(|f| (f.center_in_table - c).norm() >= min_sep)
+        });
+        for d in fresh {
+            let band = band_samples(
+                frame,
+                &ctx,
+                &self.detector,
+                mapping.lens.as_ref(),
+                d.center_in_table,
+            );
+            state.figures.push(Kept { detection: d, band });
+        }
+        // The parts are understood again: their cells are the reference.
+        for w in &wanted {
+            let (i0, j0) = (
+                (f64::from(w[0]) / cell_view_px).floor() as usize,
+                (f64::from(w[1]) / cell_view_px).floor() as usize,
+            );
+            let (i1, j1) = (
+                ((f64::from(w[2]) / cell_view_px).ceil() as usize).min(state.cw),
+                ((f64::from(w[3]) / cell_view_px).ceil() as usize).min(state.ch),
+            );
+            for j in j0..j1 {
+                for i in i0..i1 {
+                    let k = j * state.cw + i;
+                    state.reference[k] = coarse[k].map(|c| [0, 1, 2].map(|ch| c[ch] / gain[ch]));
+                }
+            }
+        }
+        let share = area as f64 / (f64::from(view.width_px) * f64::from(view.height_px)).max(1.0);
+        let detections = state.figures.iter().map(|k| k.detection.clone()).collect();
+        Ok(IncrementalFrame {
+            detections,
+            occluded_regions_in_table: state.occluded.clone(),
+            work: FrameWork::Parts {
+                parts: wanted.len(),
+                share,
+            },
+            timings: IncrementalTimings {
+                change: change_ms,
+                confirm: confirm_ms,
+                detector: detector_ms,
+                total: ms_since(t0),
+            },
+        })
+    }
+
+    /// Detects the whole table and makes it the reference.
+    fn whole(
+        &mut self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+        reason: WholeReason,
+        t0: Instant,
+    ) -> Result<IncrementalFrame, VisionError> {
+        if reason == WholeReason::NewMapping {
+            // The terrain the hand finder remembers was seen through
+            // another mapping.
+            self.detector.forget_hands();
+        }
+        let (found, globals): (FrameDetections, TableGlobals) =
+            self.detector.detect_with_globals(frame, mapping)?;
+        let ctx = self.detector.frame_context(frame, mapping)?;
+        let p = &self.params;
+        let coarse_view = TopView::new(
+            self.detector.layout(),
+            p.coarse_px_per_in,
+            self.detector.params().kit.base_height_in,
+        );
+        let coarse_maps = coarse_view.fixed_maps(&ctx.pose, mapping.lens.as_ref(), 4);
+        let cell = p.cell_coarse_px.max(1) as usize;
+        let cw = (coarse_view.width_px as usize).div_ceil(cell);
+        let ch = (coarse_view.height_px as usize).div_ceil(cell);
+        let figures = found
+            .detections
+            .iter()
+            .map(|d| Kept {
+                detection: d.clone(),
+                band: band_samples(
+                    frame,
+                    &ctx,
+                    &self.detector,
+                    mapping.lens.as_ref(),
+                    d.center_in_table,
+                ),
+            })
+            .collect();
+        let mut state = State {
+            mapping: mapping.clone(),
+            frame_size: [frame.width(), frame.height()],
+            coarse_view,
+            coarse_maps,
+            cw,
+            ch,
+            reference: Vec::new(),
+            globals,
+            figures,
+            occluded: found.occluded_regions_in_table.clone(),
+            frame: 0,
+            confirm_cursor: 0,
+            sweep_cursor: 0,
+        };
+        state.reference = coarse_cells(frame, &state, p.cell_coarse_px)?;
+        self.state = Some(state);
+        Ok(IncrementalFrame {
+            detections: found.detections,
+            occluded_regions_in_table: found.occluded_regions_in_table,
+            work: FrameWork::Whole(reason),
+            timings: IncrementalTimings {
+                change: 0.0,
+                confirm: 0.0,
+                detector: found.timings,
+                total: ms_since(t0),
+            },
+        })
+    }
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn add_timings(sum: &mut StageTimings, t: &StageTimings) {
+    sum.markers += t.markers;
+    sum.undistort_rectify += t.undistort_rectify;
+    sum.segmentation += t.segmentation;
+    sum.fitting += t.fitting;
+    sum.classification += t.classification;
+    sum.total += t.total;
+}
+
+/// The mean colour of each change cell of the frame's coarse top view;
+/// `None` where a sample fell outside the photo (black).
+fn coarse_cells(
+    frame: &RgbImage,
+    state: &State,
+    cell_px: u32,
+) -> Result<Vec<Option<[f32; 3]>>, VisionError> {
+    let coarse = cv::remap_rgb_fixed(frame, &state.coarse_maps)?;
+    let (w, h) = (coarse.width() as usize, coarse.height() as usize);
+    let cell = cell_px.max(1) as usize;
+    let raw = coarse.as_raw();
+    let mut sum = vec![[0u32; 3]; state.cw * state.ch];
+    let mut dark = vec![false; state.cw * state.ch];
+    let mut count = vec![0u32; state.cw * state.ch];
+    for j in 0..h {
+        let row = &raw[3 * j * w..3 * (j + 1) * w];
+        let base = j / cell * state.cw;
+        for (i, px) in row.chunks_exact(3).enumerate() {
+            let k = base + i / cell;
+            if px == [0, 0, 0] {
+                dark[k] = true;
+            }
+            for c in 0..3 {
+                sum[k][c] += u32::from(px[c]);
+            }
+            count[k] += 1;
+        }
+    }
+    Ok(sum
+        .iter()
+        .zip(&count)
+        .zip(&dark)
+        .map(|((s, n), d)| (!*d && *n > 0).then(|| s.map(|v| v as f32 / *n as f32)))
+        .collect())
+}
+
+/// Per channel, the median ratio of the frame's cells to the reference's:
+/// the exposure and white-balance drift since the reference.
+fn exposure_gain(reference: &[Option<[f32; 3]>], now: &[Option<[f32; 3]>]) -> [f32; 3] {
+    let mut gain = [1.0f32; 3];
+    for (c, g) in gain.iter_mut().enumerate() {
+        let mut ratios: Vec<f32> = reference
+            .iter()
+            .zip(now)
+            .filter_map(|(r, n)| match (r, n) {
+                (Some(r), Some(n)) if r[c] >= 16.0 => Some(n[c] / r[c]),
+                _ => None,
+            })
+            .collect();
+        if ratios.is_empty() {
+            continue;
+        }
+        let mid = ratios.len() / 2;
+        let (_, m, _) = ratios.select_nth_unstable_by(mid, f32::total_cmp);
+        *g = m.clamp(0.25, 4.0);
+    }
+    gain
+}
+
+/// Cells whose colour, brought back by the exposure gain, differs from the
+/// reference; a cell that came into or left the photo counts as changed.
+fn changed_cells(
+    reference: &[Option<[f32; 3]>],
+    now: &[Option<[f32; 3]>],
+    gain: [f32; 3],
+    p: &IncrementalParams,
+) -> Vec<bool> {
+    reference
+        .iter()
+        .zip(now)
+        .map(|(r, n)| match (r, n) {
+            (Some(r), Some(n)) => {
+                let top = r[0].max(r[1]).max(r[2]);
+                let limit = p.change_level + p.change_share * top;
+                (0..3).any(|c| (n[c] / gain[c] - r[c]).abs() > limit)
+            }
+            (None, None) => false,
+            _ => true,
+        })
+        .collect()
+}
+
+/// Marks the change cells within `radius_in` of a table point.
+fn mark_disc(changed: &mut [bool], state: &State, c: Point2<f64>, radius_in: f64) {
+    let view = &state.coarse_view;
+    let cell = changed_cell_px(state);
+    let v = view.view_from_table(c);
+    let r = radius_in * view.px_per_in;
+    let i0 = ((v.x - r) / cell).floor().max(0.0) as usize;
+    let j0 = ((v.y - r) / cell).floor().max(0.0) as usize;
+    let i1 = (((v.x + r) / cell).ceil().max(0.0) as usize).min(state.cw);
+    let j1 = (((v.y + r) / cell).ceil().max(0.0) as usize).min(state.ch);
+    for j in j0..j1 {
+        for i in i0..i1 {
+            changed[j * state.cw + i] = true;
+        }
+    }
+}
+
+/// Side of a change cell in coarse-view pixels, from the state's sizes.
+fn changed_cell_px(state: &State) -> f64 {
+    f64::from(state.coarse_view.width_px) / state.cw as f64
+}
+
+/// A blob of changed cells: how many, and its inclusive bounding box in
+/// cells (min column, min row, max column, max row).
+struct Blob {
+    cells: usize,
+    bbox: [usize; 4],
+}
+
+/// 8-connected blobs of changed cells.
+fn blobs(changed: &[bool], w: usize, h: usize) -> Vec<Blob> {
+    let mut seen = vec![false; changed.len()];
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..changed.len() {
+        if !changed[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        let mut blob = Blob {
+            cells: 0,
+            bbox: [usize::MAX, usize::MAX, 0, 0],
+        };
+        while let Some(k) = stack.pop() {
+            let (i, j) = (k % w, k / w);
+            blob.cells += 1;
+            blob.bbox = [
+                blob.bbox[0].min(i),
+                blob.bbox[1].min(j),
+                blob.bbox[2].max(i),
+                blob.bbox[3].max(j),
+            ];
+            for nj in j.saturating_sub(1)..=(j + 1).min(h - 1) {
+                for ni in i.saturating_sub(1)..=(i + 1).min(w - 1) {
+                    let n = nj * w + ni;
+                    if changed[n] && !seen[n] {
+                        seen[n] = true;
+                        stack.push(n);
+                    }
+                }
+            }
+        }
+        out.push(blob);
+    }
+    out
+}
+
+/// A rectangle of view pixels (floats, ends exclusive) rounded outward
+/// and clamped to the view.
+fn clamp_rect(r: [f64; 4], view: &TopView) -> [u32; 4] {
+    let (w, h) = (f64::from(view.width_px), f64::from(view.height_px));
+    [
+        r[0].floor().clamp(0.0, w) as u32,
+        r[1].floor().clamp(0.0, h) as u32,
+        r[2].ceil().clamp(0.0, w) as u32,
+        r[3].ceil().clamp(0.0, h) as u32,
+    ]
+}
+
+fn area(r: &[u32; 4]) -> u64 {
+    u64::from(r[2].saturating_sub(r[0])) * u64::from(r[3].saturating_sub(r[1]))
+}
+
+/// `r` grown by `pad` on every side (saturating at zero).
+fn padded(r: &[u32; 4], pad: u32) -> [u32; 4] {
+    [
+        r[0].saturating_sub(pad),
+        r[1].saturating_sub(pad),
+        r[2] + pad,
+        r[3] + pad,
+    ]
+}
+
+/// Merges rectangles whose padded parts overlap when one part round both
+/// costs no more than the two apart; also drops empty ones.
+fn merge_rects(mut rects: Vec<[u32; 4]>, pad: u32) -> Vec<[u32; 4]> {
+    rects.retain(|r| area(r) > 0);
+    loop {
+        let mut merged = false;
+        'outer: for a in 0..rects.len() {
+            for b in a + 1..rects.len() {
+                let (ra, rb) = (rects[a], rects[b]);
+                let u = [
+                    ra[0].min(rb[0]),
+                    ra[1].min(rb[1]),
+                    ra[2].max(rb[2]),
+                    ra[3].max(rb[3]),
+                ];
+                let (pa, pb, pu) = (padded(&ra, pad), padded(&rb, pad), padded(&u, pad));
+                let overlap = pa[0] < pb[2] && pb[0] < pa[2] && pa[1] < pb[3] && pb[1] < pa[3];
+                if overlap && area(&pu) <= area(&pa) + area(&pb) {
+                    rects[a] = u;
+                    rects.swap_remove(b);
+                    merged = true;
+                    break 'outer;
+                }
+            }
+        }
+        if !merged {
+            return rects;
+        }
+    }
+}
+
+/// Whether a table point lies in a rectangle of view pixels.
+fn inside(view: &TopView, r: &[u32; 4], c: Point2<f64>) -> bool {
+    let v = view.view_from_table(c);
+    // Pixel i covers [i - 0.5, i + 0.5).
+    v.x >= f64::from(r[0]) - 0.5
+        && v.x < f64::from(r[2]) - 0.5
+        && v.y >= f64::from(r[1]) - 0.5
+        && v.y < f64::from(r[3]) - 0.5
+}
+
+/// The frame's colours at points round a base's band (on the plane of the
+/// base tops), nearest pixel.
+fn band_samples(
+    frame: &RgbImage,
+    ctx: &FrameContext,
+    detector: &Detector,
+    lens: Option<&Lens>,
+    c: Point2<f64>,
+) -> Vec<Option<[f32; 3]>> {
+    let kit = &detector.params().kit;
+    let r = kit.foot_diameter_in / 2.0 - kit.band_width_in / 2.0;
+    (0..BAND_SAMPLES)
+        .map(|s| {
+            let a = std::f64::consts::TAU * s as f64 / BAND_SAMPLES as f64;
+            let t = c + nalgebra::Vector2::new(a.cos(), a.sin()) * r;
+            let p = ctx.pose.pixel_from_table_at(t, kit.base_height_in, lens);
+            let (x, y) = (p.x.round(), p.y.round());
+            (x >= 0.0 && y >= 0.0 && x < f64::from(frame.width()) && y < f64::from(frame.height()))
+                .then(|| frame.get_pixel(x as u32, y as u32).0.map(f32::from))
+        })
+        .collect()
+}
+
+/// Whether the band samples now differ from those at the fit, on average
+/// over the samples seen both times, by more than `level` after the gain.
+fn band_differs(
+    then: &[Option<[f32; 3]>],
+    now: &[Option<[f32; 3]>],
+    gain: [f32; 3],
+    level: f32,
+) -> bool {
+    let mut sum = 0.0;
+    let mut n = 0usize;
+    for (a, b) in then.iter().zip(now) {
+        if let (Some(a), Some(b)) = (a, b) {
+            sum += (0..3).map(|c| (b[c] / gain[c] - a[c]).abs()).sum::<f32>() / 3.0;
+            n += 1;
+        }
+    }
+    n > 0 && sum / n as f32 > level
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rects_merge_only_when_one_part_costs_no_more() {
+        // Side by side: one part round both is cheaper.
+        let merged = merge_rects(vec![[0, 0, 10, 10], [12, 0, 22, 10]], 10);
+        assert_eq!(merged, vec![[0, 0, 22, 10]]);
+        // Diagonal and apart: two parts.
+        let apart = merge_rects(vec![[0, 0, 10, 10], [40, 40, 50, 50]], 10);
+        assert_eq!(apart.len(), 2);
+        // Empty ones go.
+        assert!(merge_rects(vec![[5, 5, 5, 9]], 3).is_empty());
+    }
+
+    #[test]
+    fn drift_of_exposure_is_not_a_change_but_a_new_colour_is() {
+        let reference: Vec<Option<[f32; 3]>> = (0..100)
+            .map(|k| Some([60.0 + (k % 7) as f32, 120.0, 40.0 + (k % 3) as f32]))
+            .collect();
+        // 15% brighter, red 5% more again: nothing changed.
+        let mut now: Vec<Option<[f32; 3]>> = reference
+            .iter()
+            .map(|c| c.map(|c| [c[0] * 1.2, c[1] * 1.15, c[2] * 1.15]))
+            .collect();
+        let p = IncrementalParams::default();
+        let gain = exposure_gain(&reference, &now);
+        assert!(changed_cells(&reference, &now, gain, &p).iter().all(|c| !c));
+        // A red base put down on one cell.
+        now[42] = Some([200.0, 40.0, 40.0]);
+        let gain = exposure_gain(&reference, &now);
+        let changed = changed_cells(&reference, &now, gain, &p);
+        assert_eq!(
+            changed
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c)
+                .map(|(k, _)| k)
+                .collect::<Vec<_>>(),
+            vec![42]
+        );
+    }
+
+    #[test]
+    fn blobs_are_eight_connected() {
+        let w = 5;
+        let mut c = vec![false; 25];
+        for k in [0, 6, 12, 4, 9] {
+            c[k] = true;
+        }
+        let b = blobs(&c, w, 5);
+        let mut sizes: Vec<usize> = b.iter().map(|b| b.cells).collect();
+        sizes.sort_unstable();
+        assert_eq!(sizes, vec![2, 3]);
+    }
+}
