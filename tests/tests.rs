@@ -18,6 +18,7 @@ mod game_log;
 mod game_scenario;
 mod geometry_props;
 mod kit;
+mod lens_boards;
 mod little_colonial_actions;
 mod little_colonial_rules;
 mod marker_tracking;
