@@ -5,6 +5,7 @@
 //! are typed in; each outcome is the one the rule text gives for them.
 
 
+use crate::rule_actions;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;

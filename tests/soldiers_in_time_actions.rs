@@ -5,6 +5,7 @@
 //! worked out by hand from the text.
 
 
+use crate::rule_actions;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
