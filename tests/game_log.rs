@@ -2,7 +2,6 @@
 //! its log, even after the process is killed in the middle of a game; undo
 //! and replay work from the log.
 
-
 use std::io::Write;
 use std::path::Path;
 use std::process::Command as Process;

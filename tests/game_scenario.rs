@@ -1,7 +1,6 @@
 //! Scenario and rule-data files: the shipped ones load; errors name the
 //! file, the line and the field.
 
-
 use crate::common::*;
 use spotter::game::Scenario;
 use spotter::rules::stand_to::StandTo;

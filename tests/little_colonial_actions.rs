@@ -4,7 +4,6 @@
 //! reshuffle, the optional wounded rule, infantry and cavalry moves. Dice
 //! are typed in; each outcome is the one the rule text gives for them.
 
-
 use crate::rule_actions;
 use crate::rule_actions::named;
 

@@ -4,7 +4,6 @@
 //! the rule text gives for those dice; odds are checked against counts
 //! worked out by hand from the text.
 
-
 use crate::rule_actions;
 use crate::rule_actions::named;
 

@@ -2,7 +2,6 @@
 //! frequency of every outcome agrees with the exact odds within 3 standard
 //! errors.
 
-
 use crate::common::*;
 use nalgebra::Point2;
 use spotter::game::{AimUse, Command, Event, FigureId, FireMode, GameState, Scenario};

@@ -1,7 +1,6 @@
 //! Stand To!'s orders vocabulary, the fanatic's forced charge and the
 //! referee's pre-game options, as the seed text states them.
 
-
 use crate::common::*;
 use nalgebra::Point2;
 use spotter::game::{Command, Event, Game, GameState, OrderVia, Pace, Scenario, StatusOf};

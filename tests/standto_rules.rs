@@ -1,8 +1,7 @@
 //! Every Stand To! number that RULES.md lists, as a test.
 
-
-use approx::assert_relative_eq;
 use crate::common::*;
+use approx::assert_relative_eq;
 use nalgebra::Point2;
 use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
 use spotter::geometry::Scale;

@@ -151,9 +151,8 @@ impl Problems {
         match text.trim().parse::<u32>() {
             Ok(n) if (min..=MAX_PATTERN_SIDE).contains(&n) => n,
             Ok(n) => {
-                self.0.push(format!(
-                    "{what} is {n}: give {min} to {MAX_PATTERN_SIDE}"
-                ));
+                self.0
+                    .push(format!("{what} is {n}: give {min} to {MAX_PATTERN_SIDE}"));
                 min
             }
             Err(_) => {
@@ -172,9 +171,8 @@ impl Problems {
                 self.count(&format!("{what} down"), b, min.1),
             ),
             None => {
-                self.0.push(format!(
-                    "{text:?} should be {what} across x down, e.g. 9x6"
-                ));
+                self.0
+                    .push(format!("{text:?} should be {what} across x down, e.g. 9x6"));
                 min
             }
         }
@@ -329,12 +327,12 @@ fn parse_charuco(p: &mut Problems, fields: &[&str]) -> CalibrationBoard {
         dictionary,
         legacy,
     };
-    if board.marker_count() > dictionary.len() {
+    if board.marker_count() > dictionary.size() {
         p.0.push(format!(
             "the board holds {} markers but {} has only {}",
             board.marker_count(),
             dictionary.name(),
-            dictionary.len()
+            dictionary.size()
         ));
     }
     CalibrationBoard::Charuco { board, unit }
@@ -436,9 +434,11 @@ impl CalibrationBoard {
     /// chessboard corners for a ChArUco board).
     pub fn points(&self) -> Vec<Point2<f64>> {
         match self {
-            Self::Charuco { board, .. } => {
-                board.chessboard_corners().into_iter().map(|c| c.1).collect()
-            }
+            Self::Charuco { board, .. } => board
+                .chessboard_corners()
+                .into_iter()
+                .map(|c| c.1)
+                .collect(),
             Self::Chessboard(c) => (0..c.rows)
                 .flat_map(|i| (0..c.cols).map(move |j| (j, i)))
                 .map(|(j, i)| Point2::new(f64::from(j), f64::from(i)) * c.square_in)
@@ -586,7 +586,9 @@ mod tests {
         assert!(e.problems[0].contains("unknown board kind"), "{e}");
         let e = "circles:4x11".parse::<CalibrationBoard>().unwrap_err();
         assert!(e.problems[0].contains("circles:COLSxROWS:SPACING"), "{e}");
-        let e = "chessboard:2x0:-1mm".parse::<CalibrationBoard>().unwrap_err();
+        let e = "chessboard:2x0:-1mm"
+            .parse::<CalibrationBoard>()
+            .unwrap_err();
         assert_eq!(e.problems.len(), 3, "{e}");
     }
 }

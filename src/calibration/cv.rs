@@ -67,11 +67,41 @@ const DICTIONARIES: [(ArucoDictionary, &str, i32, u32, u32); 21] = [
     (ArucoDictionary::Dict7x7_100, "DICT_7X7_100", 13, 7, 100),
     (ArucoDictionary::Dict7x7_250, "DICT_7X7_250", 14, 7, 250),
     (ArucoDictionary::Dict7x7_1000, "DICT_7X7_1000", 15, 7, 1000),
-    (ArucoDictionary::ArucoOriginal, "DICT_ARUCO_ORIGINAL", 16, 5, 1024),
-    (ArucoDictionary::AprilTag16h5, "DICT_APRILTAG_16h5", 17, 4, 30),
-    (ArucoDictionary::AprilTag25h9, "DICT_APRILTAG_25h9", 18, 5, 35),
-    (ArucoDictionary::AprilTag36h10, "DICT_APRILTAG_36h10", 19, 6, 2320),
-    (ArucoDictionary::AprilTag36h11, "DICT_APRILTAG_36h11", 20, 6, 587),
+    (
+        ArucoDictionary::ArucoOriginal,
+        "DICT_ARUCO_ORIGINAL",
+        16,
+        5,
+        1024,
+    ),
+    (
+        ArucoDictionary::AprilTag16h5,
+        "DICT_APRILTAG_16h5",
+        17,
+        4,
+        30,
+    ),
+    (
+        ArucoDictionary::AprilTag25h9,
+        "DICT_APRILTAG_25h9",
+        18,
+        5,
+        35,
+    ),
+    (
+        ArucoDictionary::AprilTag36h10,
+        "DICT_APRILTAG_36h10",
+        19,
+        6,
+        2320,
+    ),
+    (
+        ArucoDictionary::AprilTag36h11,
+        "DICT_APRILTAG_36h11",
+        20,
+        6,
+        587,
+    ),
 ];
 
 impl ArucoDictionary {
@@ -90,7 +120,7 @@ impl ArucoDictionary {
     }
 
     /// Markers in the dictionary (ids 0 to `len - 1`).
-    pub fn len(self) -> u32 {
+    pub fn size(self) -> u32 {
         self.entry().4
     }
 
@@ -371,7 +401,11 @@ pub fn find_chessboard_corners(
     let mat = mat_from_gray(gray)?;
     let size = pattern_size(inner)?;
     let mut corners = Vector::<Point2f>::new();
-    let flags = opencv::calib3d::CALIB_CB_ADAPTIVE_THRESH | opencv::calib3d::CALIB_CB_NORMALIZE_IMAGE;
+    // FAST_CHECK: a photo without the board is given up in milliseconds,
+    // not seconds.
+    let flags = opencv::calib3d::CALIB_CB_ADAPTIVE_THRESH
+        | opencv::calib3d::CALIB_CB_NORMALIZE_IMAGE
+        | opencv::calib3d::CALIB_CB_FAST_CHECK;
     let found = opencv::calib3d::find_chessboard_corners(&mat, size, &mut corners, flags)
         .map_err(cv_err)?;
     Ok(found.then(|| points_from_cv(&corners)))
@@ -408,8 +442,9 @@ pub fn find_circles_grid(
     // A circle may fill up to a quarter of the shorter side of the frame.
     let side = f64::from(gray.width().min(gray.height())) / 4.0;
     let detector = circle_blob_detector(side * side).map_err(cv_err)?;
-    let found = opencv::calib3d::find_circles_grid(&mat, size, &mut centres, flags, Some(&detector))
-        .map_err(cv_err)?;
+    let found =
+        opencv::calib3d::find_circles_grid(&mat, size, &mut centres, flags, Some(&detector))
+            .map_err(cv_err)?;
     Ok(found.then(|| points_from_cv(&centres)))
 }
 
@@ -495,4 +530,30 @@ pub fn calibrate_camera(
         },
         views,
     ))
+}
+
+#[cfg(test)]
+mod dictionary_tests {
+    use super::*;
+
+    #[test]
+    fn every_dictionary_is_in_the_table_once_and_found_by_name() {
+        for (i, e) in DICTIONARIES.iter().enumerate() {
+            assert_eq!(e.2, i32::try_from(i).unwrap(), "{}: OpenCV's number", e.1);
+            assert_eq!(e.0.entry().1, e.1);
+            assert_eq!(ArucoDictionary::from_name(e.1), Some(e.0));
+        }
+        assert_eq!(
+            ArucoDictionary::from_name("6x6_250"),
+            Some(ArucoDictionary::Dict6x6_250)
+        );
+        assert_eq!(ArucoDictionary::from_name("DICT_9X9_1"), None);
+        // The kit's two dictionaries draw as before.
+        assert_eq!(ArucoDictionary::Dict4x4_50.marker_bits(), 4);
+        assert_eq!(ArucoDictionary::Dict5x5_100.size(), 100);
+        assert_eq!(
+            marker_cells(ArucoDictionary::Dict6x6_250, 3).unwrap().len(),
+            8
+        );
+    }
 }

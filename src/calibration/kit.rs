@@ -185,11 +185,7 @@ fn instructions_page(layout: &TableLayout, board: &CalibrationBoard, paper: (f64
         11.0,
         "Keep the white paper margin round each marker visible: it is the white reference.",
     );
-    line(
-        &mut page,
-        11.0,
-        &board_instruction(board),
-    );
+    line(&mut page, 11.0, &board_instruction(board));
     line(
         &mut page,
         11.0,
@@ -390,10 +386,7 @@ fn pattern_print(board: &CalibrationBoard) -> Option<((f64, f64), Vec<Shape>)> {
                     r,
                 })
                 .collect();
-            let size = (
-                2.0 * (margin + r) + max_x,
-                2.0 * (margin + r) + max_y,
-            );
+            let size = (2.0 * (margin + r) + max_x, 2.0 * (margin + r) + max_y);
             Some((size, shapes))
         }
     }
@@ -466,7 +459,12 @@ pub fn render_calibration_board(
 /// A chessboard or circle grid on its own page: the paper turned the way
 /// the board fits, or a page of the board's own size (plus room) when it is
 /// larger than the paper; vector shapes at true size.
-fn pattern_page(board: &CalibrationBoard, size_in: (f64, f64), shapes: &[Shape], paper: (f64, f64)) -> Page {
+fn pattern_page(
+    board: &CalibrationBoard,
+    size_in: (f64, f64),
+    shapes: &[Shape],
+    paper: (f64, f64),
+) -> Page {
     let (bw, bh) = size_in;
     let need = (bw + 2.0 * PAGE_ROOM_IN, bh + 3.0 * PAGE_ROOM_IN);
     let fits = |w: f64, h: f64| need.0 <= w && need.1 <= h;

@@ -12,7 +12,8 @@ use crate::calibration::lens_calibration::LensCalibrationParams;
 
 /// Reads `--board`: a spec such as `chessboard:9x6:25mm`.
 pub fn parse_board(spec: &str) -> Result<CalibrationBoard, String> {
-    spec.parse().map_err(|e: board::BoardSpecError| e.to_string())
+    spec.parse()
+        .map_err(|e: board::BoardSpecError| e.to_string())
 }
 
 #[derive(Debug, clap::Args)]

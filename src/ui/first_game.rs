@@ -46,10 +46,9 @@ impl FirstGame {
             self.done_for = Some(log);
             return;
         }
-        let ready = logic
-            .latest
-            .as_ref()
-            .is_some_and(|p| p.perception.lock.locked.is_some() && !p.perception.figures.is_empty());
+        let ready = logic.latest.as_ref().is_some_and(|p| {
+            p.perception.lock.locked.is_some() && !p.perception.figures.is_empty()
+        });
         if !ready {
             return;
         }

@@ -344,7 +344,12 @@ mod tests {
         let s = marker_status(&perception, &layout, [1000, 1000]);
         assert!(!s.done);
         assert!(s.text.starts_with("seen: [0, 1]"), "{}", s.text);
-        assert!(s.text.contains("marker 2 goes at the far right corner, centre (46, 46) in"), "{}", s.text);
+        assert!(
+            s.text
+                .contains("marker 2 goes at the far right corner, centre (46, 46) in"),
+            "{}",
+            s.text
+        );
         assert!(s.text.contains("top of the picture"), "{}", s.text);
         let all = Perception {
             markers: layout
