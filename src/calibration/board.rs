@@ -61,7 +61,7 @@ impl LengthUnit {
         }
     }
 
-    fn from_inches(self, inches: f64) -> f64 {
+    fn of_inches(self, inches: f64) -> f64 {
         match self {
             Self::Mm => inches * MM_PER_IN,
             Self::Cm => inches * MM_PER_IN / 10.0,
@@ -339,7 +339,7 @@ fn parse_charuco(p: &mut Problems, fields: &[&str]) -> CalibrationBoard {
 }
 
 fn length_text(inches: f64, unit: LengthUnit) -> String {
-    let v = unit.from_inches(inches);
+    let v = unit.of_inches(inches);
     // Up to three decimals, without trailing zeros.
     let s = format!("{v:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');

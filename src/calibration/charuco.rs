@@ -53,14 +53,14 @@ impl Default for CharucoBoard {
 impl CharucoBoard {
     /// Whether square (x, y) is white (holds a marker).
     pub fn is_white(&self, x: u32, y: u32) -> bool {
-        let flipped = self.legacy && self.squares_y % 2 == 0;
+        let flipped = self.legacy && self.squares_y.is_multiple_of(2);
         ((x + y) % 2 == 1) != flipped
     }
 
     /// Markers on the board.
     pub fn marker_count(&self) -> u32 {
         let n = self.squares_x * self.squares_y;
-        let flipped = self.legacy && self.squares_y % 2 == 0;
+        let flipped = self.legacy && self.squares_y.is_multiple_of(2);
         // With a black top-left square the white squares are the smaller half.
         if flipped { n.div_ceil(2) } else { n / 2 }
     }
