@@ -15,6 +15,10 @@ use super::logic::{AppLogic, UiCommand};
 use crate::game::FigureId;
 use crate::game::photo::{self, BindHints, BindParams};
 
+/// The set-up binds only when every figure is found within this many
+/// inches of its scenario position (a scenario made for this table, as the
+/// demo's are); otherwise the player binds by hand.
+const AUTO_BIND_MAX_MOVE_IN: f64 = 1.0;
 /// Enemies tried as the first target of each actor, nearest first.
 const TARGETS_PER_ACTOR: usize = 3;
 /// Phases ended at most while looking for one in which the first action can
@@ -34,10 +38,20 @@ impl FirstGame {
     /// Binds, selects and says what to do next, once the table is locked and
     /// figures are seen. Cheap when there is nothing to do.
     pub fn update(&mut self, logic: &mut AppLogic) {
-        self.next_step = next_step_text(logic);
+        // Only the demo games (scenarios/demo-*.toml, logged as demo-*) for
+        // now: other games keep the hand binding flow.
         let Some(log) = logic.session.as_ref().map(|s| s.log_path.clone()) else {
+            self.next_step = None;
             return;
         };
+        let demo = log
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("demo-"));
+        if !demo {
+            self.next_step = None;
+            return;
+        }
+        self.next_step = next_step_text(logic);
         if self.done_for.as_ref() == Some(&log) {
             return;
         }
@@ -82,6 +96,11 @@ fn bind_seen(logic: &mut AppLogic) -> usize {
         &BindParams::default(),
     );
     match binding {
+        Ok(b)
+            if b.bound.is_empty() || b.bound.iter().any(|f| f.moved_in > AUTO_BIND_MAX_MOVE_IN) =>
+        {
+            0
+        }
         Ok(b) => {
             let pairs: Vec<(u32, FigureId)> = b
                 .bound
@@ -93,12 +112,9 @@ fn bind_seen(logic: &mut AppLogic) -> usize {
             }
             pairs.len()
         }
-        Err(e) => {
-            logic.notice(format!(
-                "the figures seen could not be bound to the roster by themselves: {e}; click a figure, then its roster name"
-            ));
-            0
-        }
+        // Not a scenario made for this table: the next-step line asks the
+        // player to bind by hand.
+        Err(_) => 0,
     }
 }
 
@@ -203,7 +219,7 @@ fn next_step_text(logic: &AppLogic) -> Option<String> {
             let ready = s.preview().is_some_and(|p| p.refused.is_none());
             Some(if ready {
                 format!(
-                    "Next: press Enter to roll {} ({action}) at {}, or click another figure to choose who acts.",
+                    "Next: press Enter to roll: {action}, {} at {}; or click another figure to choose who acts.",
                     s.name(a),
                     s.name(t)
                 )
