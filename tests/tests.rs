@@ -7,6 +7,7 @@ mod common;
 mod photoreal_support;
 mod rule_actions;
 
+mod app_demo_games;
 mod app_game_flow;
 mod app_lens_wizard;
 mod app_source_loss;
@@ -21,6 +22,7 @@ mod geometry_props;
 mod incremental_detect;
 mod kit;
 mod layers;
+mod lens_boards;
 mod lens_model;
 mod little_colonial_actions;
 mod little_colonial_rules;

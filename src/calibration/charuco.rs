@@ -6,13 +6,16 @@
 //!   z into the board; inches.
 //! - The top-left square is black; markers sit in the white squares with
 //!   ids in row-major order from `first_id` (the pattern OpenCV uses before
-//!   and after 4.7 for an odd number of rows).
+//!   and after 4.7 for an odd number of rows). A board with an even number
+//!   of rows printed by OpenCV before 4.6 (the `legacy` layout, OpenCV's
+//!   `setLegacyPattern(true)`) has a white top-left square instead.
 //! - Chessboard (interior) corner `(i, j)`, `1 <= i < squares_x`,
 //!   `1 <= j < squares_y`, has id `(j - 1) * (squares_x - 1) + (i - 1)` and
 //!   lies at `(i, j) * square_in`.
 
 use nalgebra::{Matrix3, Point2};
 
+use super::cv::ArucoDictionary;
 use super::homography;
 use super::table::MarkerObservation;
 
@@ -23,8 +26,13 @@ pub struct CharucoBoard {
     pub squares_y: u32,
     pub square_in: f64,
     pub marker_in: f64,
-    /// Id of the first marker in `DICT_5X5_100`.
+    /// Id of the first marker in `dictionary`.
     pub first_id: u32,
+    /// The markers' dictionary (the kit's is `DICT_5X5_100`).
+    pub dictionary: ArucoDictionary,
+    /// OpenCV's pre-4.6 layout for an even number of rows (see the module
+    /// conventions); no effect on an odd number of rows.
+    pub legacy: bool,
 }
 
 impl Default for CharucoBoard {
@@ -36,14 +44,25 @@ impl Default for CharucoBoard {
             square_in: 1.0,
             marker_in: 0.75,
             first_id: 0,
+            dictionary: ArucoDictionary::Dict5x5_100,
+            legacy: false,
         }
     }
 }
 
 impl CharucoBoard {
     /// Whether square (x, y) is white (holds a marker).
-    pub fn is_white(x: u32, y: u32) -> bool {
-        (x + y) % 2 == 1
+    pub fn is_white(&self, x: u32, y: u32) -> bool {
+        let flipped = self.legacy && self.squares_y.is_multiple_of(2);
+        ((x + y) % 2 == 1) != flipped
+    }
+
+    /// Markers on the board.
+    pub fn marker_count(&self) -> u32 {
+        let n = self.squares_x * self.squares_y;
+        let flipped = self.legacy && self.squares_y.is_multiple_of(2);
+        // With a black top-left square the white squares are the smaller half.
+        if flipped { n.div_ceil(2) } else { n / 2 }
     }
 
     /// Markers on the board: id and corners (TL, TR, BR, BL) in the board
@@ -54,7 +73,7 @@ impl CharucoBoard {
         let inset = (self.square_in - self.marker_in) / 2.0;
         for y in 0..self.squares_y {
             for x in 0..self.squares_x {
-                if !Self::is_white(x, y) {
+                if !self.is_white(x, y) {
                     continue;
                 }
                 let x0 = f64::from(x) * self.square_in + inset;
@@ -153,6 +172,31 @@ mod tests {
         assert!((markers[0].1[0] - Point2::new(1.125, 0.125)).norm() < 1e-12);
         assert_eq!(b.chessboard_corners().len(), 24);
         assert_eq!(b.chessboard_corners()[7], (7, Point2::new(2.0, 2.0)));
+        assert_eq!(b.marker_count(), 17);
+    }
+
+    #[test]
+    fn the_legacy_layout_flips_boards_with_an_even_number_of_rows() {
+        let even = CharucoBoard {
+            squares_x: 5,
+            squares_y: 4,
+            ..CharucoBoard::default()
+        };
+        let legacy = CharucoBoard {
+            legacy: true,
+            ..even.clone()
+        };
+        assert!(!even.is_white(0, 0));
+        assert!(legacy.is_white(0, 0));
+        assert_eq!(even.markers().len(), 10);
+        assert_eq!(legacy.markers().len(), 10);
+        assert!((legacy.markers()[0].1[0] - Point2::new(0.125, 0.125)).norm() < 1e-12);
+        // An odd number of rows is the same in both layouts.
+        let odd = CharucoBoard {
+            legacy: true,
+            ..CharucoBoard::default()
+        };
+        assert_eq!(odd.markers(), CharucoBoard::default().markers());
     }
 
     #[test]

@@ -19,22 +19,138 @@ use super::CalibrationError;
 use super::lens::Lens;
 use super::table::MarkerObservation;
 
-/// The ArUco dictionaries of the kit.
+/// The predefined ArUco dictionaries of OpenCV (the kit uses two of them:
+/// [`Self::Dict4x4_50`] for the table markers, [`Self::Dict5x5_100`] for
+/// its ChArUco board; a board of the user's own may use any).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArucoDictionary {
-    /// Table corner markers.
     Dict4x4_50,
-    /// ChArUco board markers.
+    Dict4x4_100,
+    Dict4x4_250,
+    Dict4x4_1000,
+    Dict5x5_50,
     Dict5x5_100,
+    Dict5x5_250,
+    Dict5x5_1000,
+    Dict6x6_50,
+    Dict6x6_100,
+    Dict6x6_250,
+    Dict6x6_1000,
+    Dict7x7_50,
+    Dict7x7_100,
+    Dict7x7_250,
+    Dict7x7_1000,
+    ArucoOriginal,
+    AprilTag16h5,
+    AprilTag25h9,
+    AprilTag36h10,
+    AprilTag36h11,
 }
 
+/// Each dictionary: OpenCV's name, its `PredefinedDictionaryType` number
+/// (the same in the contrib `aruco` module and in `objdetect`), bits per
+/// side and number of markers.
+const DICTIONARIES: [(ArucoDictionary, &str, i32, u32, u32); 21] = [
+    (ArucoDictionary::Dict4x4_50, "DICT_4X4_50", 0, 4, 50),
+    (ArucoDictionary::Dict4x4_100, "DICT_4X4_100", 1, 4, 100),
+    (ArucoDictionary::Dict4x4_250, "DICT_4X4_250", 2, 4, 250),
+    (ArucoDictionary::Dict4x4_1000, "DICT_4X4_1000", 3, 4, 1000),
+    (ArucoDictionary::Dict5x5_50, "DICT_5X5_50", 4, 5, 50),
+    (ArucoDictionary::Dict5x5_100, "DICT_5X5_100", 5, 5, 100),
+    (ArucoDictionary::Dict5x5_250, "DICT_5X5_250", 6, 5, 250),
+    (ArucoDictionary::Dict5x5_1000, "DICT_5X5_1000", 7, 5, 1000),
+    (ArucoDictionary::Dict6x6_50, "DICT_6X6_50", 8, 6, 50),
+    (ArucoDictionary::Dict6x6_100, "DICT_6X6_100", 9, 6, 100),
+    (ArucoDictionary::Dict6x6_250, "DICT_6X6_250", 10, 6, 250),
+    (ArucoDictionary::Dict6x6_1000, "DICT_6X6_1000", 11, 6, 1000),
+    (ArucoDictionary::Dict7x7_50, "DICT_7X7_50", 12, 7, 50),
+    (ArucoDictionary::Dict7x7_100, "DICT_7X7_100", 13, 7, 100),
+    (ArucoDictionary::Dict7x7_250, "DICT_7X7_250", 14, 7, 250),
+    (ArucoDictionary::Dict7x7_1000, "DICT_7X7_1000", 15, 7, 1000),
+    (
+        ArucoDictionary::ArucoOriginal,
+        "DICT_ARUCO_ORIGINAL",
+        16,
+        5,
+        1024,
+    ),
+    (
+        ArucoDictionary::AprilTag16h5,
+        "DICT_APRILTAG_16h5",
+        17,
+        4,
+        30,
+    ),
+    (
+        ArucoDictionary::AprilTag25h9,
+        "DICT_APRILTAG_25h9",
+        18,
+        5,
+        35,
+    ),
+    (
+        ArucoDictionary::AprilTag36h10,
+        "DICT_APRILTAG_36h10",
+        19,
+        6,
+        2320,
+    ),
+    (
+        ArucoDictionary::AprilTag36h11,
+        "DICT_APRILTAG_36h11",
+        20,
+        6,
+        587,
+    ),
+];
+
 impl ArucoDictionary {
+    fn entry(self) -> (ArucoDictionary, &'static str, i32, u32, u32) {
+        // Every variant has its row; the table is checked by a unit test.
+        DICTIONARIES
+            .iter()
+            .copied()
+            .find(|e| e.0 == self)
+            .unwrap_or(DICTIONARIES[0])
+    }
+
     /// Bits per side, without the border.
     pub fn marker_bits(self) -> u32 {
-        match self {
-            Self::Dict4x4_50 => 4,
-            Self::Dict5x5_100 => 5,
-        }
+        self.entry().3
+    }
+
+    /// Markers in the dictionary (ids 0 to `len - 1`).
+    pub fn size(self) -> u32 {
+        self.entry().4
+    }
+
+    /// OpenCV's name, e.g. `DICT_5X5_100`.
+    pub fn name(self) -> &'static str {
+        self.entry().1
+    }
+
+    /// OpenCV's `PredefinedDictionaryType` number.
+    fn cv_number(self) -> i32 {
+        self.entry().2
+    }
+
+    /// The dictionary with OpenCV's name (case-insensitive, `DICT_` optional).
+    pub fn from_name(name: &str) -> Option<Self> {
+        let upper = name.trim().to_ascii_uppercase();
+        let full = if upper.starts_with("DICT_") {
+            upper
+        } else {
+            format!("DICT_{upper}")
+        };
+        DICTIONARIES
+            .iter()
+            .find(|e| e.1.eq_ignore_ascii_case(&full))
+            .map(|e| e.0)
+    }
+
+    /// Every OpenCV name, for error messages.
+    pub fn names() -> Vec<&'static str> {
+        DICTIONARIES.iter().map(|e| e.1).collect()
     }
 }
 
@@ -97,11 +213,7 @@ mod aruco_api {
     use opencv::core::Ptr;
 
     fn dictionary(dict: ArucoDictionary) -> opencv::Result<Ptr<aruco::Dictionary>> {
-        let name = match dict {
-            ArucoDictionary::Dict4x4_50 => aruco::PREDEFINED_DICTIONARY_NAME::DICT_4X4_50,
-            ArucoDictionary::Dict5x5_100 => aruco::PREDEFINED_DICTIONARY_NAME::DICT_5X5_100,
-        };
-        aruco::get_predefined_dictionary(name)
+        aruco::get_predefined_dictionary_i32(dict.cv_number())
     }
 
     pub fn detect(
@@ -150,11 +262,7 @@ mod aruco_api {
     use opencv::objdetect;
 
     fn dictionary(dict: ArucoDictionary) -> opencv::Result<objdetect::Dictionary> {
-        let name = match dict {
-            ArucoDictionary::Dict4x4_50 => objdetect::PredefinedDictionaryType::DICT_4X4_50,
-            ArucoDictionary::Dict5x5_100 => objdetect::PredefinedDictionaryType::DICT_5X5_100,
-        };
-        objdetect::get_predefined_dictionary(name)
+        objdetect::get_predefined_dictionary_i32(dict.cv_number())
     }
 
     pub fn detect(
@@ -275,6 +383,77 @@ pub fn corner_sub_pix(
         .collect())
 }
 
+fn points_from_cv(points: &Vector<Point2f>) -> Vec<Point2<f64>> {
+    points
+        .iter()
+        .map(|p| Point2::new(f64::from(p.x), f64::from(p.y)))
+        .collect()
+}
+
+/// findChessboardCorners for `inner` = (corners per row, rows) inner
+/// corners: the corners row by row, or `None` when the whole pattern is not
+/// found. The corners are OpenCV's first estimate; refine them with
+/// [`corner_sub_pix`].
+pub fn find_chessboard_corners(
+    gray: &GrayImage,
+    inner: (u32, u32),
+) -> Result<Option<Vec<Point2<f64>>>, CalibrationError> {
+    let mat = mat_from_gray(gray)?;
+    let size = pattern_size(inner)?;
+    let mut corners = Vector::<Point2f>::new();
+    // FAST_CHECK: a photo without the board is given up in milliseconds,
+    // not seconds.
+    let flags = opencv::calib3d::CALIB_CB_ADAPTIVE_THRESH
+        | opencv::calib3d::CALIB_CB_NORMALIZE_IMAGE
+        | opencv::calib3d::CALIB_CB_FAST_CHECK;
+    let found = opencv::calib3d::find_chessboard_corners(&mat, size, &mut corners, flags)
+        .map_err(cv_err)?;
+    Ok(found.then(|| points_from_cv(&corners)))
+}
+
+/// A blob detector for dark circles on white paper whose largest blob may
+/// cover `max_area_px` (OpenCV's default stops at 5000 px, a circle some
+/// 80 px across, too small for a close view of a printed grid).
+fn circle_blob_detector(
+    max_area_px: f64,
+) -> opencv::Result<cvcore::Ptr<opencv::features2d::Feature2D>> {
+    let mut params = opencv::features2d::SimpleBlobDetector_Params::default()?;
+    params.max_area = max_area_px as f32;
+    let detector = opencv::features2d::SimpleBlobDetector::create(params)?;
+    Ok(detector.into())
+}
+
+/// findCirclesGrid for `grid` = (circles per row, rows), symmetric or
+/// asymmetric (OpenCV's `acircles`): the centres row by row, or `None` when
+/// the whole grid is not found.
+pub fn find_circles_grid(
+    gray: &GrayImage,
+    grid: (u32, u32),
+    asymmetric: bool,
+) -> Result<Option<Vec<Point2<f64>>>, CalibrationError> {
+    let mat = mat_from_gray(gray)?;
+    let size = pattern_size(grid)?;
+    let mut centres = Vector::<Point2f>::new();
+    let flags = if asymmetric {
+        opencv::calib3d::CALIB_CB_ASYMMETRIC_GRID
+    } else {
+        opencv::calib3d::CALIB_CB_SYMMETRIC_GRID
+    };
+    // A circle may fill up to a quarter of the shorter side of the frame.
+    let side = f64::from(gray.width().min(gray.height())) / 4.0;
+    let detector = circle_blob_detector(side * side).map_err(cv_err)?;
+    let found =
+        opencv::calib3d::find_circles_grid(&mat, size, &mut centres, flags, Some(&detector))
+            .map_err(cv_err)?;
+    Ok(found.then(|| points_from_cv(&centres)))
+}
+
+fn pattern_size((w, h): (u32, u32)) -> Result<Size, CalibrationError> {
+    let w = i32::try_from(w).map_err(|_| CalibrationError::OpenCv("pattern too wide".into()))?;
+    let h = i32::try_from(h).map_err(|_| CalibrationError::OpenCv("pattern too tall".into()))?;
+    Ok(Size::new(w, h))
+}
+
 /// calibrateCamera with the k1 k2 p1 p2 k3 model. Returns the lens (with
 /// the overall RMS) and the RMS of each view, pixels.
 pub fn calibrate_camera(
@@ -374,4 +553,30 @@ pub fn calibrate_camera_model(
         views,
         sigma,
     ))
+}
+
+#[cfg(test)]
+mod dictionary_tests {
+    use super::*;
+
+    #[test]
+    fn every_dictionary_is_in_the_table_once_and_found_by_name() {
+        for (i, e) in DICTIONARIES.iter().enumerate() {
+            assert_eq!(e.2, i32::try_from(i).unwrap(), "{}: OpenCV's number", e.1);
+            assert_eq!(e.0.entry().1, e.1);
+            assert_eq!(ArucoDictionary::from_name(e.1), Some(e.0));
+        }
+        assert_eq!(
+            ArucoDictionary::from_name("6x6_250"),
+            Some(ArucoDictionary::Dict6x6_250)
+        );
+        assert_eq!(ArucoDictionary::from_name("DICT_9X9_1"), None);
+        // The kit's two dictionaries draw as before.
+        assert_eq!(ArucoDictionary::Dict4x4_50.marker_bits(), 4);
+        assert_eq!(ArucoDictionary::Dict5x5_100.size(), 100);
+        assert_eq!(
+            marker_cells(ArucoDictionary::Dict6x6_250, 3).unwrap().len(),
+            8
+        );
+    }
 }

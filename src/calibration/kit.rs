@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use image::{GrayImage, Luma};
 
 use super::CalibrationError;
+use super::board::CalibrationBoard;
 use super::charuco::CharucoBoard;
 use super::cv::{self, ArucoDictionary};
 use super::layout::TableLayout;
@@ -21,6 +22,14 @@ use super::pdf::{self, Page};
 pub const MARKER_MARGIN_IN: f64 = 0.75;
 /// White margin around the ChArUco board.
 pub const BOARD_MARGIN_IN: f64 = 0.4;
+/// Circle radius of a printed circle grid, per spacing: OpenCV's
+/// `gen_pattern.py` default (`radius_rate` 5).
+pub const CIRCLE_RADIUS_PER_SPACING: f64 = 0.2;
+/// Sub-samples per pixel side where a printed circle's edge is drawn.
+const DISC_SUBSAMPLES: u32 = 4;
+/// Room left on a board page round the board, inches (the printer's
+/// unprintable border and the caption).
+const PAGE_ROOM_IN: f64 = 0.5;
 /// Paper sizes, inches (portrait).
 pub const LETTER_IN: (f64, f64) = (8.5, 11.0);
 pub const A4_IN: (f64, f64) = (8.27, 11.69);
@@ -69,7 +78,7 @@ pub fn render_board(board: &CharucoBoard, dpi: u32) -> Result<GrayImage, Calibra
     let mut img = GrayImage::from_pixel(w, h, Luma([255]));
     for y in 0..board.squares_y {
         for x in 0..board.squares_x {
-            if CharucoBoard::is_white(x, y) {
+            if board.is_white(x, y) {
                 continue;
             }
             for yy in 0..sq {
@@ -80,7 +89,7 @@ pub fn render_board(board: &CharucoBoard, dpi: u32) -> Result<GrayImage, Calibra
         }
     }
     for (id, corners) in board.markers() {
-        let cells = cv::marker_cells(ArucoDictionary::Dict5x5_100, id)?;
+        let cells = cv::marker_cells(board.dictionary, id)?;
         let n = u32::try_from(cells.len()).unwrap_or(1);
         let cell = px(board.marker_in, dpi) / n;
         let marker = render_cells(&cells, cell, 0);
@@ -117,7 +126,8 @@ fn pdf_cells(page: &mut Page, cells: &[Vec<bool>], x_in: f64, y_top_in: f64, sid
     }
 }
 
-fn corner_name(layout: &TableLayout, center: [f64; 2]) -> &'static str {
+/// Where on the table a marker centre is, in words.
+pub fn corner_name(layout: &TableLayout, center: [f64; 2]) -> &'static str {
     let left = center[0] < layout.width_in / 2.0;
     let near = center[1] < layout.depth_in / 2.0;
     match (near, left) {
@@ -128,7 +138,7 @@ fn corner_name(layout: &TableLayout, center: [f64; 2]) -> &'static str {
     }
 }
 
-fn instructions_page(layout: &TableLayout, board: &CharucoBoard, paper: (f64, f64)) -> Page {
+fn instructions_page(layout: &TableLayout, board: &CalibrationBoard, paper: (f64, f64)) -> Page {
     let (w, h) = paper;
     let mut page = Page::new(w, h);
     let mut y = h - 1.0;
@@ -175,14 +185,7 @@ fn instructions_page(layout: &TableLayout, board: &CharucoBoard, paper: (f64, f6
         11.0,
         "Keep the white paper margin round each marker visible: it is the white reference.",
     );
-    line(
-        &mut page,
-        11.0,
-        &format!(
-            "ChArUco board ({} x {} squares of {} in): glue to card, then run `spotter calibrate-lens` on",
-            board.squares_x, board.squares_y, board.square_in
-        ),
-    );
+    line(&mut page, 11.0, &board_instruction(board));
     line(
         &mut page,
         11.0,
@@ -281,16 +284,20 @@ fn marker_page(
 }
 
 fn board_page(board: &CharucoBoard, paper: (f64, f64)) -> Result<Page, CalibrationError> {
-    // Landscape, so the 7 in board has room on both papers.
-    let (w, h) = (paper.1, paper.0);
-    let mut page = Page::new(w, h);
+    // Landscape, so the 7 in board has room on both papers; a larger
+    // board gets a page of its own size.
     let bw = f64::from(board.squares_x) * board.square_in;
     let bh = f64::from(board.squares_y) * board.square_in;
+    let (w, h) = (
+        paper.1.max(bw + 2.0 * PAGE_ROOM_IN),
+        paper.0.max(bh + 3.0 * PAGE_ROOM_IN),
+    );
+    let mut page = Page::new(w, h);
     let x0 = (w - bw) / 2.0;
     let top = (h + bh) / 2.0;
     for y in 0..board.squares_y {
         for x in 0..board.squares_x {
-            if !CharucoBoard::is_white(x, y) {
+            if !board.is_white(x, y) {
                 page.rect(
                     x0 + f64::from(x) * board.square_in,
                     top - f64::from(y + 1) * board.square_in,
@@ -302,7 +309,7 @@ fn board_page(board: &CharucoBoard, paper: (f64, f64)) -> Result<Page, Calibrati
         }
     }
     for (id, corners) in board.markers() {
-        let cells = cv::marker_cells(ArucoDictionary::Dict5x5_100, id)?;
+        let cells = cv::marker_cells(board.dictionary, id)?;
         pdf_cells(
             &mut page,
             &cells,
@@ -312,10 +319,182 @@ fn board_page(board: &CharucoBoard, paper: (f64, f64)) -> Result<Page, Calibrati
         );
     }
     page.text(x0, top + 0.35, 12.0, &format!(
-        "Spotter ChArUco board: {} x {} squares of {} in, markers {} in, DICT_5X5_100. Glue flat to card.",
-        board.squares_x, board.squares_y, board.square_in, board.marker_in
+        "Spotter ChArUco board: {} x {} squares of {} in, markers {} in, {}{}. Glue flat to card.",
+        board.squares_x, board.squares_y, board.square_in, board.marker_in, board.dictionary.name(),
+        if board.legacy { " (legacy layout)" } else { "" }
     ));
     Ok(page)
+}
+
+fn board_instruction(board: &CalibrationBoard) -> String {
+    let what = board.describe();
+    let what = what.strip_prefix("the ").unwrap_or(&what);
+    if *board == CalibrationBoard::default() {
+        format!("{what}: glue to card, then run `spotter calibrate-lens` on")
+    } else {
+        format!("{what}: glue to card, then run `spotter calibrate-lens --board {board}` on")
+    }
+}
+
+/// One shape of a printed chessboard or circle grid: inches, origin at the
+/// top-left corner of the print (its white margin included), y down.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    Square { x: f64, y: f64, side: f64 },
+    Disc { cx: f64, cy: f64, r: f64 },
+}
+
+/// A chessboard or circle grid as printed: its size with the white margin,
+/// inches, and its black shapes. `None` for a ChArUco board.
+fn pattern_print(board: &CalibrationBoard) -> Option<((f64, f64), Vec<Shape>)> {
+    match board {
+        CalibrationBoard::Charuco { .. } => None,
+        CalibrationBoard::Chessboard(c) => {
+            // OpenCV finds a chessboard only with a white border round it:
+            // at least one square.
+            let sq = c.square_in;
+            let margin = sq.max(BOARD_MARGIN_IN);
+            let mut shapes = Vec::new();
+            for y in 0..=c.rows {
+                for x in 0..=c.cols {
+                    if (x + y) % 2 == 0 {
+                        shapes.push(Shape::Square {
+                            x: margin + f64::from(x) * sq,
+                            y: margin + f64::from(y) * sq,
+                            side: sq,
+                        });
+                    }
+                }
+            }
+            let size = (
+                2.0 * margin + f64::from(c.cols + 1) * sq,
+                2.0 * margin + f64::from(c.rows + 1) * sq,
+            );
+            Some((size, shapes))
+        }
+        CalibrationBoard::Circles(c) => {
+            let r = c.spacing_in * CIRCLE_RADIUS_PER_SPACING;
+            let margin = c.spacing_in.max(BOARD_MARGIN_IN);
+            let points = board.points();
+            let max_x = points.iter().map(|p| p.x).fold(0.0, f64::max);
+            let max_y = points.iter().map(|p| p.y).fold(0.0, f64::max);
+            let shapes = points
+                .iter()
+                .map(|p| Shape::Disc {
+                    cx: margin + r + p.x,
+                    cy: margin + r + p.y,
+                    r,
+                })
+                .collect();
+            let size = (2.0 * (margin + r) + max_x, 2.0 * (margin + r) + max_y);
+            Some((size, shapes))
+        }
+    }
+}
+
+/// Edge of a shape in whole pixels at `dpi` (each edge rounded on its own,
+/// so shapes stay within half a pixel and sizes do not drift).
+fn edge_px(inches: f64, dpi: u32) -> u32 {
+    (inches * f64::from(dpi)).round().max(0.0) as u32
+}
+
+fn render_pattern(size_in: (f64, f64), shapes: &[Shape], dpi: u32) -> GrayImage {
+    let (w, h) = (px(size_in.0, dpi), px(size_in.1, dpi));
+    let mut img = GrayImage::from_pixel(w, h, Luma([255]));
+    let d = f64::from(dpi);
+    for shape in shapes {
+        match *shape {
+            Shape::Square { x, y, side } => {
+                let (x0, x1) = (edge_px(x, dpi), edge_px(x + side, dpi).min(w));
+                let (y0, y1) = (edge_px(y, dpi), edge_px(y + side, dpi).min(h));
+                for yy in y0..y1 {
+                    for xx in x0..x1 {
+                        img.put_pixel(xx, yy, Luma([0]));
+                    }
+                }
+            }
+            Shape::Disc { cx, cy, r } => {
+                // Pixel (i, j) covers [i, i+1) x [j, j+1) in print pixels.
+                let (cx, cy, r) = (cx * d, cy * d, r * d);
+                let x0 = (cx - r).floor().max(0.0) as u32;
+                let y0 = (cy - r).floor().max(0.0) as u32;
+                let x1 = ((cx + r).ceil() as u32).min(w);
+                let y1 = ((cy + r).ceil() as u32).min(h);
+                let n = DISC_SUBSAMPLES;
+                for j in y0..y1 {
+                    for i in x0..x1 {
+                        let mut inside = 0;
+                        for b in 0..n {
+                            for a in 0..n {
+                                let sx = f64::from(i) + (f64::from(a) + 0.5) / f64::from(n);
+                                let sy = f64::from(j) + (f64::from(b) + 0.5) / f64::from(n);
+                                if (sx - cx).powi(2) + (sy - cy).powi(2) <= r * r {
+                                    inside += 1;
+                                }
+                            }
+                        }
+                        let white = 255 * (n * n - inside) / (n * n);
+                        let old = u32::from(img.get_pixel(i, j)[0]);
+                        img.put_pixel(i, j, Luma([white.min(old) as u8]));
+                    }
+                }
+            }
+        }
+    }
+    img
+}
+
+/// The board as printed, at `dpi`, with its white margin.
+pub fn render_calibration_board(
+    board: &CalibrationBoard,
+    dpi: u32,
+) -> Result<GrayImage, CalibrationError> {
+    match (board, pattern_print(board)) {
+        (CalibrationBoard::Charuco { board, .. }, _) => render_board(board, dpi),
+        (_, Some((size, shapes))) => Ok(render_pattern(size, &shapes, dpi)),
+        (_, None) => Err(CalibrationError::OpenCv("no print of this board".into())),
+    }
+}
+
+/// A chessboard or circle grid on its own page: the paper turned the way
+/// the board fits, or a page of the board's own size (plus room) when it is
+/// larger than the paper; vector shapes at true size.
+fn pattern_page(
+    board: &CalibrationBoard,
+    size_in: (f64, f64),
+    shapes: &[Shape],
+    paper: (f64, f64),
+) -> Page {
+    let (bw, bh) = size_in;
+    let need = (bw + 2.0 * PAGE_ROOM_IN, bh + 3.0 * PAGE_ROOM_IN);
+    let fits = |w: f64, h: f64| need.0 <= w && need.1 <= h;
+    let (w, h) = if fits(paper.0, paper.1) && bw <= bh {
+        paper
+    } else if fits(paper.1, paper.0) {
+        (paper.1, paper.0)
+    } else if fits(paper.0, paper.1) {
+        paper
+    } else {
+        need
+    };
+    let mut page = Page::new(w, h);
+    let x0 = (w - bw) / 2.0;
+    let top = (h + bh) / 2.0 - PAGE_ROOM_IN / 2.0;
+    for shape in shapes {
+        match *shape {
+            Shape::Square { x, y, side } => page.rect(x0 + x, top - y - side, side, side, 0.0),
+            Shape::Disc { cx, cy, r } => page.disc(x0 + cx, top - cy, r, 0.0),
+        }
+    }
+    let caption = board.describe();
+    let caption = caption.strip_prefix("the ").unwrap_or(&caption);
+    page.text(
+        x0,
+        top + 0.15,
+        11.0,
+        &format!("Spotter calibration board: {caption} (--board {board}). Print at 100%, glue flat to card."),
+    );
+    page
 }
 
 /// Writes the kit into `dir`: `marker-N.png` and `charuco-board.png` at
@@ -324,6 +503,21 @@ pub fn write_kit(
     dir: &Path,
     layout: &TableLayout,
     board: &CharucoBoard,
+    dpi: u32,
+) -> Result<KitFiles, CalibrationError> {
+    let board = CalibrationBoard::Charuco {
+        board: board.clone(),
+        unit: super::board::LengthUnit::In,
+    };
+    write_kit_with_board(dir, layout, &board, dpi)
+}
+
+/// [`write_kit`] with any calibration board: its PNG is
+/// `<board.file_stem()>.png`.
+pub fn write_kit_with_board(
+    dir: &Path,
+    layout: &TableLayout,
+    board: &CalibrationBoard,
     dpi: u32,
 ) -> Result<KitFiles, CalibrationError> {
     let io = |path: &Path, e: &dyn std::fmt::Display| CalibrationError::Image {
@@ -341,8 +535,8 @@ pub fn write_kit(
         img.save(&path).map_err(|e| io(&path, &e))?;
         files.push(path);
     }
-    let board_img = render_board(board, dpi)?;
-    let path = dir.join("charuco-board.png");
+    let board_img = render_calibration_board(board, dpi)?;
+    let path = dir.join(format!("{}.png", board.file_stem()));
     board_img.save(&path).map_err(|e| io(&path, &e))?;
     files.push(path);
     for (name, paper) in [("kit-letter.pdf", LETTER_IN), ("kit-a4.pdf", A4_IN)] {
@@ -350,7 +544,11 @@ pub fn write_kit(
         for i in 0..layout.markers.len() {
             pages.push(marker_page(layout, i, paper)?);
         }
-        pages.push(board_page(board, paper)?);
+        pages.push(match (board, pattern_print(board)) {
+            (CalibrationBoard::Charuco { board, .. }, _) => board_page(board, paper)?,
+            (b, Some((size, shapes))) => pattern_page(b, size, &shapes, paper),
+            (_, None) => return Err(CalibrationError::OpenCv("no print of this board".into())),
+        });
         let path = dir.join(name);
         std::fs::write(&path, pdf::write_pdf(&pages)).map_err(|e| io(&path, &e))?;
         files.push(path);

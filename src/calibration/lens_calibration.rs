@@ -11,7 +11,7 @@ use nalgebra::{Point2, Point3};
 
 use super::CalibrationError;
 use super::charuco::CharucoBoard;
-use super::cv::{self, ArucoDictionary};
+use super::cv;
 use super::lens::Lens;
 use super::lens_model::{self, DistortionModel};
 
@@ -112,8 +112,8 @@ pub fn find_board_corners(
     board: &CharucoBoard,
     params: &LensCalibrationParams,
 ) -> Result<BoardView, CalibrationError> {
-    let n_markers = u32::try_from(board.markers().len()).unwrap_or(0);
-    let seen: Vec<_> = cv::detect_markers(gray, ArucoDictionary::Dict5x5_100)?
+    let n_markers = board.marker_count();
+    let seen: Vec<_> = cv::detect_markers(gray, board.dictionary)?
         .into_iter()
         .filter(|m| m.id >= board.first_id && m.id < board.first_id + n_markers)
         .collect();

@@ -7,6 +7,7 @@
 //! - Image pixels with the origin at the centre of the top-left pixel.
 //! - OpenCV is used only inside [`cv`]; everything else speaks nalgebra.
 
+pub mod board;
 pub mod charuco;
 pub mod corners;
 pub mod cv;

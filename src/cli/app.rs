@@ -24,6 +24,9 @@ use crate::vision::track::TrackerParams;
 pub const DEMO_DIR: &str = "fixtures/demo";
 /// The demo camera's lens file, inside [`DEMO_DIR`].
 pub const DEMO_CAMERA_FILE: &str = "camera.toml";
+/// The game the demo recording opens: every figure on its photos is in the
+/// roster and bound at once.
+pub const DEMO_SCENARIO: &str = "scenarios/demo-stand-to.toml";
 /// The window size the app opens at, points.
 const WINDOW_SIZE: [f32; 2] = [1600.0, 1000.0];
 
@@ -55,9 +58,10 @@ pub struct Args {
     /// Simulate a camera pulled out after this many frames.
     #[arg(long)]
     pub fail_after: Option<u64>,
-    /// Scenario a new game starts from.
-    #[arg(long, default_value = crate::ui::session::DEFAULT_SCENARIO)]
-    pub scenario: PathBuf,
+    /// Scenario a new game starts from (default: the demo's Stand To! game
+    /// on the demo recording, else scenarios/dragoon.toml).
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
     /// Folder of game logs: the newest is resumed at start.
     #[arg(long, default_value = crate::ui::session::GAMES_DIR)]
     pub games_dir: PathBuf,
@@ -172,6 +176,31 @@ fn choose_source(args: &Args) -> anyhow::Result<SourceChoice> {
     }
 }
 
+/// The scenario a new game starts from: the one asked for, else the
+/// demo's own game on the demo recording, else the default scenario. A
+/// relative default is looked for under the working directory, then beside
+/// the crate.
+fn scenario_for(asked: Option<&Path>, source: &SourceChoice) -> PathBuf {
+    if let Some(p) = asked {
+        return p.to_path_buf();
+    }
+    let demo = matches!(
+        source,
+        SourceChoice::Folder { dir, .. } | SourceChoice::Failing { dir, .. } if *dir == demo_dir()
+    );
+    let name = if demo {
+        DEMO_SCENARIO
+    } else {
+        crate::ui::session::DEFAULT_SCENARIO
+    };
+    let here = Path::new(name);
+    if here.exists() {
+        here.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+    }
+}
+
 /// The detector parameters file, when there is one here.
 pub const VISION_PARAMS_PATH: &str = "calibration/vision.toml";
 
@@ -235,7 +264,7 @@ fn print_stats(logic: &AppLogic) {
 
 /// Resumes the newest game of the games folder (or starts a new one), and
 /// says which it did, from which file, and what was repaired.
-fn open_session(args: &Args) -> anyhow::Result<GameSession> {
+fn open_session(args: &Args, scenario: &Path) -> anyhow::Result<GameSession> {
     let dir = &args.games_dir;
     if dir.exists() && !dir.is_dir() {
         bail!(
@@ -250,8 +279,8 @@ fn open_session(args: &Args) -> anyhow::Result<GameSession> {
     };
     let session = match &newest {
         Some(log) => GameSession::resume(log, rand::random())?,
-        None => GameSession::new_game(&args.scenario, dir, rand::random())
-            .with_context(|| format!("starting a game from {}", args.scenario.display()))?,
+        None => GameSession::new_game(scenario, dir, rand::random())
+            .with_context(|| format!("starting a game from {}", scenario.display()))?,
     };
     match &newest {
         Some(log) => println!(
@@ -261,7 +290,7 @@ fn open_session(args: &Args) -> anyhow::Result<GameSession> {
         ),
         None => println!(
             "new game of {}, logged to {}",
-            args.scenario.display(),
+            scenario.display(),
             session.log_path.display()
         ),
     }
@@ -352,7 +381,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         load_params()?,
         TrackerParams::default(),
     );
-    let session = open_session(&args);
+    let scenario = scenario_for(args.scenario.as_deref(), &source);
+    let session = open_session(&args, &scenario);
     let headless = args.bench.is_some();
     let session = match session {
         Ok(s) => {

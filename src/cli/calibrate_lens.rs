@@ -1,4 +1,4 @@
-//! `spotter calibrate-lens <IMAGES... | DIR> --out FILE.toml [--json]`.
+//! `spotter calibrate-lens <IMAGES... | DIR> --out FILE.toml [--board SPEC] [--json]`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,14 +7,27 @@ use anyhow::{Context, bail};
 use serde_json::json;
 
 use super::images;
-use crate::calibration::charuco::CharucoBoard;
-use crate::calibration::lens_calibration::{self, LensCalibrationParams};
+use crate::calibration::board::{self, CalibrationBoard};
+use crate::calibration::lens_calibration::LensCalibrationParams;
+
+/// Reads `--board`: a spec such as `chessboard:9x6:25mm`.
+pub fn parse_board(spec: &str) -> Result<CalibrationBoard, String> {
+    spec.parse()
+        .map_err(|e: board::BoardSpecError| e.to_string())
+}
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Photos of the ChArUco board, or folders of them.
+    /// Photos of the board, or folders of them (colour or grayscale, any
+    /// one size).
     #[arg(required = true)]
     pub images: Vec<PathBuf>,
+    /// The board in the photos: `kit` (the kit's ChArUco board),
+    /// `chessboard:9x6:25mm` (inner corners), `circles:4x11:20mm`,
+    /// `acircles:4x11:20mm` (OpenCV's asymmetric grid) or
+    /// `charuco:5x7:30mm:22mm:DICT_6X6_250[:legacy]`.
+    #[arg(long, default_value = "kit", value_parser = parse_board)]
+    pub board: CalibrationBoard,
     /// Camera file to write (TOML).
     #[arg(long)]
     pub out: PathBuf,
@@ -25,7 +38,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let paths = images::expand(&args.images)?;
-    let board = CharucoBoard::default();
+    let board = args.board;
     let params = LensCalibrationParams::default();
     let mut views = Vec::new();
     let mut size: Option<[u32; 2]> = None;
@@ -45,12 +58,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(_) => {}
         }
         let name = images::file_name(path);
-        views.push(lens_calibration::find_board_corners(
-            &name, &gray, &board, &params,
-        )?);
+        views.push(board.find_view(&name, &gray, &params)?);
     }
     let size = size.context("no photos given")?;
-    let cal = lens_calibration::calibrate(views, size, &params)?;
+    let cal = board.calibrate(views, size, &params)?;
     let rejected = cal.views_rejected();
     std::fs::write(&args.out, cal.lens.to_toml(cal.views_used(), &rejected))
         .with_context(|| format!("cannot write {}", args.out.display()))?;
@@ -62,6 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .collect();
         let out = json!({
             "schema": "spotter.lens/1",
+            "board": board.to_string(),
             "K": k,
             "dist": lens.dist,
             "rms_px": lens.rms_px,
@@ -84,10 +96,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{out}");
     } else {
         println!(
-            "Lens calibration from {} photos ({}x{}):",
+            "Lens calibration from {} photos ({}x{}) of {}:",
             paths.len(),
             size[0],
-            size[1]
+            size[1],
+            board.describe()
         );
         for v in &cal.views {
             let rms = v
@@ -99,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 format!("dropped: {}", v.reason.clone().unwrap_or_default())
             };
             println!(
-                "  {:<24} {:>3} corners  RMS {:>9}  {}",
+                "  {:<24} {:>3} points   RMS {:>9}  {}",
                 v.name, v.corners, rms, state
             );
         }
@@ -116,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             lens.dist[4]
         );
         println!(
-            "  overall RMS {:.3} px over {} views; corners cover {:.0}% of the picture",
+            "  overall RMS {:.3} px over {} views; board points cover {:.0}% of the picture",
             lens.rms_px,
             cal.views_used(),
             cal.coverage_frac * 100.0

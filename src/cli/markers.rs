@@ -1,4 +1,4 @@
-//! `spotter markers --out DIR`: the printable kit.
+//! `spotter markers --out DIR [--board SPEC]`: the printable kit.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use super::default_layout;
-use crate::calibration::charuco::CharucoBoard;
+use crate::calibration::board::CalibrationBoard;
 use crate::calibration::{TableLayout, kit};
 
 /// Print resolution of the PNG files.
@@ -23,6 +23,10 @@ pub struct Args {
     /// Resolution of the PNG files, dots per inch.
     #[arg(long, default_value_t = DEFAULT_DPI)]
     pub dpi: u32,
+    /// The lens calibration board to print (see `spotter calibrate-lens
+    /// --help`); the kit's ChArUco board by default.
+    #[arg(long, default_value = "kit", value_parser = super::calibrate_lens::parse_board)]
+    pub board: CalibrationBoard,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -30,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(path) => TableLayout::load(path)?,
         None => default_layout()?,
     };
-    let files = kit::write_kit(&args.out, &layout, &CharucoBoard::default(), args.dpi)
+    let files = kit::write_kit_with_board(&args.out, &layout, &args.board, args.dpi)
         .with_context(|| format!("writing the kit into {}", args.out.display()))?;
     println!("Wrote the table kit ({} dpi PNG, true-size PDF):", args.dpi);
     for f in &files.files {

@@ -46,6 +46,10 @@ pub struct SpotterApp {
     /// webcam (0: the camera's default, k: its mode k-1).
     recording_path: String,
     camera_modes: std::collections::BTreeMap<u32, usize>,
+    /// The first screen of a new game (bind, select, say what next).
+    first_game: super::first_game::FirstGame,
+    /// The walk through the kit when there are no calibration files.
+    first_run: super::first_run::FirstRun,
 }
 
 impl SpotterApp {
@@ -72,6 +76,8 @@ impl SpotterApp {
             picker_rule_set: None,
             recording_path: String::new(),
             camera_modes: std::collections::BTreeMap::new(),
+            first_game: super::first_game::FirstGame::default(),
+            first_run: super::first_run::FirstRun::new(),
         }
     }
 
@@ -80,6 +86,7 @@ impl SpotterApp {
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let paint_started = Instant::now();
         self.logic.pump();
+        self.first_game.update(&mut self.logic);
         for msg in self.screenshot_results.1.try_iter() {
             self.logic.notice(msg);
         }
@@ -96,6 +103,13 @@ impl SpotterApp {
         self.update_texture(&ctx);
 
         egui::Panel::top("status").show(ui, |ui| self.status_ui(ui));
+        if let Some(next) = &self.first_game.next_step {
+            let next = next.clone();
+            egui::Panel::top("next-step").show(ui, |ui| {
+                ui.colored_label(theme::NEXT_STEP, next);
+            });
+        }
+        self.first_run.panel_ui(ui, &mut self.logic);
         if let SourceStatus::Lost { source, reason, .. } = &self.logic.status {
             let (source, reason) = (source.clone(), reason.clone());
             egui::Panel::top("lost").show(ui, |ui| self.lost_ui(ui, &source, &reason));
@@ -397,8 +411,12 @@ impl SpotterApp {
         egui::CollapsingHeader::new("Lens calibration")
             .default_open(false)
             .show(ui, |ui| {
+                self.lens_board_ui(ui);
                 let w = &self.logic.lens_wizard;
-                ui.small("Hold the ChArUco board in view, tilted a different way each time, and spread over the picture.");
+                ui.small(format!(
+                    "Hold {} in view, tilted a different way each time, and spread over the picture.",
+                    w.board().describe()
+                ));
                 ui.label(format!(
                     "Lens views: {} usable of {} (need {})",
                     w.usable_views(),
@@ -460,6 +478,23 @@ impl SpotterApp {
                     }
                 });
             });
+    }
+
+    /// The board the lens step looks for, as `--board` names it.
+    fn lens_board_ui(&mut self, ui: &mut egui::Ui) {
+        let w = &mut self.logic.lens_wizard;
+        ui.horizontal(|ui| {
+            ui.label("Board:");
+            ui.add(egui::TextEdit::singleline(&mut w.board_text).desired_width(170.0))
+                .on_hover_text(crate::calibration::board::SPEC_HELP);
+            if ui.button("Use").clicked() {
+                let spec = w.board_text.clone();
+                // The wizard is calibration state, not game state: set here.
+                if let Err(e) = w.set_board(&spec) {
+                    w.message = Some(e);
+                }
+            }
+        });
     }
 
     fn roster_ui(&mut self, ui: &mut egui::Ui) {

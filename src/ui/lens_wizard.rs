@@ -1,5 +1,7 @@
-//! The lens step of the calibration wizard: the player holds the ChArUco
-//! board in front of the camera and captures views; each view's corners are
+//! The lens step of the calibration wizard: the player holds a calibration
+//! board (the kit's ChArUco board, or any board `--board` names: a
+//! chessboard, a circle grid, another ChArUco board) in front of the camera
+//! and captures views; each view's corners are
 //! found off the UI thread, the coverage of the picture is shown as it
 //! grows, and once there are enough views the lens is fitted again after
 //! every capture so the RMS is live. Save writes the camera file that
@@ -17,11 +19,9 @@ use anyhow::Context;
 use crossbeam_channel::{Receiver, bounded};
 use image::RgbImage;
 
-use crate::calibration::charuco::CharucoBoard;
+use crate::calibration::board::CalibrationBoard;
 use crate::calibration::lens::Lens;
-use crate::calibration::lens_calibration::{
-    self, BoardView, LensCalibration, LensCalibrationParams,
-};
+use crate::calibration::lens_calibration::{BoardView, LensCalibration, LensCalibrationParams};
 
 /// Where the wizard saves the camera file unless told otherwise.
 pub const DEFAULT_CAMERA_PATH: &str = "calibration/camera.toml";
@@ -43,7 +43,9 @@ struct Captured {
 /// The lens step's state. Driven by [`super::logic::AppLogic`]; tests drive
 /// it directly.
 pub struct LensWizard {
-    board: CharucoBoard,
+    board: CalibrationBoard,
+    /// The board spec being typed in the panel.
+    pub board_text: String,
     pub params: LensCalibrationParams,
     views: Vec<BoardView>,
     image_size: Option<[u32; 2]>,
@@ -57,8 +59,10 @@ pub struct LensWizard {
 
 impl Default for LensWizard {
     fn default() -> Self {
+        let board = CalibrationBoard::default();
         Self {
-            board: CharucoBoard::default(),
+            board_text: board.to_string(),
+            board,
             params: LensCalibrationParams::default(),
             views: Vec::new(),
             image_size: None,
@@ -71,6 +75,26 @@ impl Default for LensWizard {
 }
 
 impl LensWizard {
+    /// The board being looked for.
+    pub fn board(&self) -> &CalibrationBoard {
+        &self.board
+    }
+
+    /// Looks for another board (a spec as `--board` takes it). The views so
+    /// far are of the old board, so they are dropped; refused while a
+    /// capture is being processed.
+    pub fn set_board(&mut self, spec: &str) -> Result<(), String> {
+        if self.busy() {
+            return Err("still finding the board on the last view".into());
+        }
+        let board: CalibrationBoard = spec.parse().map_err(|e| format!("{e}"))?;
+        self.reset();
+        self.board_text = board.to_string();
+        self.message = Some(format!("looking for {}", board.describe()));
+        self.board = board;
+        Ok(())
+    }
+
     /// Views with enough corners to count.
     pub fn usable_views(&self) -> usize {
         self.views
@@ -149,7 +173,8 @@ impl LensWizard {
         thread::Builder::new()
             .name("lens-wizard".into())
             .spawn(move || {
-                let view = lens_calibration::find_board_corners(&name, &gray, &board, &params)
+                let view = board
+                    .find_view(&name, &gray, &params)
                     .map_err(|e| e.to_string());
                 let fit = view.as_ref().ok().and_then(|v| {
                     views.push(v.clone());
@@ -158,7 +183,9 @@ impl LensWizard {
                         .filter(|v| v.corners.len() >= params.min_corners_per_view)
                         .count();
                     (usable >= params.min_views).then(|| {
-                        lens_calibration::calibrate(views, size, &params).map_err(|e| e.to_string())
+                        board
+                            .calibrate(views, size, &params)
+                            .map_err(|e| e.to_string())
                     })
                 });
                 let _ = tx.send(Captured { view, fit });
@@ -179,10 +206,10 @@ impl LensWizard {
             Ok(v) => {
                 let n = v.corners.len();
                 self.message = Some(if n >= self.params.min_corners_per_view {
-                    format!("{}: {n} board corners", v.name)
+                    format!("{}: {n} board points", v.name)
                 } else {
                     format!(
-                        "{}: only {n} board corners (need {}): hold the whole board in view, in focus",
+                        "{}: only {n} board points (need {}): hold the whole board in view, in focus",
                         v.name, self.params.min_corners_per_view
                     )
                 });
@@ -214,11 +241,14 @@ impl LensWizard {
         Ok(self.out_path.clone())
     }
 
-    /// Forgets every view.
+    /// Forgets every view (the board and the camera file stay).
     pub fn reset(&mut self) {
         let out_path = std::mem::take(&mut self.out_path);
+        let board = self.board.clone();
         *self = Self {
             out_path,
+            board_text: board.to_string(),
+            board,
             ..Self::default()
         };
     }

@@ -10,6 +10,8 @@
 //!   takes finished frames ([`logic::AppLogic::pump`]) and paints them.
 
 pub mod app;
+pub mod first_game;
+pub mod first_run;
 pub mod lens_wizard;
 pub mod logic;
 pub mod overlay;

@@ -80,6 +80,8 @@ pub const COVERAGE_CELL: Color32 = Color32::from_rgba_premultiplied(0, 90, 40, 9
 pub const STATUS_OK: Color32 = Color32::from_rgb(90, 220, 110);
 pub const STATUS_WARN: Color32 = Color32::from_rgb(250, 200, 40);
 pub const STATUS_ALARM: Color32 = Color32::from_rgb(255, 70, 70);
+/// The line that says what the player can do next.
+pub const NEXT_STEP: Color32 = Color32::from_rgb(120, 200, 255);
 
 /// Background behind the live image while there is no frame.
 pub const NO_FRAME: Color32 = Color32::from_rgb(20, 20, 24);

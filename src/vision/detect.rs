@@ -163,7 +163,8 @@ impl Detector {
         frame: &RgbImage,
         mapping: &TableMapping,
     ) -> Result<(FrameDetections, Vec<Evidence>), VisionError> {
-        self.detect_whole(frame, mapping, false).map(|(f, _, e)| (f, e))
+        self.detect_whole(frame, mapping, false)
+            .map(|(f, _, e)| (f, e))
     }
 
     /// [`Detector::detect`], and the table-wide values its segmentation
