@@ -10,35 +10,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use spotter::calibration::{Lens, TableLayout};
-use spotter::capture::folder::Playback;
-use spotter::ui::perceive::standard_factory;
+use spotter::ui::SpotterApp;
 use spotter::ui::session::GameSession;
-use spotter::ui::{AppLogic, SourceChoice, SpotterApp};
-use spotter::vision::params::DetectorParams;
-use spotter::vision::track::TrackerParams;
 
 /// Figures on the demo photos (fixtures/demo/frame-01.jpg).
 const DEMO_FIGURES: usize = 14;
 
 fn demo_game(scenario: &str, games_dir: &Path) -> SpotterApp {
-    let demo = app_support::demo_dir();
-    let lens = Lens::load(&demo.join("camera.toml")).expect("demo camera file");
-    let factory = standard_factory(
-        TableLayout::standard(48.0, 48.0),
-        Some(lens),
-        DetectorParams::defaults().expect("detector defaults"),
-        TrackerParams::default(),
-    );
-    let source = SourceChoice::Folder {
-        dir: demo,
-        playback: Playback {
-            fps: 10.0,
-            hold: Duration::from_secs(600),
-            looped: true,
-        },
-    };
-    let mut logic = AppLogic::new(source, factory, std::sync::Arc::new(|| {}));
+    let mut logic = app_support::demo_logic(Duration::from_secs(600));
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(scenario);
     logic.set_session(GameSession::new_game(&path, games_dir, 7).expect("demo scenario"));
     SpotterApp::new(logic)

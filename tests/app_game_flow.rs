@@ -10,32 +10,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use spotter::calibration::{Lens, TableLayout};
-use spotter::capture::folder::Playback;
-use spotter::ui::perceive::standard_factory;
+use spotter::ui::SpotterApp;
 use spotter::ui::session::GameSession;
-use spotter::ui::{AppLogic, SourceChoice, SpotterApp};
-use spotter::vision::params::DetectorParams;
-use spotter::vision::track::TrackerParams;
 
 fn demo_app(games_dir: &std::path::Path, resume: bool) -> SpotterApp {
-    let demo = app_support::demo_dir();
-    let lens = Lens::load(&demo.join("camera.toml")).expect("demo camera file");
-    let factory = standard_factory(
-        TableLayout::standard(48.0, 48.0),
-        Some(lens),
-        DetectorParams::defaults().expect("detector defaults"),
-        TrackerParams::default(),
-    );
-    let source = SourceChoice::Folder {
-        dir: demo,
-        playback: Playback {
-            fps: 10.0,
-            hold: Duration::from_secs(60),
-            looped: true,
-        },
-    };
-    let mut logic = AppLogic::new(source, factory, std::sync::Arc::new(|| {}));
+    let mut logic = app_support::demo_logic(Duration::from_secs(60));
     let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/dragoon.toml");
     let session = if resume {
         GameSession::resume_or_new(&scenario, games_dir, 11)

@@ -8,7 +8,12 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use spotter::ui::SpotterApp;
+use spotter::calibration::{Lens, TableLayout};
+use spotter::capture::folder::Playback;
+use spotter::ui::perceive::standard_factory;
+use spotter::ui::{AppLogic, SourceChoice, SpotterApp};
+use spotter::vision::params::DetectorParams;
+use spotter::vision::track::TrackerParams;
 
 /// The bundled demo recording.
 pub fn demo_dir() -> PathBuf {
@@ -55,4 +60,26 @@ pub fn step_until(
         assert!(Instant::now() < end, "the app never reached: {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// The app's logic on the demo recording (48 x 48 in, its camera file),
+/// looping at 10 fps with each photo held for `hold`; no game yet.
+pub fn demo_logic(hold: Duration) -> AppLogic {
+    let demo = demo_dir();
+    let lens = Lens::load(&demo.join("camera.toml")).expect("demo camera file");
+    let factory = standard_factory(
+        TableLayout::standard(48.0, 48.0),
+        Some(lens),
+        DetectorParams::defaults().expect("detector defaults"),
+        TrackerParams::default(),
+    );
+    let source = SourceChoice::Folder {
+        dir: demo,
+        playback: Playback {
+            fps: 10.0,
+            hold,
+            looped: true,
+        },
+    };
+    AppLogic::new(source, factory, std::sync::Arc::new(|| {}))
 }
