@@ -17,7 +17,7 @@ use super::state::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize, Unit,
 };
 use crate::geometry::{BaseShape, Placement, Scale, TerrainArea, TerrainKind};
-use crate::rules::Registry;
+use crate::rules::{FigureRules, GameRules, Registry, SideRules, UnitRules};
 use crate::spec::{SourceFile, SpecError, SpecProblem};
 use crate::vision::BaseKind;
 
@@ -423,6 +423,14 @@ impl Scenario {
                 {
                     status.insert("green".into(), "true".into());
                 }
+                let typed = match rules.as_ref().map(|r| r.side_status(&status)) {
+                    Some(Err(e)) => {
+                        problems.push(src.problem(None, format!("side[{i}].status"), e));
+                        SideRules::None
+                    }
+                    Some(Ok(t)) => t,
+                    None => SideRules::None,
+                };
                 Side {
                     name: raw.side[i].name.get_ref().clone(),
                     kind: raw.side[i].kind,
@@ -431,6 +439,7 @@ impl Scenario {
                     broken: false,
                     first_attack_rolled: false,
                     status,
+                    rules: typed,
                 }
             })
             .collect();
@@ -564,6 +573,14 @@ impl Scenario {
                 obstacle: ObstacleStage::Clear,
                 ammo: f.ammo,
                 status: f.status.clone(),
+                rules: match rules.as_ref().map(|r| r.figure_status(&f.status)) {
+                    Some(Err(e)) => {
+                        problems.push(src.problem(None, field("status"), e));
+                        FigureRules::None
+                    }
+                    Some(Ok(t)) => t,
+                    None => FigureRules::None,
+                },
             });
         }
         let mut units: Vec<Unit> = Vec::new();
@@ -593,6 +610,14 @@ impl Scenario {
                 formation: u.formation.clone(),
                 frontage: u.frontage,
                 status: u.unit_status.clone(),
+                rules: match rules.as_ref().map(|r| r.unit_status(&u.unit_status)) {
+                    Some(Err(e)) => {
+                        problems.push(src.problem(None, format!("unit[{i}].unit_status"), e));
+                        UnitRules::None
+                    }
+                    Some(Ok(t)) => t,
+                    None => UnitRules::None,
+                },
             });
         }
         for (i, f) in raw.figure.iter().enumerate() {
@@ -660,6 +685,7 @@ impl Scenario {
                 units,
                 decks: Vec::new(),
                 status: BTreeMap::new(),
+                rules: GameRules::None,
             },
         };
         if let Some(r) = rules.as_ref() {

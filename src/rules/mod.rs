@@ -31,7 +31,7 @@ pub use command::{AimUse, Command, FireMode, Observed, OrderVia};
 use dice::{Dice, DiceError};
 pub use event::{Event, StatusOf};
 use odds::NamedOdds;
-pub use state::{Deck, Status, Unit};
+pub use state::{Deck, FigureRules, GameRules, SideRules, Status, Unit, UnitRules};
 pub use state::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
 };
@@ -165,6 +165,25 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
             rule_set: self.name().to_owned(),
             action: name.to_owned(),
         })?
+    }
+
+    /// Reads a figure's `status` table from the scenario file into the rule
+    /// set's typed state. A key or value the rule set does not know is an
+    /// error naming it (the scenario loader adds the file, line and field).
+    /// The default: the rule set keeps no typed state of figures.
+    fn figure_status(&self, _raw: &Status) -> Result<FigureRules, String> {
+        Ok(FigureRules::None)
+    }
+
+    /// Reads a unit's `status` table (see [`RuleSet::figure_status`]).
+    fn unit_status(&self, _raw: &Status) -> Result<UnitRules, String> {
+        Ok(UnitRules::None)
+    }
+
+    /// Reads a side's `status` table (see [`RuleSet::figure_status`]); the
+    /// referee's `green_sides` arrive as `green = "true"`.
+    fn side_status(&self, _raw: &Status) -> Result<SideRules, String> {
+        Ok(SideRules::None)
     }
 
     /// Can the command be carried out in this state? No dice are rolled.

@@ -126,11 +126,142 @@ pub struct Figure {
     /// routed ...), keyed by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub status: Status,
+    /// The rule set's own typed state of this figure.
+    #[serde(default, skip_serializing_if = "FigureRules::is_none")]
+    pub rules: FigureRules,
 }
 
 /// Rule-set values by name (numbers and words kept as text, parsed by the
 /// rule set that owns them).
 pub type Status = BTreeMap<String, String>;
+
+/// One closed enum over the four rule sets for each place a rule set keeps
+/// state (a figure, a unit, a side, the game), holding that rule set's own
+/// typed struct (`rules::<set>::status`). Serialised tagged with the rule
+/// set's name; `None` when the rule set keeps nothing there.
+macro_rules! rule_state {
+    ($(#[$doc:meta])* $name:ident, $ty:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "rule_set", rename_all = "kebab-case")]
+        pub enum $name {
+            #[default]
+            None,
+            StandTo(crate::rules::stand_to::status::$ty),
+            VolleyFire(crate::rules::volley_fire::status::$ty),
+            SoldiersInTime(crate::rules::soldiers_in_time::status::$ty),
+            LittleColonial(crate::rules::little_colonial::status::$ty),
+        }
+
+        impl $name {
+            /// Nothing recorded (not serialised).
+            pub fn is_none(&self) -> bool {
+                matches!(self, Self::None)
+            }
+
+            /// Stand To!'s state, when it is the rule set's.
+            pub fn stand_to(&self) -> Option<&crate::rules::stand_to::status::$ty> {
+                match self {
+                    Self::StandTo(s) => Some(s),
+                    _ => None,
+                }
+            }
+
+            /// Stand To!'s state, made (default) when missing.
+            pub fn stand_to_mut(&mut self) -> &mut crate::rules::stand_to::status::$ty {
+                if !matches!(self, Self::StandTo(_)) {
+                    *self = Self::StandTo(Default::default());
+                }
+                match self {
+                    Self::StandTo(s) => s,
+                    _ => unreachable!("set just above"),
+                }
+            }
+
+            /// Volley Fire!'s state, when it is the rule set's.
+            pub fn volley_fire(&self) -> Option<&crate::rules::volley_fire::status::$ty> {
+                match self {
+                    Self::VolleyFire(s) => Some(s),
+                    _ => None,
+                }
+            }
+
+            /// Volley Fire!'s state, made (default) when missing.
+            pub fn volley_fire_mut(&mut self) -> &mut crate::rules::volley_fire::status::$ty {
+                if !matches!(self, Self::VolleyFire(_)) {
+                    *self = Self::VolleyFire(Default::default());
+                }
+                match self {
+                    Self::VolleyFire(s) => s,
+                    _ => unreachable!("set just above"),
+                }
+            }
+
+            /// Soldiers in Time's state, when it is the rule set's.
+            pub fn soldiers_in_time(&self) -> Option<&crate::rules::soldiers_in_time::status::$ty> {
+                match self {
+                    Self::SoldiersInTime(s) => Some(s),
+                    _ => None,
+                }
+            }
+
+            /// Soldiers in Time's state, made (default) when missing.
+            pub fn soldiers_in_time_mut(
+                &mut self,
+            ) -> &mut crate::rules::soldiers_in_time::status::$ty {
+                if !matches!(self, Self::SoldiersInTime(_)) {
+                    *self = Self::SoldiersInTime(Default::default());
+                }
+                match self {
+                    Self::SoldiersInTime(s) => s,
+                    _ => unreachable!("set just above"),
+                }
+            }
+
+            /// Little Colonial Rules' state, when it is the rule set's.
+            pub fn little_colonial(&self) -> Option<&crate::rules::little_colonial::status::$ty> {
+                match self {
+                    Self::LittleColonial(s) => Some(s),
+                    _ => None,
+                }
+            }
+
+            /// Little Colonial Rules' state, made (default) when missing.
+            pub fn little_colonial_mut(
+                &mut self,
+            ) -> &mut crate::rules::little_colonial::status::$ty {
+                if !matches!(self, Self::LittleColonial(_)) {
+                    *self = Self::LittleColonial(Default::default());
+                }
+                match self {
+                    Self::LittleColonial(s) => s,
+                    _ => unreachable!("set just above"),
+                }
+            }
+        }
+    };
+}
+
+rule_state!(
+    /// What the game's rule set records about one figure.
+    FigureRules,
+    FigureStatus
+);
+rule_state!(
+    /// What the game's rule set records about one unit.
+    UnitRules,
+    UnitStatus
+);
+rule_state!(
+    /// What the game's rule set records about one side.
+    SideRules,
+    SideStatus
+);
+rule_state!(
+    /// What the game's rule set records about the whole game.
+    GameRules,
+    GameStatus
+);
 
 /// Units of figures that move and fire together (Volley Fire!'s sections and
 /// masses, Little Colonial Rules' formations).
@@ -147,6 +278,9 @@ pub struct Unit {
     pub frontage: u32,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub status: Status,
+    /// The rule set's own typed state of this unit.
+    #[serde(default, skip_serializing_if = "UnitRules::is_none")]
+    pub rules: UnitRules,
 }
 
 impl Unit {
@@ -205,6 +339,9 @@ pub struct Side {
     /// Rule-set values of the side (card colour, morale chits ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub status: Status,
+    /// The rule set's own typed state of this side.
+    #[serde(default, skip_serializing_if = "SideRules::is_none")]
+    pub rules: SideRules,
 }
 
 /// Table size, inches.
@@ -238,6 +375,9 @@ pub struct GameState {
     /// Rule-set values of the game (the officer whose card is up ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub status: Status,
+    /// The rule set's own typed state of the game.
+    #[serde(default, skip_serializing_if = "GameRules::is_none")]
+    pub rules: GameRules,
 }
 
 impl GameState {

@@ -14,6 +14,7 @@ pub mod action;
 pub mod engine;
 pub mod event;
 mod overlay;
+pub mod status;
 
 use std::collections::BTreeMap;
 use std::path::Path;

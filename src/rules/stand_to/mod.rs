@@ -11,6 +11,7 @@ pub mod calc;
 pub mod data;
 pub mod engine;
 pub mod overlay;
+pub mod status;
 
 pub use calc::{
     FireOdds, FireOutcome, FireSituation, MeleeOdds, MeleeSide, SaveSituation, Struck,

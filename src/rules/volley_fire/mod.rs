@@ -13,6 +13,7 @@
 pub mod action;
 pub mod engine;
 mod overlay;
+pub mod status;
 
 use std::collections::BTreeMap;
 use std::path::Path;
