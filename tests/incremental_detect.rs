@@ -165,7 +165,7 @@ fn compare(name: &str, frames: &[RgbImage], mapping: &TableMapping, make: impl F
 }
 
 #[test]
-#[ignore = "open defect after merging #15 (confidence) with #16 (incremental): on seq01 frame 11 a figure near the confidence threshold is dropped by the whole detection and kept by the incremental path (12 vs 13)"]
+
 fn seq01_live_matches_whole_detection() {
     let (lens, layout, params) = cam01();
     let dir = root().join("photoreal/seq01");

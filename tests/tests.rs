@@ -31,6 +31,7 @@ mod robust_cli;
 mod robust_inputs;
 mod robust_log;
 mod robust_props;
+mod rules_describe;
 mod soldiers_in_time_actions;
 mod soldiers_in_time_rules;
 mod standto_cli;

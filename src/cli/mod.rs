@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::calibration::{Lens, TableLayout};
 
+mod actions;
 pub mod app;
 mod bench;
 mod calibrate_lens;
@@ -67,6 +68,8 @@ pub enum Command {
     Bench(bench::Args),
     /// Play a scripted game (scenario, seed, commands) and check its log replays.
     Play(play::Args),
+    /// List a rule set's actions: what each takes and in which phase.
+    Actions(actions::Args),
 }
 
 /// Runs the command line; the binary's `main`.
@@ -96,6 +99,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Detect(args) => detect::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Play(args) => play::run(args),
+        Command::Actions(args) => actions::run(args),
     }
 }
 

@@ -173,29 +173,31 @@ impl Command {
 
 /// A shared command (Stand To!'s, `end-phase`) by its serialised name and
 /// parameters; `None` when no command has that name.
+/// The names of the game's own commands (Stand To!'s, and `end-phase`).
+pub const SHARED_ACTIONS: &[&str] = &[
+    "load",
+    "aim",
+    "fire",
+    "fire-gun",
+    "melee",
+    "move",
+    "prone",
+    "order",
+    "spot",
+    "first-attack",
+    "rescue",
+    "shed",
+    "advance",
+    "recover",
+    "end-phase",
+    "roll-experience",
+];
+
 pub(crate) fn parse_shared(
     name: &str,
     params: &serde_json::Value,
 ) -> Option<Result<Command, super::RuleError>> {
-    const SHARED: &[&str] = &[
-        "load",
-        "aim",
-        "fire",
-        "fire-gun",
-        "melee",
-        "move",
-        "prone",
-        "order",
-        "spot",
-        "first-attack",
-        "rescue",
-        "shed",
-        "advance",
-        "recover",
-        "end-phase",
-        "roll-experience",
-    ];
-    if !SHARED.contains(&name) {
+    if !SHARED_ACTIONS.contains(&name) {
         return None;
     }
     let mut object = match params {

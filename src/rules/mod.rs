@@ -15,6 +15,7 @@ pub mod action;
 mod command;
 pub mod common;
 pub mod deck;
+pub mod describe;
 mod event;
 pub mod little_colonial;
 pub mod overlay;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 
 use crate::core::Refusal;
 pub use crate::core::{dice, odds};
-pub use command::{AimUse, Command, FireMode, Observed, OrderVia};
+pub use command::{AimUse, Command, FireMode, Observed, OrderVia, SHARED_ACTIONS};
 use dice::{Dice, DiceError};
 pub use event::{Event, StatusOf};
 use odds::NamedOdds;
@@ -136,24 +137,29 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         Vec::new()
     }
 
+    /// The rule set's actions: what each takes and when. The action panel,
+    /// `spotter actions` and `spotter resolve --rule-action` are built
+    /// from this description.
+    fn actions(&self) -> Vec<describe::ActionSpec>;
+
     /// The actions a player takes by clicking an actor, then a target
-    /// (the app's action panel), by label. The default is the game's own
-    /// fire and melee commands.
+    /// (the app's action panel), by label, from [`RuleSet::actions`].
     fn target_actions(&self) -> Vec<&'static str> {
-        DEFAULT_TARGET_ACTIONS.to_vec()
+        describe::target_labels(self)
     }
 
     /// The command of the action labelled `action` by `actor` at `target`
     /// (`None`: not an action of this rule set, or the figures cannot take
-    /// it, e.g. a figure outside any unit where the rules move units).
+    /// it, e.g. a figure outside any unit where the rules move units),
+    /// built from [`RuleSet::actions`] and read by [`RuleSet::parse_action`].
     fn target_command(
         &self,
-        _state: &GameState,
+        state: &GameState,
         action: &str,
         actor: FigureId,
         target: FigureId,
     ) -> Option<Command> {
-        default_target_command(action, actor, target)
+        describe::target_command(self, state, action, actor, target)
     }
 
     /// The command of this rule set's action called `name`, its parameters
@@ -199,32 +205,6 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
         command: &Command,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError>;
-}
-
-/// Labels of the default [`RuleSet::target_actions`].
-pub const DEFAULT_TARGET_ACTIONS: [&str; 3] = ["Aimed fire", "Snap fire", "Melee"];
-
-/// The default [`RuleSet::target_command`]: the game's [`Command::Fire`]
-/// (aimed or snap, the best use of an aim) and [`Command::Melee`].
-pub fn default_target_command(action: &str, actor: FigureId, target: FigureId) -> Option<Command> {
-    use self::{AimUse, FireMode};
-    let fire = |mode| Command::Fire {
-        shooter: actor,
-        target,
-        mode,
-        rapid: false,
-        aim_use: AimUse::Best,
-        at_mount: false,
-    };
-    match action {
-        "Aimed fire" => Some(fire(FireMode::Aimed)),
-        "Snap fire" => Some(fire(FireMode::Snap)),
-        "Melee" => Some(Command::Melee {
-            attackers: vec![actor],
-            defenders: vec![target],
-        }),
-        _ => None,
-    }
 }
 
 /// The odds a dry resolve recorded in its `Odds` event (none when the

@@ -105,9 +105,16 @@ impl SpotterApp {
         egui::Panel::top("status").show(ui, |ui| self.status_ui(ui));
         if let Some(next) = &self.first_game.next_step {
             let next = next.clone();
-            egui::Panel::top("next-step").show(ui, |ui| {
-                ui.colored_label(theme::NEXT_STEP, next);
-            });
+            // Two rows, always: the line changes as the game goes on, and a
+            // panel that grew or shrank would move the buttons under the
+            // player's pointer.
+            let rows = 2.0 * ui.text_style_height(&egui::TextStyle::Body)
+                + 3.0 * ui.spacing().item_spacing.y;
+            egui::Panel::top("next-step")
+                .exact_size(rows)
+                .show(ui, |ui| {
+                    ui.colored_label(theme::NEXT_STEP, next);
+                });
         }
         self.first_run.panel_ui(ui, &mut self.logic);
         if let SourceStatus::Lost { source, reason, .. } = &self.logic.status {
@@ -517,17 +524,22 @@ impl SpotterApp {
         }
     }
 
+    /// The game panel, in the order a player uses it every turn: the turn,
+    /// the action with its odds and the Roll button (near the top, so it
+    /// is on screen whatever the window's height), the roster, the log;
+    /// then starting, loading and saving games.
     fn actions_ui(&mut self, ui: &mut egui::Ui) {
         self.game_ui(ui);
-        if self.logic.session.is_none() {
-            return;
+        if self.logic.session.is_some() {
+            ui.separator();
+            self.action_ui(ui);
+            ui.separator();
+            self.game_roster_ui(ui);
+            ui.separator();
+            self.log_ui(ui);
         }
         ui.separator();
-        self.game_roster_ui(ui);
-        ui.separator();
-        self.action_ui(ui);
-        ui.separator();
-        self.log_ui(ui);
+        self.game_files_ui(ui);
     }
 
     fn game_ui(&mut self, ui: &mut egui::Ui) {
@@ -542,6 +554,10 @@ impl SpotterApp {
         } else {
             ui.label("no game");
         }
+    }
+
+    /// New game (rule set, scenario), load and save.
+    fn game_files_ui(&mut self, ui: &mut egui::Ui) {
         self.picker_ui(ui);
         ui.horizontal_wrapped(|ui| {
             ui.label("Scenario:");

@@ -729,7 +729,7 @@ mod tests {
             ),
             (
                 "scenarios/sit-skirmish.toml",
-                vec!["Fire", "Snap fire", "Melee"],
+                vec!["Fire", "Snap fire", "Melee", "Horse impact"],
             ),
         ] {
             // The first phase, whatever it is.

@@ -69,6 +69,11 @@ pub struct IncrementalParams {
     pub sweep_tile_in: f64,
     /// One sweep tile is detected again every this many frames (0: never).
     pub sweep_every_frames: u32,
+    /// A kept figure whose confidence is under the detector's report
+    /// threshold plus this is detected again on every frame: a borderline
+    /// figure comes and goes with each frame's noise exactly as a whole
+    /// detection of that frame would have it (0: only changed parts).
+    pub recheck_margin: f64,
 }
 
 impl Default for IncrementalParams {
@@ -86,6 +91,7 @@ impl Default for IncrementalParams {
             confirm_level: 28.0,
             sweep_tile_in: 4.0,
             sweep_every_frames: 4,
+            recheck_margin: 0.25,
         }
     }
 }
@@ -289,6 +295,20 @@ impl IncrementalDetector {
                 )
             })
             .collect();
+        // Borderline figures: detected again on every frame.
+        let borderline = self.detector.params().confidence.min_report + self.params.recheck_margin;
+        let around = self.params.reach_in * px;
+        for k in state
+            .figures
+            .iter()
+            .filter(|k| k.detection.confidence < borderline)
+        {
+            let v = view.view_from_table(k.detection.center_in_table);
+            wanted.push(clamp_rect(
+                [v.x - around, v.y - around, v.x + around, v.y + around],
+                view,
+            ));
+        }
         let every = self.params.sweep_every_frames;
         if every > 0 && state.frame.is_multiple_of(u64::from(every)) {
             let tile = (self.params.sweep_tile_in * px).max(1.0);

@@ -1596,6 +1596,10 @@ impl RuleSet for LittleColonialRules {
         NAME
     }
 
+    fn actions(&self) -> Vec<crate::rules::describe::ActionSpec> {
+        super::menu::actions()
+    }
+
     fn phases(&self) -> Vec<String> {
         vec!["orders".into()]
     }
@@ -1670,60 +1674,6 @@ impl RuleSet for LittleColonialRules {
             name,
             params,
         )
-    }
-
-    fn target_actions(&self) -> Vec<&'static str> {
-        vec!["Fire", "Formation fire", "Close combat"]
-    }
-
-    /// Fire by the actor alone at the target; formation fire by the actor's
-    /// whole formed unit (its 90 degree arc) at the target's side; close
-    /// combat between the two.
-    fn target_command(
-        &self,
-        state: &GameState,
-        action: &str,
-        actor: FigureId,
-        target: FigureId,
-    ) -> Option<Command> {
-        let a = state.figure(actor)?;
-        let t = state.figure(target)?.name.clone();
-        match action {
-            "Fire" => Some(Command::LittleColonial(Action::Fire(FireParams {
-                firers: vec![a.name.clone()],
-                target: t,
-                formation: false,
-                individual: true,
-            }))),
-            "Formation fire" => {
-                let unit = state
-                    .units
-                    .iter()
-                    .find(|u| u.formation != "loose" && u.figures.contains(&actor))?;
-                let firers: Vec<String> = unit
-                    .figures
-                    .iter()
-                    .filter_map(|id| state.figure(*id))
-                    .filter(|f| in_play(f))
-                    .map(|f| f.name.clone())
-                    .collect();
-                Some(Command::LittleColonial(Action::Fire(FireParams {
-                    firers,
-                    target: t,
-                    formation: true,
-                    individual: false,
-                })))
-            }
-            "Close combat" => Some(Command::LittleColonial(Action::CloseCombat(CombatParams {
-                a: a.name.clone(),
-                b: t,
-                a_add: 0,
-                b_add: 0,
-                a_single_rank: false,
-                b_single_rank: false,
-            }))),
-            _ => None,
-        }
     }
 
     fn overlays(

@@ -10,6 +10,7 @@
 
 pub mod action;
 pub mod engine;
+pub mod menu;
 mod overlay;
 pub mod status;
 

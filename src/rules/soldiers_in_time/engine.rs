@@ -1552,6 +1552,10 @@ impl RuleSet for SoldiersInTimeRules {
         NAME
     }
 
+    fn actions(&self) -> Vec<crate::rules::describe::ActionSpec> {
+        super::menu::actions()
+    }
+
     fn phases(&self) -> Vec<String> {
         self.data.turn.phases.clone()
     }
@@ -1615,35 +1619,6 @@ impl RuleSet for SoldiersInTimeRules {
             name,
             params,
         )
-    }
-
-    fn target_actions(&self) -> Vec<&'static str> {
-        vec!["Fire", "Snap fire", "Melee"]
-    }
-
-    fn target_command(
-        &self,
-        state: &GameState,
-        action: &str,
-        actor: FigureId,
-        target: FigureId,
-    ) -> Option<Command> {
-        let (a, t) = (
-            state.figure(actor)?.name.clone(),
-            state.figure(target)?.name.clone(),
-        );
-        match action {
-            "Fire" | "Snap fire" => Some(Command::SoldiersInTime(Action::Fire(FireParams {
-                shooter: a,
-                target: Some(t),
-                snap: action == "Snap fire",
-            }))),
-            "Melee" => Some(Command::SoldiersInTime(Action::Melee(MeleeParams {
-                a,
-                b: t,
-            }))),
-            _ => None,
-        }
     }
 
     fn overlays(

@@ -13,6 +13,7 @@
 pub mod action;
 pub mod engine;
 pub mod event;
+pub mod menu;
 mod overlay;
 pub mod status;
 

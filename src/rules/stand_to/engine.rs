@@ -2361,6 +2361,10 @@ impl RuleSet for StandToRules {
         &self.data.name
     }
 
+    fn actions(&self) -> Vec<crate::rules::describe::ActionSpec> {
+        super::menu::actions()
+    }
+
     fn phases(&self) -> Vec<String> {
         self.data.turn.phases.clone()
     }

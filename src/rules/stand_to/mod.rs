@@ -10,6 +10,7 @@
 pub mod calc;
 pub mod data;
 pub mod engine;
+pub mod menu;
 pub mod overlay;
 pub mod status;
 

@@ -1271,6 +1271,10 @@ impl RuleSet for VolleyFireRules {
         NAME
     }
 
+    fn actions(&self) -> Vec<crate::rules::describe::ActionSpec> {
+        super::menu::actions(|name| self.data.turn.action_phase.get(name).cloned())
+    }
+
     fn phases(&self) -> Vec<String> {
         self.data.turn.phases.clone()
     }
@@ -1311,41 +1315,6 @@ impl RuleSet for VolleyFireRules {
             name,
             params,
         )
-    }
-
-    fn target_actions(&self) -> Vec<&'static str> {
-        vec!["Unit fires", "Unit charges"]
-    }
-
-    /// Volley Fire! moves and fires by units: the actor's unit fires at,
-    /// or charges, the target's unit.
-    fn target_command(
-        &self,
-        state: &GameState,
-        action: &str,
-        actor: FigureId,
-        target: FigureId,
-    ) -> Option<Command> {
-        let unit_of = |id: FigureId| {
-            state
-                .units
-                .iter()
-                .find(|u| u.figures.contains(&id))
-                .map(|u| u.name.clone())
-        };
-        let (mine, theirs) = (unit_of(actor)?, unit_of(target)?);
-        match action {
-            "Unit fires" => Some(Command::VolleyFire(Action::Fire(FireParams {
-                unit: mine,
-                target: theirs,
-            }))),
-            "Unit charges" => Some(Command::VolleyFire(Action::Melee(MeleeParams {
-                attacker: mine,
-                defender: theirs,
-                from_rear: false,
-            }))),
-            _ => None,
-        }
     }
 
     fn overlays(

@@ -1,0 +1,131 @@
+//! Little Colonial Rules' actions as the player's menu shows them: what
+//! each takes (the rule set has one phase: orders, by card).
+
+use serde_json::json;
+
+use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
+
+/// Every Little Colonial Rules action.
+pub fn actions() -> Vec<ActionSpec> {
+    let target = || ParamSpec::target("target", ParamKind::Figure, "the figure fired at");
+    vec![
+        ActionSpec::new("fire", "Fire", "the actor alone fires at the target")
+            .param(ParamSpec::actor(
+                "firers",
+                ParamKind::Figures,
+                "the man who fires",
+            ))
+            .param(target())
+            .param(
+                ParamSpec::optional("formation", ParamKind::Flag, "in formation")
+                    .preset(json!(false)),
+            )
+            .param(
+                ParamSpec::optional("individual", ParamKind::Flag, "one at one")
+                    .preset(json!(true)),
+            ),
+        ActionSpec::new(
+            "fire",
+            "Formation fire",
+            "the actor's formed unit fires at the target's side",
+        )
+        .param(ParamSpec::actor(
+            "firers",
+            ParamKind::UnitFigures,
+            "the unit's men",
+        ))
+        .param(target())
+        .param(
+            ParamSpec::optional("formation", ParamKind::Flag, "in formation").preset(json!(true)),
+        )
+        .param(
+            ParamSpec::optional("individual", ParamKind::Flag, "one at one").preset(json!(false)),
+        ),
+        ActionSpec::new(
+            "close-combat",
+            "Close combat",
+            "the actor fights the target",
+        )
+        .param(ParamSpec::actor("a", ParamKind::Figure, "the attacker"))
+        .param(ParamSpec::target("b", ParamKind::Figure, "the defender"))
+        .param(ParamSpec::optional(
+            "a_add",
+            ParamKind::Number,
+            "the attacker's extra dice",
+        ))
+        .param(ParamSpec::optional(
+            "b_add",
+            ParamKind::Number,
+            "the defender's extra dice",
+        ))
+        .param(ParamSpec::optional(
+            "a_single_rank",
+            ParamKind::Flag,
+            "attacker in a single rank",
+        ))
+        .param(ParamSpec::optional(
+            "b_single_rank",
+            ParamKind::Flag,
+            "defender in a single rank",
+        )),
+        ActionSpec::new("draw", "Draw a card", "the next order card")
+            .param(ParamSpec::optional(
+                "reserve",
+                ParamKind::Flag,
+                "keep it in hand",
+            ))
+            .param(ParamSpec::optional(
+                "reinforcements",
+                ParamKind::Words,
+                "cards added at this reshuffle",
+            ))
+            .param(ParamSpec::optional(
+                "then",
+                ParamKind::Word(vec!["fire"]),
+                "what the activated men do",
+            )),
+        ActionSpec::new(
+            "play-reserved",
+            "Play a reserved card",
+            "a card kept in hand",
+        )
+        .param(ParamSpec::given("card", ParamKind::Text, "the card")),
+        ActionSpec::new("move", "Move", "a figure moves along a path")
+            .param(ParamSpec::actor(
+                "figure",
+                ParamKind::Figure,
+                "the figure that moves",
+            ))
+            .param(ParamSpec::given(
+                "path_in",
+                ParamKind::Points,
+                "points after the start",
+            )),
+        ActionSpec::new(
+            "artillery",
+            "Gun fires",
+            "a gun fires roundshot, grapeshot or shrapnel",
+        )
+        .param(ParamSpec::actor("gun", ParamKind::Figure, "the gun"))
+        .param(ParamSpec::given(
+            "ammo",
+            ParamKind::Word(vec!["roundshot", "grapeshot", "shrapnel"]),
+            "the shot",
+        ))
+        .param(ParamSpec::optional(
+            "at_in",
+            ParamKind::Point,
+            "the point aimed at",
+        ))
+        .param(ParamSpec::optional(
+            "target",
+            ParamKind::Figure,
+            "or a figure",
+        )),
+        ActionSpec::new("rally", "Rally", "an officer rallies his men").param(ParamSpec::actor(
+            "officer",
+            ParamKind::Figure,
+            "the officer",
+        )),
+    ]
+}

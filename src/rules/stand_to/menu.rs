@@ -1,0 +1,159 @@
+//! Stand To!'s actions as the player's menu shows them: what each takes
+//! and in which phase. Stand To!'s commands name figures by their number
+//! in the roster.
+
+use serde_json::json;
+
+use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
+
+/// Every Stand To! action.
+pub fn actions() -> Vec<ActionSpec> {
+    let me = |name, doc| ParamSpec::actor(name, ParamKind::FigureNumber, doc);
+    let fire = |label, mode: &str, doc| {
+        ActionSpec::new("fire", label, doc)
+            .param(me("shooter", "the man who fires"))
+            .param(ParamSpec::target(
+                "target",
+                ParamKind::FigureNumber,
+                "the man fired at",
+            ))
+            .param(
+                ParamSpec::optional(
+                    "mode",
+                    ParamKind::Word(vec!["aimed", "snap"]),
+                    "aimed or snap",
+                )
+                .preset(json!(mode)),
+            )
+            .param(ParamSpec::optional(
+                "rapid",
+                ParamKind::Flag,
+                "rapid fire (repeaters)",
+            ))
+            .param(ParamSpec::optional(
+                "aim_use",
+                ParamKind::Word(vec!["best", "hit", "save"]),
+                "how a taken aim is used",
+            ))
+            .param(ParamSpec::optional(
+                "at_mount",
+                ParamKind::Flag,
+                "at the rider's mount",
+            ))
+            .in_phases(&["fire"])
+    };
+    vec![
+        fire("Aimed fire", "aimed", "an aimed shot at the target"),
+        fire("Snap fire", "snap", "a snap shot at the target"),
+        ActionSpec::new("melee", "Melee", "the actor attacks the target in melee")
+            .param(ParamSpec::actor(
+                "attackers",
+                ParamKind::FigureNumbers,
+                "the attackers",
+            ))
+            .param(ParamSpec::target(
+                "defenders",
+                ParamKind::FigureNumbers,
+                "the defenders",
+            ))
+            .in_phases(&["melee"]),
+        ActionSpec::new(
+            "aim",
+            "Aim",
+            "take aim at the target (the bonus is ready next turn)",
+        )
+        .param(me("figure", "the man who aims"))
+        .param(ParamSpec::target(
+            "target",
+            ParamKind::FigureNumber,
+            "the man aimed at",
+        ))
+        .in_phases(&["fire"]),
+        ActionSpec::new("load", "Load", "load a round for an aimed shot")
+            .param(me("figure", "the man who loads")),
+        ActionSpec::new("fire-gun", "Gun fires", "the crew fires its gun")
+            .param(me("gun", "the gun"))
+            .in_phases(&["fire"]),
+        ActionSpec::new("move", "Move", "a figure moves along a path at a pace")
+            .param(me("figure", "the figure that moves"))
+            .param(ParamSpec::given(
+                "path_in",
+                ParamKind::Points,
+                "points after the start",
+            ))
+            .param(ParamSpec::given(
+                "facing_deg",
+                ParamKind::Number,
+                "facing at the end",
+            ))
+            .param(ParamSpec::given(
+                "pace",
+                ParamKind::Word(vec!["crawl", "walk", "doubletime", "charge", "evade"]),
+                "the pace",
+            ))
+            .param(ParamSpec::optional(
+                "mount_level",
+                ParamKind::Number,
+                "a rider's speed level",
+            ))
+            .in_phases(&["move"]),
+        ActionSpec::new("prone", "Prone", "go prone, or stand up")
+            .param(me("figure", "the figure"))
+            .param(ParamSpec::given(
+                "prone",
+                ParamKind::Flag,
+                "down (yes) or up (no)",
+            )),
+        ActionSpec::new("order", "Order", "a leader gives an order")
+            .param(me("giver", "the leader"))
+            .param(ParamSpec::given(
+                "to",
+                ParamKind::FigureNumbers,
+                "the men it is for",
+            ))
+            .param(ParamSpec::given("order", ParamKind::Text, "the order"))
+            .param(
+                ParamSpec::given(
+                    "via",
+                    ParamKind::Json,
+                    r#"{"via": "shout"}, {"via": "hand-signal"} or {"via": "musician", "musician": N}"#,
+                )
+                .preset(json!({"via": "shout"})),
+            )
+            .in_phases(&["non-combat"]),
+        ActionSpec::new("spot", "Spot", "a scout searches an area")
+            .param(me("scout", "the scout"))
+            .param(ParamSpec::given(
+                "center_in",
+                ParamKind::Point,
+                "the centre of the area",
+            ))
+            .in_phases(&["observe"]),
+        ActionSpec::new(
+            "first-attack",
+            "First attack",
+            "a novice leader's first-attack reaction",
+        )
+        .param(me("leader", "the leader")),
+        ActionSpec::new("rescue", "Rescue", "men go to the aid of a wounded comrade")
+            .param(me("wounded", "the wounded man")),
+        ActionSpec::new("shed", "Shed", "the side sheds a preservation point").param(
+            ParamSpec::given("side", ParamKind::Number, "the side, by number"),
+        ),
+        ActionSpec::new("advance", "Advance", "a figure advances")
+            .param(me("figure", "the figure")),
+        ActionSpec::new("recover", "Recover", "a wounded man's recovery roll")
+            .param(me("figure", "the wounded man"))
+            .param(ParamSpec::given(
+                "cared_for",
+                ParamKind::Flag,
+                "cared for by a comrade",
+            )),
+        ActionSpec::new(
+            "roll-experience",
+            "Roll experience",
+            "roll a figure's experience",
+        )
+        .param(ParamSpec::actor("figure", ParamKind::Figure, "the figure")),
+    ]
+}

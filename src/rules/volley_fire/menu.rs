@@ -1,0 +1,86 @@
+//! Volley Fire!'s actions as the player's menu shows them: what each takes
+//! and in which phase (from the data file's `turn.action_phase`).
+
+use serde_json::json;
+
+use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
+
+/// Every Volley Fire! action; `phase_of` gives an action's phase by name.
+pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
+    let unit = |doc| ParamSpec::actor("unit", ParamKind::Unit, doc);
+    let rough = ParamSpec::optional("rough", ParamKind::Flag, "through rough ground: half move");
+    let mut out = vec![
+        ActionSpec::new(
+            "fire",
+            "Unit fires",
+            "the actor's unit fires at the target's unit",
+        )
+        .param(unit("the unit that fires"))
+        .param(ParamSpec::target(
+            "target",
+            ParamKind::Unit,
+            "the unit fired at",
+        )),
+        ActionSpec::new(
+            "melee",
+            "Unit charges",
+            "the actor's unit charges the target's unit",
+        )
+        .param(ParamSpec::actor(
+            "attacker",
+            ParamKind::Unit,
+            "the charging unit",
+        ))
+        .param(ParamSpec::target(
+            "defender",
+            ParamKind::Unit,
+            "the unit charged",
+        ))
+        .param(
+            ParamSpec::optional("from_rear", ParamKind::Flag, "the charge strikes its rear")
+                .preset(json!(false)),
+        ),
+        ActionSpec::new("move", "Move", "the unit moves its front centre to a point")
+            .param(unit("the unit that moves"))
+            .param(ParamSpec::given(
+                "to_in",
+                ParamKind::Point,
+                "the new front centre",
+            ))
+            .param(rough.clone())
+            .param(ParamSpec::optional(
+                "double_time",
+                ParamKind::Flag,
+                "two more d6 of inches, and heat-stroke casualties",
+            )),
+        ActionSpec::new("form", "Form", "the unit takes a new formation")
+            .param(unit("the unit that forms"))
+            .param(ParamSpec::given(
+                "formation",
+                ParamKind::Text,
+                "a layout of the data file",
+            ))
+            .param(ParamSpec::optional(
+                "facing_deg",
+                ParamKind::Number,
+                "new facing",
+            ))
+            .param(ParamSpec::optional(
+                "to_in",
+                ParamKind::Point,
+                "new front centre",
+            ))
+            .param(rough),
+        ActionSpec::new("regroup", "Regroup", "a shaken unit tries to regroup")
+            .param(unit("the shaken unit")),
+        ActionSpec::new("morale", "Army morale", "the side tests its army morale").param(
+            ParamSpec::actor("side", ParamKind::Side, "the side that tests"),
+        ),
+    ];
+    for a in &mut out {
+        if let Some(p) = phase_of(a.name) {
+            a.phases = vec![p];
+        }
+    }
+    out
+}
