@@ -69,7 +69,7 @@ fn the_stand_to_demo_opens_on_a_shot_with_its_odds() {
 }
 
 #[test]
-#[ignore = "issue 17, open: the first screen finds no action the rules allow yet"]
+
 fn the_soldiers_in_time_demo_opens_on_a_shot_with_its_odds() {
     first_screen(
         "scenarios/demo-soldiers-in-time.toml",
@@ -79,7 +79,7 @@ fn the_soldiers_in_time_demo_opens_on_a_shot_with_its_odds() {
 }
 
 #[test]
-#[ignore = "issue 17, open: the first screen finds no action the rules allow yet"]
+
 fn the_little_colonial_demo_opens_on_a_shot_with_its_odds() {
     first_screen("scenarios/demo-little-colonial.toml", "Datu Ali", None);
 }

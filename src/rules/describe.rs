@@ -30,6 +30,9 @@ pub struct ActionSpec {
     /// The phases (by the rule set's names) in which it may be taken; empty:
     /// whenever the rules allow (card-driven rule sets).
     pub phases: Vec<String>,
+    /// Taken with no figures to open a side's activation (a card drawn):
+    /// the first-game screen takes it when nothing else can be done yet.
+    pub opens_activation: bool,
 }
 
 /// One parameter of an action.
@@ -152,7 +155,16 @@ impl ActionSpec {
             doc,
             params: Vec::new(),
             phases: Vec::new(),
+            opens_activation: false,
         }
+    }
+
+    /// This action opens a side's activation (see
+    /// [`ActionSpec::opens_activation`]).
+    #[must_use]
+    pub fn opening(mut self) -> Self {
+        self.opens_activation = true;
+        self
     }
 
     /// This action with one more parameter.
@@ -185,11 +197,26 @@ impl ActionSpec {
         actor: FigureId,
         target: FigureId,
     ) -> Option<Value> {
+        self.params_with(state, Some(actor), Some(target))
+    }
+
+    /// The parameters of an action that takes no figures: its presets
+    /// (`None` when it needs a figure or a given value).
+    pub fn preset_params(&self, state: &GameState) -> Option<Value> {
+        self.params_with(state, None, None)
+    }
+
+    fn params_with(
+        &self,
+        state: &GameState,
+        actor: Option<FigureId>,
+        target: Option<FigureId>,
+    ) -> Option<Value> {
         let mut out = Map::new();
         for p in &self.params {
             let value = match p.role {
-                Role::Actor => picked(state, actor, &p.kind)?,
-                Role::Target => picked(state, target, &p.kind)?,
+                Role::Actor => picked(state, actor?, &p.kind)?,
+                Role::Target => picked(state, target?, &p.kind)?,
                 Role::Given => match &p.preset {
                     Some(v) => v.clone(),
                     None if p.required => return None,

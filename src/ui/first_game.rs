@@ -183,7 +183,10 @@ fn choose_first_action(logic: &mut AppLogic) {
         let Some(s) = logic.session.as_mut() else {
             return;
         };
-        if s.end_phase().is_err() {
+        // A card-driven side opens its activation first (a card drawn);
+        // otherwise the phase ends. Each is logged, so undo takes it back.
+        let opened = s.open_activation().unwrap_or(false);
+        if !opened && s.end_phase().is_err() {
             break None;
         }
         ended += 1;

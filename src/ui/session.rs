@@ -474,6 +474,29 @@ impl GameSession {
         Ok(self.game.execute(Command::EndPhase, &mut dice)?)
     }
 
+    /// Takes the rule set's action that opens a side's activation (Little
+    /// Colonial Rules' card draw), when it has one the rules allow now.
+    /// Returns whether one was taken.
+    pub fn open_activation(&mut self) -> anyhow::Result<bool> {
+        let rules = self.game.rules();
+        let Some(cmd) = rules
+            .actions()
+            .iter()
+            .filter(|a| a.opens_activation)
+            .filter_map(|a| {
+                rules
+                    .parse_action(a.name, &a.preset_params(self.state())?)
+                    .ok()
+            })
+            .find(|c| rules.check(self.state(), c).is_ok())
+        else {
+            return Ok(false);
+        };
+        let mut dice = RngDice(&mut self.rng);
+        self.game.execute(cmd, &mut dice)?;
+        Ok(true)
+    }
+
     /// Whose turn, and which phase: "Turn 2, British: fire".
     pub fn turn_text(&self) -> String {
         let s = self.state();

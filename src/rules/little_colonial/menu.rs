@@ -69,6 +69,7 @@ pub fn actions() -> Vec<ActionSpec> {
             "defender in a single rank",
         )),
         ActionSpec::new("draw", "Draw a card", "the next order card")
+            .opening()
             .param(ParamSpec::optional(
                 "reserve",
                 ParamKind::Flag,
