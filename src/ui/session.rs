@@ -705,7 +705,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // Volley Fire!: the section fires at the Hadendowa as a unit.
         let mut vf = clicked_in_phase("scenarios/vf-sudan-patrol.toml", "fire", dir.path());
-        assert_eq!(vf.action_labels(), vec!["Unit fires", "Unit charges"]);
+        assert_eq!(
+            vf.action_labels(),
+            vec!["Unit fires", "Unit charges", "Unit fights"]
+        );
         let cmd = vf.command().unwrap();
         assert!(matches!(&cmd, Command::VolleyFire(a) if a.name() == "fire"));
         let p = vf.preview().unwrap();

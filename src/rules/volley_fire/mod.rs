@@ -11,7 +11,13 @@
 //! - Range bands are indexed 0 = point blank, 1 = deadly, 2 = close.
 
 pub mod action;
+mod charge;
 pub mod engine;
+pub mod event;
+mod fire;
+mod melee;
+mod morale;
+mod movement;
 mod overlay;
 pub mod status;
 
