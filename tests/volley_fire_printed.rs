@@ -68,9 +68,7 @@ fn place(s: &mut GameState, figure: &str, x: f64, y: f64) {
 /// The unit the melee's notes name as the loser.
 fn melee_loser(ev: &[Event]) -> Option<String> {
     ev.iter().find_map(|e| match e {
-        Event::Note { text } => text
-            .find(" loses the melee")
-            .map(|i| text[..i].to_owned()),
+        Event::Note { text } => text.find(" loses the melee").map(|i| text[..i].to_owned()),
         _ => None,
     })
 }
@@ -106,7 +104,12 @@ fn a_unit_hit_from_the_rear_fights_at_minus_two() {
     keep_only(&mut s, "Scouts", &["Scouts 3"]);
     // Swordsman 3 + 1 = 4 against the scout's 5: the scout wins from the
     // front, and loses (5 - 2 = 3) when hit from the rear.
-    let front = resolve(r.as_ref(), &s, &melee("Swordsmen", "Scouts", false), &[3, 5]);
+    let front = resolve(
+        r.as_ref(),
+        &s,
+        &melee("Swordsmen", "Scouts", false),
+        &[3, 5],
+    );
     assert_eq!(melee_loser(&front).as_deref(), Some("Swordsmen"));
     let rear = resolve(r.as_ref(), &s, &melee("Swordsmen", "Scouts", true), &[3, 5]);
     assert_eq!(melee_loser(&rear).as_deref(), Some("Scouts"), "{rear:#?}");
@@ -119,10 +122,19 @@ fn the_gardner_crew_fights_as_british_gunners() {
     let (mut s, r) = setup();
     at(&mut s, 2, "Dervishes");
     keep_only(&mut s, "Gardner", &["Gardner 2"]);
-    let g = s.figure_named("Gardner 2").unwrap().placement.center_in_table;
+    let g = s
+        .figure_named("Gardner 2")
+        .unwrap()
+        .placement
+        .center_in_table;
     place(&mut s, "Hadendowa 1", g.x, g.y + 1.5);
     // Spearman 4 + 1 = 5, gunner 4 + 1 = 5 and the gunner wins ties.
-    let ev = resolve(r.as_ref(), &s, &melee("Hadendowa", "Gardner", false), &[4, 4]);
+    let ev = resolve(
+        r.as_ref(),
+        &s,
+        &melee("Hadendowa", "Gardner", false),
+        &[4, 4],
+    );
     assert_eq!(melee_loser(&ev).as_deref(), Some("Hadendowa"), "{ev:#?}");
 }
 
@@ -150,7 +162,10 @@ fn scouts_take_no_terrain_penalty() {
             _ => None,
         })
         .unwrap();
-    assert!((moved - f64::from(rolled)).abs() < 1e-9, "{moved} of {rolled}");
+    assert!(
+        (moved - f64::from(rolled)).abs() < 1e-9,
+        "{moved} of {rolled}"
+    );
 }
 
 /// "Fire is simultaneous in a 45 degree cone from the facing direction of
@@ -217,7 +232,10 @@ fn the_shipped_scenario_puts_in_cover_only_units_in_cover_terrain() {
         assert_eq!(rules.in_cover(&s, u), in_cover_terrain, "{}", u.name);
     }
     let (_, riflemen) = s.unit_named("Riflemen").unwrap();
-    assert!(rules.in_cover(&s, riflemen), "the riflemen lie in the scrub");
+    assert!(
+        rules.in_cover(&s, riflemen),
+        "the riflemen lie in the scrub"
+    );
 }
 
 /// "Sudanese Infantry In Single Rank Die Roll + 1": the one-rank line.

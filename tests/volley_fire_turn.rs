@@ -169,19 +169,21 @@ fn a_charge_halts_one_inch_away_and_takes_defensive_fire() {
             })
             .fold(f64::INFINITY, f64::min)
     };
-    assert!((gap(&s2) - 2.0).abs() < 1e-6, "halted 1 in away: {}", gap(&s2));
     assert!(
-        notes(&ev).iter().any(|n| n.contains("gives defensive fire")),
+        (gap(&s2) - 2.0).abs() < 1e-6,
+        "halted 1 in away: {}",
+        gap(&s2)
+    );
+    assert!(
+        notes(&ev)
+            .iter()
+            .any(|n| n.contains("gives defensive fire")),
         "{:#?}",
         notes(&ev)
     );
     // The 1st Section fired: Hadendowa men are down.
     let (_, h) = s2.unit_named("Hadendowa").unwrap();
-    assert!(
-        h.figures
-            .iter()
-            .any(|id| !s2.figure(*id).unwrap().active())
-    );
+    assert!(h.figures.iter().any(|id| !s2.figure(*id).unwrap().active()));
     // The melee follows in the melee phase.
     let mut m = s2.clone();
     at(&mut m, 2, "Dervishes");
@@ -301,7 +303,10 @@ fn when_both_forces_test_the_low_die_tests_first_and_a_failure_ends_it() {
     let ev = resolve(r.as_ref(), &s, &morale, &[2, 4, 9, 7]);
     assert_eq!(tests(&ev), vec![0, 1]);
     let s2 = apply(&s, &ev);
-    assert_eq!(refusal_kind(r.check(&s2, &morale)), RefusalKind::AlreadyActed);
+    assert_eq!(
+        refusal_kind(r.check(&s2, &morale)),
+        RefusalKind::AlreadyActed
+    );
 }
 
 /// "Cover is woods, scrub, gullies, ravines, embankments, etc., and
@@ -393,14 +398,30 @@ fn a_gardner_jam_falls_back_twelve_inches_and_is_cleared_next_turn() {
     );
     let before = at_of(&s, "Gardner 1");
     let s2 = apply(&s, &resolve(r.as_ref(), &s, &fire, &[20]));
-    assert!(s2.unit_named("Gardner").unwrap().1.rules.volley_fire().unwrap().jammed);
+    assert!(
+        s2.unit_named("Gardner")
+            .unwrap()
+            .1
+            .rules
+            .volley_fire()
+            .unwrap()
+            .jammed
+    );
     let back = before - at_of(&s2, "Gardner 1");
     assert!((back.norm() - before.y.min(12.0)).abs() < 1e-6, "{back}");
     // Cleared when the turn ends.
     let mut t = s2.clone();
     at(&mut t, 3, "Sudanese");
     let t = apply(&t, &resolve(r.as_ref(), &t, &Command::EndPhase, &[6, 1]));
-    assert!(!t.unit_named("Gardner").unwrap().1.rules.volley_fire().unwrap().jammed);
+    assert!(
+        !t.unit_named("Gardner")
+            .unwrap()
+            .1
+            .rules
+            .volley_fire()
+            .unwrap()
+            .jammed
+    );
 }
 
 /// Check decides without dice: a refused charge is refused by check with

@@ -25,7 +25,11 @@ const RESPONSE_FAILS_FACE: u32 = 6;
 impl VolleyFireRules {
     /// Can the unit charge the target now? Returns the charger's move
     /// dice. (No dice rolled.)
-    pub(super) fn charge_plan(&self, state: &GameState, p: &ChargeParams) -> Result<u32, RuleError> {
+    pub(super) fn charge_plan(
+        &self,
+        state: &GameState,
+        p: &ChargeParams,
+    ) -> Result<u32, RuleError> {
         let (_, u) = unit(state, &p.unit)?;
         let (_, t) = unit(state, &p.target)?;
         if u.side == t.side {
@@ -107,7 +111,8 @@ impl VolleyFireRules {
         } else {
             Vector2::new(1.0, 0.0)
         };
-        let needed = self.travel_to_contact(state, &members, &ids(&alive(state, t)), dir)
+        let needed = self
+            .travel_to_contact(state, &members, &ids(&alive(state, t)), dir)
             .unwrap_or_else(|| (gap.norm() - self.contact_in()).max(0.0));
         let reached = f64::from(allowed) >= needed;
         let step = dir * needed.min(f64::from(allowed));
@@ -119,8 +124,7 @@ impl VolleyFireRules {
                 dice: rolls,
             },
             Event::Measured(
-                Length::<Inch>::exact(gap.norm())
-                    .reading(format!("{} to {}", u.name, t.name), &[]),
+                Length::<Inch>::exact(gap.norm()).reading(format!("{} to {}", u.name, t.name), &[]),
             ),
             Self::acted(state, ui),
         ];

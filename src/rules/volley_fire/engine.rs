@@ -25,9 +25,9 @@ use super::action::*;
 use super::event::Event as VfEvent;
 use super::status::{FigureStatus, SideStatus, Troops, UnitStatus};
 use super::{NAME, VolleyFire, fire_odds};
+use crate::core::RefusalKind;
 use crate::core::dice::Dice;
 use crate::core::odds::{NamedOdds, named};
-use crate::core::RefusalKind;
 use crate::geometry::{TerrainKind, point_in_polygon};
 use crate::rules::stand_to::Wound;
 use crate::rules::{Command, Event, Figure, FigureId, GameState, Unit};
@@ -299,7 +299,11 @@ impl VolleyFireRules {
 
     /// "Commanders roll D6's for first move. High die roll will move
     /// first." Ties at the top are rolled again.
-    fn first_move_roll(&self, state: &GameState, dice: &mut dyn Dice) -> Result<Vec<Event>, RuleError> {
+    fn first_move_roll(
+        &self,
+        state: &GameState,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
         let mut ev = Vec::new();
         let mut order: Vec<usize> = (0..state.sides.len()).collect();
         for _ in 0..MAX_FIRST_MOVE_ROLLS {

@@ -55,8 +55,18 @@ impl VolleyFireRules {
         let name = standing_this_phase(state, u)
             .into_iter()
             .filter_map(|(_, id)| state.figure(id))
-            .find(|f| self.data.weapon.get(&f.weapon).is_some_and(|w| !w.range_ft.is_empty()))
-            .or_else(|| u.figures.iter().filter_map(|id| state.figure(*id)).find(|f| f.active()))
+            .find(|f| {
+                self.data
+                    .weapon
+                    .get(&f.weapon)
+                    .is_some_and(|w| !w.range_ft.is_empty())
+            })
+            .or_else(|| {
+                u.figures
+                    .iter()
+                    .filter_map(|id| state.figure(*id))
+                    .find(|f| f.active())
+            })
             .map(|f| f.weapon.clone())
             .ok_or_else(|| {
                 refuse(
@@ -71,7 +81,11 @@ impl VolleyFireRules {
     }
 
     /// The kind of fire the unit gives.
-    pub(super) fn fire_kind(&self, state: &GameState, p: &FireParams) -> Result<FireKind, RuleError> {
+    pub(super) fn fire_kind(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<FireKind, RuleError> {
         let (_, u) = unit(state, &p.unit)?;
         if u.formation == self.data.formation.scouts {
             return Ok(FireKind::Scouts);
@@ -167,7 +181,11 @@ impl VolleyFireRules {
     }
 
     /// The firing plan: firers in range and cone, the band, the dice.
-    pub(super) fn fire_plan(&self, state: &GameState, p: &FireParams) -> Result<FirePlan, RuleError> {
+    pub(super) fn fire_plan(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<FirePlan, RuleError> {
         let (u, t) = self.check_fire_units(state, p)?;
         let w = self.weapon_of(state, u)?;
         if w.hit_max.is_empty() {
@@ -234,8 +252,8 @@ impl VolleyFireRules {
     ) -> Vec<FireDie> {
         let targets = standing_this_phase(state, t);
         let is_key = |id: &FigureId| state.figure(*id).is_some_and(|f| fst(f).key);
-        let mixed_key = targets.iter().any(|(_, id)| is_key(id))
-            && !targets.iter().all(|(_, id)| is_key(id));
+        let mixed_key =
+            targets.iter().any(|(_, id)| is_key(id)) && !targets.iter().all(|(_, id)| is_key(id));
         if w.gun {
             return vec![FireDie {
                 hit_max,
@@ -491,7 +509,11 @@ impl VolleyFireRules {
         let from = centroid(state, &ids(&standing_this_phase(state, u)));
         let mut pool: Vec<FigureId> = ids(&alive(state, t))
             .into_iter()
-            .filter(|id| state.figure(*id).is_some_and(|f| !(f.leader && f.mounted())))
+            .filter(|id| {
+                state
+                    .figure(*id)
+                    .is_some_and(|f| !(f.leader && f.mounted()))
+            })
             .collect();
         pool.sort_by(|a, b| {
             let da = (pos(state, *a) - from).norm();
@@ -603,4 +625,3 @@ impl VolleyFireRules {
 fn fire_named_of(rules: &VolleyFireRules, plan: &FirePlan) -> Vec<NamedOdds> {
     super::engine::fire_named(&fire_odds(&rules.data, &plan.dice))
 }
-

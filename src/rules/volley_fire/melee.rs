@@ -10,8 +10,8 @@ use nalgebra::{Point2, Vector2};
 
 use super::action::MeleeParams;
 use super::engine::{
-    CONTACT_EXTRA_IN, VolleyFireRules, alive, centroid, ids, kill, pos, quantized, refuse,
-    troops, unit, ust,
+    CONTACT_EXTRA_IN, VolleyFireRules, alive, centroid, ids, kill, pos, quantized, refuse, troops,
+    unit, ust,
 };
 use super::event::Event as VfEvent;
 use super::status::Troops;
@@ -128,7 +128,11 @@ impl VolleyFireRules {
     }
 
     /// Can the attacker fight the defender now, and who fights? (No dice.)
-    pub(super) fn melee_plan(&self, state: &GameState, p: &MeleeParams) -> Result<MeleePlan, RuleError> {
+    pub(super) fn melee_plan(
+        &self,
+        state: &GameState,
+        p: &MeleeParams,
+    ) -> Result<MeleePlan, RuleError> {
         let (ai, a) = unit(state, &p.attacker)?;
         let (di, d) = unit(state, &p.defender)?;
         troops(a)?;
@@ -151,7 +155,7 @@ impl VolleyFireRules {
             ));
         }
         self.check_may_act(state, a)?;
-        let contact = self.data.movement.melee_contact_gap_in + CONTACT_EXTRA_IN;
+        let contact = self.contact_in() + self.data.movement.contact_slack_in;
         let a_all = ids(&alive(state, a));
         let d_all = ids(&alive(state, d));
         let near = |x: FigureId, ys: &[FigureId], r: f64| {
@@ -267,7 +271,11 @@ impl VolleyFireRules {
                     a.name,
                     plan.defenders.len(),
                     d.name,
-                    if p.from_rear { ", hit from the rear" } else { "" }
+                    if p.from_rear {
+                        ", hit from the rear"
+                    } else {
+                        ""
+                    }
                 ),
             },
         ];

@@ -151,6 +151,9 @@ pub struct MoveData {
     pub no_leader_dice_less: u32,
     pub dervish_leader_radius_in: f64,
     pub melee_contact_gap_in: f64,
+    /// How much further than the contact gap (centre to centre) a man may
+    /// stand and still be in contact, table inches (house value).
+    pub contact_slack_in: f64,
     /// troops -> formation -> number of d6.
     pub dice: BTreeMap<String, BTreeMap<String, u32>>,
     pub no_terrain_penalty: NoPenalty,

@@ -18,7 +18,11 @@ const MAX_WHO_FIRST_ROLLS: usize = 20;
 
 impl VolleyFireRules {
     /// Can the unit roll to regroup? Once a turn, when shaken.
-    pub(super) fn check_regroup(&self, state: &GameState, p: &UnitParams) -> Result<usize, RuleError> {
+    pub(super) fn check_regroup(
+        &self,
+        state: &GameState,
+        p: &UnitParams,
+    ) -> Result<usize, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
         if !ust(u).shaken {
             return Err(refuse(
@@ -80,7 +84,11 @@ impl VolleyFireRules {
 
     /// Must the side test now? Returns the sides that test, the named one
     /// first (more than one: the who-tests-first roll decides).
-    pub(super) fn morale_plan(&self, state: &GameState, p: &SideParams) -> Result<Vec<usize>, RuleError> {
+    pub(super) fn morale_plan(
+        &self,
+        state: &GameState,
+        p: &SideParams,
+    ) -> Result<Vec<usize>, RuleError> {
         let si = state
             .sides
             .iter()
@@ -139,8 +147,11 @@ impl VolleyFireRules {
                 figure: None,
                 dice: rolls.clone(),
             });
-            let mut order: Vec<(u32, usize)> =
-                rolls.iter().map(|r| r.face).zip(sides.iter().copied()).collect();
+            let mut order: Vec<(u32, usize)> = rolls
+                .iter()
+                .map(|r| r.face)
+                .zip(sides.iter().copied())
+                .collect();
             order.sort_by_key(|(face, _)| *face);
             let low = order[0].0;
             if order.iter().filter(|(f, _)| *f == low).count() == 1 {

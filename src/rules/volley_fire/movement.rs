@@ -10,8 +10,7 @@ use nalgebra::{Point2, Vector2};
 
 use super::action::{FormParams, MoveParams};
 use super::engine::{
-    VolleyFireRules, alive, centroid, kill, pos, quantized, refuse, troops, unit,
-    ust,
+    VolleyFireRules, alive, centroid, kill, pos, quantized, refuse, troops, unit, ust,
 };
 use super::event::Event as VfEvent;
 use super::status::Troops;
@@ -108,7 +107,8 @@ impl VolleyFireRules {
         }
         said.unwrap_or_else(|| {
             state.terrain.iter().any(|t| {
-                HALVING_KINDS.iter().any(|k| t.is(*k)) && segment_crosses(path.0, path.1, &t.polygon_in)
+                HALVING_KINDS.iter().any(|k| t.is(*k))
+                    && segment_crosses(path.0, path.1, &t.polygon_in)
             })
         })
     }
@@ -136,7 +136,11 @@ impl VolleyFireRules {
     }
 
     /// Can the unit move now, and with how many dice? (No dice rolled.)
-    pub(super) fn move_plan(&self, state: &GameState, p: &MoveParams) -> Result<MovePlan, RuleError> {
+    pub(super) fn move_plan(
+        &self,
+        state: &GameState,
+        p: &MoveParams,
+    ) -> Result<MovePlan, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
         self.check_may_act(state, u)?;
         let troops = troops(u)?;
@@ -309,7 +313,11 @@ impl VolleyFireRules {
 
     /// Can the unit change formation now? Returns the move plan of its
     /// present formation.
-    pub(super) fn form_plan(&self, state: &GameState, p: &FormParams) -> Result<MovePlan, RuleError> {
+    pub(super) fn form_plan(
+        &self,
+        state: &GameState,
+        p: &FormParams,
+    ) -> Result<MovePlan, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
         self.check_may_act(state, u)?;
         let troops = troops(u)?;

@@ -101,7 +101,7 @@ impl VolleyFireRules {
     /// The contact distance between base centres, and the enemies within it.
     fn melee_zone(&self, state: &GameState, me: &Figure) -> OverlayShape {
         let gap = self.data.movement.melee_contact_gap_in;
-        let contact = gap + CONTACT_EXTRA_IN;
+        let contact = gap + CONTACT_EXTRA_IN + self.data.movement.contact_slack_in;
         let members = members_within(
             state
                 .figures
@@ -156,8 +156,8 @@ impl VolleyFireRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii, sight};
     use crate::core::{Inch, Length};
+    use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii, sight};
     use crate::rules::overlay::{Member, SightKind};
     use nalgebra::Vector2;
 
@@ -215,7 +215,9 @@ mod tests {
 
         place(&mut state, 1.5);
         let engaged = members(&rules.overlay_shapes(&state, me), Purpose::Melee).unwrap();
-        let contact = rules.data.movement.melee_contact_gap_in + CONTACT_EXTRA_IN;
+        let contact = rules.data.movement.melee_contact_gap_in
+            + CONTACT_EXTRA_IN
+            + rules.data.movement.contact_slack_in;
         let (a, b) = (state.figure(me).unwrap(), state.figure(foe).unwrap());
         let measured = Length::<Inch>::centre_to_centre(&a.placement, &b.placement);
         assert!(engaged.contains(&Member {

@@ -169,7 +169,9 @@ fn flag(key: &str, v: &str) -> Result<bool, String> {
     match v {
         "true" => Ok(true),
         "false" => Ok(false),
-        other => Err(format!("`{key} = \"{other}\"`: write \"true\" or \"false\"")),
+        other => Err(format!(
+            "`{key} = \"{other}\"`: write \"true\" or \"false\""
+        )),
     }
 }
 
