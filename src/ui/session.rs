@@ -716,9 +716,10 @@ mod tests {
         assert!(!p.odds.is_empty());
         vf.roll().unwrap();
         let lines = vf.log_lines();
-        assert_eq!(lines.len(), 2, "{lines:?}");
+        // Both sides' move phases come before the one fire phase.
+        assert_eq!(lines.len(), 3, "{lines:?}");
         assert!(
-            lines[1].starts_with("2. fire: unit 1st Section; target Hadendowa:"),
+            lines[2].starts_with("3. fire: unit 1st Section; target Hadendowa:"),
             "{lines:?}"
         );
         vf.undo().unwrap();
