@@ -438,3 +438,35 @@ fn a_shaken_unit_cannot_charge() {
     );
     assert_eq!(refusal_kind(r.check(&s, &charge)), RefusalKind::Morale);
 }
+
+/// "Guns that limber or unlimber (in place), cannot fire the turn that
+/// they do so."
+#[test]
+fn a_gun_that_limbers_or_unlimbers_does_not_fire_that_turn() {
+    let (mut s, r) = setup();
+    at(&mut s, 0, "Sudanese");
+    let limber = action(
+        "form",
+        serde_json::json!({"unit": "Gardner", "formation": "limbered"}),
+    );
+    let mut s2 = apply(&s, &resolve(r.as_ref(), &s, &limber, &[1, 1]));
+    at(&mut s2, 1, "Sudanese");
+    let fire = action(
+        "fire",
+        serde_json::json!({"unit": "Gardner", "target": "Hadendowa"}),
+    );
+    assert_eq!(refusal_kind(r.check(&s2, &fire)), RefusalKind::CannotDo);
+    // Unlimbered next turn: no fire in that turn either.
+    s2.turn += 1;
+    at(&mut s2, 0, "Sudanese");
+    let unlimber = action(
+        "form",
+        serde_json::json!({"unit": "Gardner", "formation": "deployed", "facing_deg": 90.0}),
+    );
+    let mut s3 = apply(&s2, &resolve(r.as_ref(), &s2, &unlimber, &[1, 1]));
+    at(&mut s3, 1, "Sudanese");
+    assert_eq!(refusal_kind(r.check(&s3, &fire)), RefusalKind::CannotDo);
+    // The turn after, it fires.
+    s3.turn += 1;
+    assert!(r.check(&s3, &fire).is_ok(), "{:?}", r.check(&s3, &fire));
+}

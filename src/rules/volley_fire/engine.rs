@@ -67,6 +67,7 @@ static NO_UNIT: UnitStatus = UnitStatus {
     jammed: false,
     acted: None,
     regroup_rolled: None,
+    limbered_turn: None,
 };
 static NO_FIGURE: FigureStatus = FigureStatus {
     key: false,

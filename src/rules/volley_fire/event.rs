@@ -23,6 +23,8 @@ pub enum Event {
     RegroupRolled { unit: usize, turn: u32 },
     /// The Gardner gun jammed (or is cleared).
     Jammed { unit: usize, jammed: bool },
+    /// The gun limbered or unlimbered in this turn.
+    Limbered { unit: usize, turn: u32 },
     /// A man fell to fire in this fire phase: he fires in it all the same.
     FellInFire { figure: FigureId, at: TurnClock },
     /// A man is down from heat stroke.
@@ -59,6 +61,11 @@ impl Event {
             Self::Jammed { unit, jammed } => {
                 if let Some(u) = state.units.get_mut(*unit) {
                     u.rules.volley_fire_mut().jammed = *jammed;
+                }
+            }
+            Self::Limbered { unit, turn } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().limbered_turn = Some(*turn);
                 }
             }
             Self::FellInFire { figure, at } => {

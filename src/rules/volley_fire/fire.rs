@@ -194,6 +194,21 @@ impl VolleyFireRules {
                 format!("{} has no weapon on the firing table", u.name),
             ));
         }
+        if w.gun && u.formation == super::movement::GUN_FORMATIONS[1] {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} is limbered: unlimber it to fire", u.name),
+            ));
+        }
+        if w.gun && ust(u).limbered_turn == Some(state.turn) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{} limbered or unlimbered this turn: it cannot fire the turn that it does so",
+                    u.name
+                ),
+            ));
+        }
         let edges = self.data.band_edges_in(w);
         let max_in = edges.last().copied().unwrap_or(0.0);
         let ranks = (!w.overhead && !w.gun).then_some(self.data.fire.firing_ranks);

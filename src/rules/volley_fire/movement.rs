@@ -27,6 +27,9 @@ type Spot = (Point2<f64>, f64);
 /// fences, and fordable water".
 const HALVING_KINDS: [TerrainKind; 2] = [TerrainKind::Rough, TerrainKind::Obstacle];
 
+/// A gun's two formations: limbering or unlimbering changes between them.
+pub(super) const GUN_FORMATIONS: [&str; 2] = ["deployed", "limbered"];
+
 /// A move before the dice.
 #[derive(Debug, Clone)]
 pub struct MovePlan {
@@ -425,6 +428,18 @@ impl VolleyFireRules {
             },
             Self::acted(state, plan.unit),
         ];
+        // "Guns that limber or unlimber (in place), cannot fire the turn
+        // that they do so."
+        if [&u.formation, &p.formation]
+            .iter()
+            .all(|f| GUN_FORMATIONS.contains(&f.as_str()))
+            && u.formation != p.formation
+        {
+            ev.push(Event::VolleyFire(VfEvent::Limbered {
+                unit: plan.unit,
+                turn: state.turn,
+            }));
+        }
         // Alive figures take the new places in unit order; the fallen keep
         // theirs.
         for ((_, id), (to, f)) in plan.members.iter().zip(spots) {

@@ -140,6 +140,9 @@ pub struct UnitStatus {
     /// The turn in which it last rolled to regroup.
     #[serde(default)]
     pub regroup_rolled: Option<u32>,
+    /// The turn in which the gun last limbered or unlimbered.
+    #[serde(default)]
+    pub limbered_turn: Option<u32>,
 }
 
 /// What Volley Fire! records about one side.
