@@ -108,7 +108,10 @@ fn a_missing_required_parameter_is_bad_params_not_a_refusal() {
 fn the_panels_actions_come_from_the_descriptions() {
     let r = registry();
     let labels = |s: &str| r.get(s).unwrap().target_actions();
-    assert_eq!(labels("volley-fire"), ["Unit fires", "Unit charges"]);
+    assert_eq!(
+        labels("volley-fire"),
+        ["Unit fires", "Unit charges", "Unit fights"]
+    );
     assert_eq!(
         labels("soldiers-in-time"),
         ["Fire", "Snap fire", "Melee", "Horse impact"]

@@ -44,4 +44,6 @@ mod track_hands;
 mod track_photos;
 mod track_sequences;
 mod volley_fire_actions;
+mod volley_fire_printed;
 mod volley_fire_rules;
+mod volley_fire_turn;

@@ -256,9 +256,7 @@ fn a_commander_in_the_zone_of_fire_rolls_a_d20_20_killed_19_wounded() {
     let (mut s, r) = setup();
     at(&mut s, 1, "Sudanese");
     let emir = s.figure_named("Emir").unwrap().id;
-    s.figures[emir.index()]
-        .status
-        .insert("commander".into(), "true".into());
+    s.figures[emir.index()].rules.volley_fire_mut().commander = true;
     let fire = action(
         "fire",
         serde_json::json!({"unit": "1st Section", "target": "Hadendowa"}),
@@ -306,15 +304,16 @@ fn scouts_fire_a_d6_each_4_up_in_the_open_5_up_in_cover() {
     let p = |n: &str| odds.iter().find(|o| o.name == n).unwrap().p;
     approx::assert_relative_eq!(p("p_any_hit"), 1.0 - 0.125, epsilon = 1e-12);
     approx::assert_relative_eq!(p("p_all_hit"), 0.125, epsilon = 1e-12);
-    let ev = run(r.as_ref(), &s, &fire, &[4, 3, 6]).unwrap();
+    // Three d6, then the d20 for a leader among the casualties.
+    let ev = run(r.as_ref(), &s, &fire, &[4, 3, 6, 1]).unwrap();
     let down = ev
         .iter()
         .filter(|e| matches!(e, Event::Wounded { .. }))
         .count();
     assert_eq!(down, 2);
     let (ui, _) = s.unit_named("Swordsmen").unwrap();
-    s.units[ui].status.insert("cover".into(), "true".into());
-    let ev = run(r.as_ref(), &s, &fire, &[4, 3, 6]).unwrap();
+    s.units[ui].rules.volley_fire_mut().cover = Some(true);
+    let ev = run(r.as_ref(), &s, &fire, &[4, 3, 6, 1]).unwrap();
     let down = ev
         .iter()
         .filter(|e| matches!(e, Event::Wounded { .. }))

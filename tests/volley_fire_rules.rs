@@ -309,9 +309,20 @@ fn scripted_game_runs_three_turns_and_replays() {
     .expect("script loads");
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("vf.jsonl");
-    let game = script
-        .play(&registry, Some(&log), |_, _, _| {})
-        .expect("script plays");
+    let mut notes = Vec::new();
+    let played = script.play(&registry, Some(&log), |step, _, events| {
+        for e in events {
+            if let spotter::game::Event::Note { text } = e {
+                notes.push(format!("{step}: {text}"));
+            }
+        }
+    });
+    let game = played.unwrap_or_else(|e| panic!("script plays: {e:?}\n{}", notes.join("\n")));
+    let said = |what: &str| notes.iter().any(|n| n.contains(what));
+    // A charge with defensive fire, a melee lost with its fall-back.
+    assert!(said("gives defensive fire"), "{}", notes.join("\n"));
+    assert!(said("loses the melee, falls back"), "{}", notes.join("\n"));
+    assert!(said("moves first"), "the first-move roll");
     assert!(game.state().turn >= 4, "three full turns");
     let dead = game.state().figures.iter().filter(|f| !f.active()).count();
     assert!(dead > 0, "fire took effect");

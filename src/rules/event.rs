@@ -182,11 +182,15 @@ pub enum Event {
     },
     /// A Soldiers in Time event.
     SoldiersInTime(SoldiersInTimeEvent),
+    /// A Volley Fire! event.
+    VolleyFire(VolleyFireEvent),
 }
 
 /// The events of one rule set that no other has (its own types, tagged
 /// with the rule set's name).
 pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
+/// Volley Fire!'s own events.
+pub use crate::rules::volley_fire::event::Event as VolleyFireEvent;
 
 /// What a [`Event::Status`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -728,7 +728,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // Volley Fire!: the section fires at the Hadendowa as a unit.
         let mut vf = clicked_in_phase("scenarios/vf-sudan-patrol.toml", "fire", dir.path());
-        assert_eq!(vf.action_labels(), vec!["Unit fires", "Unit charges"]);
+        assert_eq!(
+            vf.action_labels(),
+            vec!["Unit fires", "Unit charges", "Unit fights"]
+        );
         let cmd = vf.command().unwrap();
         assert!(matches!(&cmd, Command::VolleyFire(a) if a.name() == "fire"));
         let p = vf.preview().unwrap();
@@ -736,9 +739,10 @@ mod tests {
         assert!(!p.odds.is_empty());
         vf.roll().unwrap();
         let lines = vf.log_lines();
-        assert_eq!(lines.len(), 2, "{lines:?}");
+        // Both sides' move phases come before the one fire phase.
+        assert_eq!(lines.len(), 3, "{lines:?}");
         assert!(
-            lines[1].starts_with("2. fire: unit 1st Section; target Hadendowa:"),
+            lines[2].starts_with("3. fire: unit 1st Section; target Hadendowa:"),
             "{lines:?}"
         );
         vf.undo().unwrap();

@@ -18,6 +18,7 @@ pub enum Action {
     Fire(FireParams),
     Move(MoveParams),
     Form(FormParams),
+    Charge(ChargeParams),
     Melee(MeleeParams),
     Regroup(UnitParams),
     Morale(SideParams),
@@ -25,7 +26,9 @@ pub enum Action {
 
 impl Action {
     /// The names of the actions, as scripts and the CLI write them.
-    pub const NAMES: &[&str] = &["fire", "move", "form", "melee", "regroup", "morale"];
+    pub const NAMES: &[&str] = &[
+        "fire", "move", "form", "charge", "melee", "regroup", "morale",
+    ];
 
     /// The action's name.
     pub fn name(&self) -> &'static str {
@@ -33,6 +36,7 @@ impl Action {
             Self::Fire(_) => "fire",
             Self::Move(_) => "move",
             Self::Form(_) => "form",
+            Self::Charge(_) => "charge",
             Self::Melee(_) => "melee",
             Self::Regroup(_) => "regroup",
             Self::Morale(_) => "morale",
@@ -45,6 +49,7 @@ impl Action {
             Self::Fire(p) => Some(&p.unit),
             Self::Move(p) => Some(&p.unit),
             Self::Form(p) => Some(&p.unit),
+            Self::Charge(p) => Some(&p.unit),
             Self::Regroup(p) => Some(&p.unit),
             Self::Melee(_) | Self::Morale(_) => None,
         }
@@ -72,8 +77,10 @@ pub struct MoveParams {
     pub unit: String,
     /// Where the front centre should go, table inches.
     pub to_in: [f64; 2],
+    /// Through rough ground: the player's word; none reads the table's
+    /// terrain on the straight path.
     #[serde(default)]
-    pub rough: bool,
+    pub rough: Option<bool>,
     /// Double time: two more d6 of inches, heat-stroke casualties.
     #[serde(default)]
     pub double_time: bool,
@@ -91,8 +98,42 @@ pub struct FormParams {
     /// Where the new front centre goes (default: where it is).
     #[serde(default)]
     pub to_in: Option<[f64; 2]>,
+    /// Through rough ground: the player's word; none reads the terrain.
     #[serde(default)]
-    pub rough: bool,
+    pub rough: Option<bool>,
+}
+
+/// A charge: announced in the move phase, the target's response, the move
+/// dice, defensive fire, halting 1 in away; the melee follows in the melee
+/// phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChargeParams {
+    pub unit: String,
+    pub target: String,
+    /// What the charged unit does.
+    #[serde(default)]
+    pub response: Response,
+    /// Through rough ground: the player's word; none reads the terrain.
+    #[serde(default)]
+    pub rough: Option<bool>,
+}
+
+/// The charged unit's response: "if charged, can always attempt to reform,
+/// evade the charge (one normal move distance), or charge to meet a charge.
+/// Cannot do so if a 6 is rolled on a D6."
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Response {
+    /// Stand and give defensive fire.
+    #[default]
+    Stand,
+    /// Reform into this formation, then fire.
+    Reform { formation: String },
+    /// Move one normal move directly away (Dervishes: automatically).
+    Evade,
+    /// Charge to meet the charge (no fire on either side).
+    Countercharge,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -8,7 +8,11 @@ use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
 /// Every Volley Fire! action; `phase_of` gives an action's phase by name.
 pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
     let unit = |doc| ParamSpec::actor("unit", ParamKind::Unit, doc);
-    let rough = ParamSpec::optional("rough", ParamKind::Flag, "through rough ground: half move");
+    let rough = ParamSpec::optional(
+        "rough",
+        ParamKind::Flag,
+        "through rough ground: half move (default: read from the terrain)",
+    );
     let mut out = vec![
         ActionSpec::new(
             "fire",
@@ -22,22 +26,27 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
             "the unit fired at",
         )),
         ActionSpec::new(
-            "melee",
+            "charge",
             "Unit charges",
-            "the actor's unit charges the target's unit",
+            "the actor's unit charges the target's unit (move phase): it halts 1 in off and takes defensive fire",
         )
-        .param(ParamSpec::actor(
-            "attacker",
-            ParamKind::Unit,
-            "the charging unit",
-        ))
-        .param(ParamSpec::target(
-            "defender",
-            ParamKind::Unit,
-            "the unit charged",
-        ))
+        .param(unit("the charging unit"))
+        .param(ParamSpec::target("target", ParamKind::Unit, "the unit charged"))
+        .param(ParamSpec::optional(
+            "response",
+            ParamKind::Json,
+            r#"the charged unit's response: {"kind": "stand"} (default), {"kind": "reform", "formation": F}, {"kind": "evade"} or {"kind": "countercharge"}"#,
+        ).preset(json!({"kind": "stand"})))
+        .param(rough.clone()),
+        ActionSpec::new(
+            "melee",
+            "Unit fights",
+            "the actor's unit fights the target's unit in melee",
+        )
+        .param(ParamSpec::actor("attacker", ParamKind::Unit, "the attacking unit"))
+        .param(ParamSpec::target("defender", ParamKind::Unit, "the unit attacked"))
         .param(
-            ParamSpec::optional("from_rear", ParamKind::Flag, "the charge strikes its rear")
+            ParamSpec::optional("from_rear", ParamKind::Flag, "the attack strikes its rear")
                 .preset(json!(false)),
         ),
         ActionSpec::new("move", "Move", "the unit moves its front centre to a point")

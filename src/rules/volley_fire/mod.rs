@@ -11,8 +11,14 @@
 //! - Range bands are indexed 0 = point blank, 1 = deadly, 2 = close.
 
 pub mod action;
+mod charge;
 pub mod engine;
+pub mod event;
+mod fire;
+mod melee;
 pub mod menu;
+mod morale;
+mod movement;
 mod overlay;
 pub mod status;
 
@@ -146,6 +152,9 @@ pub struct MoveData {
     pub no_leader_dice_less: u32,
     pub dervish_leader_radius_in: f64,
     pub melee_contact_gap_in: f64,
+    /// How much further than the contact gap (centre to centre) a man may
+    /// stand and still be in contact, table inches (house value).
+    pub contact_slack_in: f64,
     /// troops -> formation -> number of d6.
     pub dice: BTreeMap<String, BTreeMap<String, u32>>,
     pub no_terrain_penalty: NoPenalty,

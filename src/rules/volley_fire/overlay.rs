@@ -6,8 +6,9 @@
 //!
 //! # Conventions
 //! Volley Fire! measures in table inches (its feet are 12 table inches), so
-//! the shapes need no scale. Cover in this rule set is a unit's status, set
-//! by the players; the sight lines still show which terrain lies between.
+//! the shapes need no scale. Cover is read from the terrain a unit stands
+//! in (or the player's word); the sight lines show which terrain lies
+//! between.
 
 use crate::rules::overlay::{
     BandEdge, MEAN_D6, OverlayShape, Purpose, RangeRing, centre_range, members_within,
@@ -15,7 +16,7 @@ use crate::rules::overlay::{
 };
 use crate::rules::{Figure, FigureId, GameState, Unit};
 
-use super::engine::{CONTACT_EXTRA_IN, VolleyFireRules, status_is};
+use super::engine::{CONTACT_EXTRA_IN, VolleyFireRules, ust};
 
 /// The bands of the firing table, index 0 first (module docs of
 /// [`crate::rules::volley_fire`]).
@@ -68,8 +69,8 @@ impl VolleyFireRules {
             });
         }
         if let Some(u) = unit {
-            let troops = u.status.get("troops").map_or("", String::as_str);
-            if me.leader && troops.starts_with("dervish") {
+            let troops = ust(u).troops;
+            if me.leader && troops.is_some_and(super::status::Troops::dervish) {
                 let r = self.data.movement.dervish_leader_radius_in;
                 out.push(OverlayShape::Circle {
                     purpose: Purpose::Command,
@@ -86,7 +87,9 @@ impl VolleyFireRules {
                     ),
                 });
             }
-            out.extend(self.move_circles(state, me, u, troops));
+            if let Some(troops) = troops {
+                out.extend(self.move_circles(state, me, u, troops));
+            }
         }
         out.push(self.melee_zone(state, me));
         out.extend(sights_to_enemies(state, me, COVER_REACH_IN, &bands, |t| {
@@ -98,7 +101,7 @@ impl VolleyFireRules {
     /// The contact distance between base centres, and the enemies within it.
     fn melee_zone(&self, state: &GameState, me: &Figure) -> OverlayShape {
         let gap = self.data.movement.melee_contact_gap_in;
-        let contact = gap + CONTACT_EXTRA_IN;
+        let contact = gap + CONTACT_EXTRA_IN + self.data.movement.contact_slack_in;
         let members = members_within(
             state
                 .figures
@@ -123,17 +126,17 @@ impl VolleyFireRules {
         state: &GameState,
         me: &Figure,
         u: &Unit,
-        troops: &str,
+        troops: super::status::Troops,
     ) -> Vec<OverlayShape> {
         let (from, members) = self.front_of(state, u);
         if members.is_empty() {
             return Vec::new();
         }
-        let n = if status_is(&u.status, "shaken") {
+        let n = if ust(u).shaken {
             Some(self.data.melee.shaken_move_dice)
         } else {
             let has_leader = self.has_leader(state, u, troops, from, &members);
-            self.data.move_dice(troops, &u.formation, has_leader)
+            self.data.move_dice(troops.name(), &u.formation, has_leader)
         };
         let Some(n) = n.filter(|n| *n > 0) else {
             return Vec::new();
@@ -153,6 +156,7 @@ impl VolleyFireRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::{Inch, Length};
     use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii, sight};
     use crate::rules::overlay::{Member, SightKind};
     use nalgebra::Vector2;
@@ -211,9 +215,14 @@ mod tests {
 
         place(&mut state, 1.5);
         let engaged = members(&rules.overlay_shapes(&state, me), Purpose::Melee).unwrap();
+        let contact = rules.data.movement.melee_contact_gap_in
+            + CONTACT_EXTRA_IN
+            + rules.data.movement.contact_slack_in;
+        let (a, b) = (state.figure(me).unwrap(), state.figure(foe).unwrap());
+        let measured = Length::<Inch>::centre_to_centre(&a.placement, &b.placement);
         assert!(engaged.contains(&Member {
             figure: foe,
-            too_close_to_call: false
+            too_close_to_call: measured.near(contact)
         }));
         // Far away: out of the zone, and the scrub is far from both: the
         // line is clear.
@@ -238,10 +247,15 @@ mod tests {
             .iter()
             .find(|u| u.figures.contains(&me))
             .unwrap();
-        let troops = u.status.get("troops").unwrap();
+        let troops = ust(u).troops.unwrap();
         let (from, front) = rules.front_of(&state, u);
         let lead = rules.has_leader(&state, u, troops, from, &front);
-        let n = f64::from(rules.data.move_dice(troops, &u.formation, lead).unwrap());
+        let n = f64::from(
+            rules
+                .data
+                .move_dice(troops.name(), &u.formation, lead)
+                .unwrap(),
+        );
         assert_eq!(
             movement_radii(&rules.overlay_shapes(&state, me)),
             vec![3.5 * n, 6.0 * n]

@@ -2,21 +2,330 @@
 //! the game, as Rust types (no string maps). The scenario file's `status`
 //! tables are read into these once, when the scenario is loaded, and a key
 //! or value the rule set does not know is a scenario error naming it.
+//!
+//! # Conventions
+//! Scenario keys and values are kebab-case words; flags are `"true"` or
+//! `"false"`. A [`TurnClock`] stamp says in which turn, side's turn and
+//! phase something happened (a unit acted, a man fell).
 
 use serde::{Deserialize, Serialize};
 
+use super::{MoraleResult, VolleyFire};
+use crate::core::TurnClock;
+use crate::rules::Status;
+
+/// The troop types of the movement table (its rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Troops {
+    Sudanese,
+    BritishCavalry,
+    BritishGuns,
+    DervishFoot,
+    DervishHorse,
+    MountedLeaders,
+}
+
+impl Troops {
+    /// Every troop type, in the table's order.
+    pub const ALL: [Self; 6] = [
+        Self::Sudanese,
+        Self::BritishCavalry,
+        Self::BritishGuns,
+        Self::DervishFoot,
+        Self::DervishHorse,
+        Self::MountedLeaders,
+    ];
+
+    /// The row name in the data file (`move.dice.<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sudanese => "sudanese",
+            Self::BritishCavalry => "british-cavalry",
+            Self::BritishGuns => "british-guns",
+            Self::DervishFoot => "dervish-foot",
+            Self::DervishHorse => "dervish-horse",
+            Self::MountedLeaders => "mounted-leaders",
+        }
+    }
+
+    /// The troop type called `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Dervish groups (a leader within 24 in, no formations).
+    pub fn dervish(self) -> bool {
+        matches!(self, Self::DervishFoot | Self::DervishHorse)
+    }
+
+    /// The melee modifier row these troops fight on when the unit names
+    /// none: "British Gunners" for the gun crews; the Sudanese and British
+    /// cavalry rows go by formation (`<troops>/<formation>`).
+    pub fn default_melee_row(self) -> Option<&'static str> {
+        match self {
+            Self::BritishGuns => Some("british-gunners"),
+            Self::DervishHorse => Some("dervish-horse"),
+            Self::MountedLeaders => Some("mounted-officer"),
+            Self::Sudanese | Self::BritishCavalry | Self::DervishFoot => None,
+        }
+    }
+}
+
+/// The nationalities of the army morale table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Nationality {
+    Sudanese,
+    Dervish,
+}
+
+impl Nationality {
+    /// The row name in the data file (`morale.table.nationality`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sudanese => "sudanese",
+            Self::Dervish => "dervish",
+        }
+    }
+}
+
 /// What Volley Fire! records about one figure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct FigureStatus {}
+pub struct FigureStatus {
+    /// A key figure (dervish rifleman, gunner) of a mixed group: the 1s and
+    /// 2s of the firing die hit key figures first.
+    #[serde(default)]
+    pub key: bool,
+    /// A force's commander: rolls a d20 when in a zone of fire.
+    #[serde(default)]
+    pub commander: bool,
+    /// Down from heat stroke after double time.
+    #[serde(default)]
+    pub heat_stroke: bool,
+    /// Fell to fire in this fire phase: he still fires in it (fire is
+    /// simultaneous).
+    #[serde(default)]
+    pub fell_in_fire: Option<TurnClock>,
+}
 
 /// What Volley Fire! records about one unit.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct UnitStatus {}
+pub struct UnitStatus {
+    /// The row of the movement table (and of the melee table unless
+    /// `melee` names one). Always set for a unit read from a scenario.
+    pub troops: Option<Troops>,
+    /// The melee modifier row, a key of `melee.modifier` (Dervish foot:
+    /// spearmen, riflemen, swordsmen).
+    #[serde(default)]
+    pub melee: Option<String>,
+    /// The player's word on cover: `None` reads it from the table's terrain.
+    #[serde(default)]
+    pub cover: Option<bool>,
+    /// Defending buildings, trenches, walls.
+    #[serde(default)]
+    pub works: bool,
+    /// A gun crew: two hits mark one gunner.
+    #[serde(default)]
+    pub gun: bool,
+    /// Lost a melee and has not regrouped.
+    #[serde(default)]
+    pub shaken: bool,
+    /// The Gardner gun jammed and is being cleared this turn.
+    #[serde(default)]
+    pub jammed: bool,
+    /// When the unit last took its action (one a phase).
+    #[serde(default)]
+    pub acted: Option<TurnClock>,
+    /// The turn in which it last rolled to regroup.
+    #[serde(default)]
+    pub regroup_rolled: Option<u32>,
+    /// The turn in which the gun last limbered or unlimbered.
+    #[serde(default)]
+    pub limbered_turn: Option<u32>,
+}
 
 /// What Volley Fire! records about one side.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SideStatus {}
+pub struct SideStatus {
+    /// The army morale table's row.
+    pub nationality: Option<Nationality>,
+    /// The result of its last army morale test.
+    #[serde(default)]
+    pub morale: Option<MoraleResult>,
+    /// The turn of its last army morale test.
+    #[serde(default)]
+    pub morale_turn: Option<u32>,
+}
 
 /// What Volley Fire! records about the whole game.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct GameStatus {}
+pub struct GameStatus {
+    /// The sides in the order they move this turn (high first-move die
+    /// first); empty: the scenario's order.
+    #[serde(default)]
+    pub move_order: Vec<usize>,
+}
+
+/// A `"true"` / `"false"` flag.
+fn flag(key: &str, v: &str) -> Result<bool, String> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        other => Err(format!(
+            "`{key} = \"{other}\"`: write \"true\" or \"false\""
+        )),
+    }
+}
+
+fn unknown(key: &str, known: &[&str]) -> String {
+    format!(
+        "Volley Fire! has no status `{key}` here (known: {})",
+        known.join(", ")
+    )
+}
+
+/// Keys a figure's status may have.
+pub const FIGURE_KEYS: [&str; 2] = ["key", "commander"];
+/// Keys a unit's status may have.
+pub const UNIT_KEYS: [&str; 6] = ["troops", "melee", "cover", "works", "gun", "shaken"];
+/// Keys a side's status may have.
+pub const SIDE_KEYS: [&str; 1] = ["nationality"];
+
+impl FigureStatus {
+    /// Reads a scenario figure's `status` table.
+    pub fn from_raw(raw: &Status) -> Result<Self, String> {
+        let mut s = Self::default();
+        for (k, v) in raw {
+            match k.as_str() {
+                "key" => s.key = flag(k, v)?,
+                "commander" => s.commander = flag(k, v)?,
+                _ => return Err(unknown(k, &FIGURE_KEYS)),
+            }
+        }
+        Ok(s)
+    }
+}
+
+impl UnitStatus {
+    /// Reads a scenario unit's `unit_status` table; the melee row must be
+    /// one of the data file's modifiers.
+    pub fn from_raw(raw: &Status, data: &VolleyFire) -> Result<Self, String> {
+        let mut s = Self::default();
+        for (k, v) in raw {
+            match k.as_str() {
+                "troops" => {
+                    s.troops = Some(Troops::parse(v).ok_or_else(|| {
+                        let known: Vec<&str> = Troops::ALL.iter().map(|t| t.name()).collect();
+                        format!(
+                            "`troops = \"{v}\"` is not a row of the movement table (known: {})",
+                            known.join(", ")
+                        )
+                    })?);
+                }
+                "melee" => {
+                    if !data.melee.modifier.contains_key(v) {
+                        let known: Vec<&str> =
+                            data.melee.modifier.keys().map(String::as_str).collect();
+                        return Err(format!(
+                            "`melee = \"{v}\"` is not a melee modifier (known: {})",
+                            known.join(", ")
+                        ));
+                    }
+                    s.melee = Some(v.clone());
+                }
+                "cover" => s.cover = Some(flag(k, v)?),
+                "works" => s.works = flag(k, v)?,
+                "gun" => s.gun = flag(k, v)?,
+                "shaken" => s.shaken = flag(k, v)?,
+                _ => return Err(unknown(k, &UNIT_KEYS)),
+            }
+        }
+        if s.troops.is_none() {
+            let known: Vec<&str> = Troops::ALL.iter().map(|t| t.name()).collect();
+            return Err(format!(
+                "a Volley Fire! unit needs `troops` (one of {})",
+                known.join(", ")
+            ));
+        }
+        Ok(s)
+    }
+}
+
+impl SideStatus {
+    /// Reads a scenario side's `status` table.
+    pub fn from_raw(raw: &Status) -> Result<Self, String> {
+        let mut s = Self::default();
+        for (k, v) in raw {
+            match k.as_str() {
+                "nationality" => {
+                    s.nationality = Some(match v.as_str() {
+                        "sudanese" => Nationality::Sudanese,
+                        "dervish" => Nationality::Dervish,
+                        other => {
+                            return Err(format!(
+                                "`nationality = \"{other}\"` is not in the morale table (known: sudanese, dervish)"
+                            ));
+                        }
+                    });
+                }
+                // The referee's green sides (a Stand To! rule): nothing here.
+                "green" => {
+                    flag(k, v)?;
+                }
+                _ => return Err(unknown(k, &SIDE_KEYS)),
+            }
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(pairs: &[(&str, &str)]) -> Status {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_unit_status_reads_its_keys_and_names_the_known_ones_otherwise() {
+        let data = VolleyFire::builtin().unwrap();
+        let u = UnitStatus::from_raw(
+            &raw(&[
+                ("troops", "dervish-foot"),
+                ("melee", "dervish-riflemen"),
+                ("cover", "true"),
+            ]),
+            &data,
+        )
+        .unwrap();
+        assert_eq!(u.troops, Some(Troops::DervishFoot));
+        assert_eq!(u.melee.as_deref(), Some("dervish-riflemen"));
+        assert_eq!(u.cover, Some(true));
+        let e = UnitStatus::from_raw(&raw(&[("troops", "british-gunners")]), &data).unwrap_err();
+        assert!(e.contains("british-guns"), "{e}");
+        let e = UnitStatus::from_raw(&raw(&[("troops", "sudanese"), ("armour", "1")]), &data)
+            .unwrap_err();
+        assert!(e.contains("armour") && e.contains("troops, melee"), "{e}");
+        let e = UnitStatus::from_raw(&raw(&[("troops", "sudanese"), ("cover", "yes")]), &data)
+            .unwrap_err();
+        assert!(e.contains("\"true\" or \"false\""), "{e}");
+        let e = UnitStatus::from_raw(&raw(&[("melee", "dervish-spearmen")]), &data).unwrap_err();
+        assert!(e.contains("needs `troops`"), "{e}");
+    }
+
+    #[test]
+    fn figure_and_side_status_read_their_keys() {
+        let f = FigureStatus::from_raw(&raw(&[("key", "true")])).unwrap();
+        assert!(f.key && !f.commander);
+        assert!(FigureStatus::from_raw(&raw(&[("ammo", "3")])).is_err());
+        let s = SideStatus::from_raw(&raw(&[("nationality", "dervish")])).unwrap();
+        assert_eq!(s.nationality, Some(Nationality::Dervish));
+        let e = SideStatus::from_raw(&raw(&[("nationality", "zulu")])).unwrap_err();
+        assert!(e.contains("sudanese, dervish"), "{e}");
+    }
+}

@@ -1,0 +1,93 @@
+//! The Volley Fire! events that no other rule set has, as Rust types.
+//! Serialised inside the game's event (`"event": "volley-fire"`) with the
+//! kind in `what`.
+//!
+//! # Conventions
+//! Units and sides are indices into the game state's `units` and `sides`.
+
+use serde::{Deserialize, Serialize};
+
+use super::MoraleResult;
+use crate::core::{FigureId, TurnClock};
+use crate::rules::GameState;
+
+/// One Volley Fire! event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "kebab-case")]
+pub enum Event {
+    /// The unit took its one action of this phase.
+    Acted { unit: usize, at: TurnClock },
+    /// The unit lost a melee (shaken) or regrouped (not).
+    Shaken { unit: usize, shaken: bool },
+    /// The unit rolled to regroup in this turn.
+    RegroupRolled { unit: usize, turn: u32 },
+    /// The Gardner gun jammed (or is cleared).
+    Jammed { unit: usize, jammed: bool },
+    /// The gun limbered or unlimbered in this turn.
+    Limbered { unit: usize, turn: u32 },
+    /// A man fell to fire in this fire phase: he fires in it all the same.
+    FellInFire { figure: FigureId, at: TurnClock },
+    /// A man is down from heat stroke.
+    HeatStroke { figure: FigureId },
+    /// A side's army morale test.
+    Morale {
+        side: usize,
+        turn: u32,
+        result: MoraleResult,
+    },
+    /// The order the sides move in this turn (high first-move die first).
+    MoveOrder { order: Vec<usize> },
+}
+
+impl Event {
+    /// The event's change to the state.
+    pub fn apply(&self, state: &mut GameState) {
+        match self {
+            Self::Acted { unit, at } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().acted = Some(*at);
+                }
+            }
+            Self::Shaken { unit, shaken } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().shaken = *shaken;
+                }
+            }
+            Self::RegroupRolled { unit, turn } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().regroup_rolled = Some(*turn);
+                }
+            }
+            Self::Jammed { unit, jammed } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().jammed = *jammed;
+                }
+            }
+            Self::Limbered { unit, turn } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().limbered_turn = Some(*turn);
+                }
+            }
+            Self::FellInFire { figure, at } => {
+                if let Some(f) = state.figures.get_mut(figure.index()) {
+                    f.rules.volley_fire_mut().fell_in_fire = Some(*at);
+                }
+            }
+            Self::HeatStroke { figure } => {
+                if let Some(f) = state.figures.get_mut(figure.index()) {
+                    f.rules.volley_fire_mut().heat_stroke = true;
+                }
+            }
+            Self::Morale { side, turn, result } => {
+                if let Some(s) = state.sides.get_mut(*side) {
+                    let st = s.rules.volley_fire_mut();
+                    st.morale = Some(*result);
+                    st.morale_turn = Some(*turn);
+                }
+            }
+            Self::MoveOrder { order } => {
+                state.rules.volley_fire_mut().move_order.clone_from(order);
+            }
+        }
+    }
+}
