@@ -182,11 +182,14 @@ pub enum Event {
     },
     /// A Soldiers in Time event.
     SoldiersInTime(SoldiersInTimeEvent),
+    /// A Stand To! event.
+    StandTo(StandToEvent),
 }
 
 /// The events of one rule set that no other has (its own types, tagged
 /// with the rule set's name).
 pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
+pub use crate::rules::stand_to::event::Event as StandToEvent;
 
 /// What a [`Event::Status`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

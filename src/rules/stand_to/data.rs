@@ -278,6 +278,16 @@ pub struct MountData {
     pub gallop_turn_after_in: f64,
     pub gallop_turn_deg: f64,
     pub speed: Vec<MountSpeedData>,
+    /// Dismounting: one horseholder holds this many mounts.
+    pub mounts_per_horseholder: u32,
+    /// Turns spent tying the reins to a tree.
+    pub tie_tree_turns: u32,
+    /// Turns spent driving a peg and tying the reins to it.
+    pub peg_turns: u32,
+    /// How close a horseholder stands to the mount he holds, rule inches.
+    pub horseholder_reach_in: f64,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -387,6 +397,12 @@ pub struct ArtilleryData {
     pub dice: usize,
     pub hit_european: u32,
     pub hit_native: u32,
+    /// Men this close to the gun (edge to edge, rule inches) serve it.
+    pub crew_reach_in: f64,
+    /// Turns added to a gun's reload for each man short of its crew.
+    pub turns_per_missing_crew: u32,
+    #[serde(default)]
+    pub house: House,
 }
 
 /// The whole file as parsed.
@@ -483,6 +499,13 @@ impl StandTo {
             }
             if w.notes.iter().any(|n| !(1..=2).contains(n)) {
                 problems.push(src.problem(span.clone(), field("notes"), "notes are 1 or 2"));
+            }
+            if w.gun && (w.crew.is_none() || w.ammo.is_none()) {
+                problems.push(src.problem(
+                    span.clone(),
+                    field("crew"),
+                    "a gun needs its crew and its ammunition (`crew`, `ammo`)",
+                ));
             }
             if w.gun && w.artillery_save.is_none() {
                 problems.push(src.problem(
