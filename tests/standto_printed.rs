@@ -65,7 +65,15 @@ fn rifleman_at(weapon: &str, range_in: f64) -> Game {
     let mut s = state_from(&format!(
         "{}{}",
         fig("Pte Carter", "British", weapon, 3, 10.0, 10.0, ""),
-        fig("Warrior", "Natives", "thrown-spear", 3, 10.0 + range_in, 10.0, "")
+        fig(
+            "Warrior",
+            "Natives",
+            "thrown-spear",
+            3,
+            10.0 + range_in,
+            10.0,
+            ""
+        )
     ));
     at_phase(&mut s, "non-combat", "Pte Carter");
     game(s)
@@ -104,8 +112,9 @@ fn a_breechloader_fires_aimed_every_other_turn() {
     assert_eq!(r.kind, RefusalKind::AlreadyActed);
     assert_eq!(r.figure, Some(carter));
     assert!(
-        r.why
-            .contains("Pte Carter has fired this turn; a breech-loading-rifle fires aimed every other turn"),
+        r.why.contains(
+            "Pte Carter has fired this turn; a breech-loading-rifle fires aimed every other turn"
+        ),
         "{}",
         r.why
     );
@@ -200,7 +209,15 @@ fn two_leaders() -> Game {
             10.0,
             "rank = \"nco\"\nleader = true"
         ),
-        fig("Pte Adams", "British", "breech-loading-rifle", 3, 12.0, 12.0, ""),
+        fig(
+            "Pte Adams",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            12.0,
+            ""
+        ),
         fig("Warrior", "Natives", "thrown-spear", 3, 60.0, 60.0, "")
     ));
     at_phase(&mut s, "non-combat", "Lt Smythe");
@@ -225,10 +242,16 @@ fn shout(g: &Game, giver: &str, order: &str) -> Command {
 #[test]
 fn each_leader_issues_one_order_per_turn() {
     let mut g = two_leaders();
-    g.execute(shout(&g, "Lt Smythe", "form a skirmish line"), &mut TypedDice::default())
-        .expect("the lieutenant's order");
-    g.execute(shout(&g, "Sgt Bell", "fix bayonets"), &mut TypedDice::default())
-        .expect("the sergeant gives his own order the same turn");
+    g.execute(
+        shout(&g, "Lt Smythe", "form a skirmish line"),
+        &mut TypedDice::default(),
+    )
+    .expect("the lieutenant's order");
+    g.execute(
+        shout(&g, "Sgt Bell", "fix bayonets"),
+        &mut TypedDice::default(),
+    )
+    .expect("the sergeant gives his own order the same turn");
     let r = refusal(g.execute(
         shout(&g, "Lt Smythe", "commence firing at will"),
         &mut TypedDice::default(),
@@ -251,8 +274,24 @@ fn each_leader_issues_one_order_per_turn() {
 fn charge_state() -> Game {
     let mut s = state_from(&format!(
         "{}{}",
-        fig("Brave", "Natives", "thrown-spear", 3, 20.0, 25.0, "shield = true"),
-        fig("Trooper", "British", "breech-loading-carbine", 3, 20.0, 20.0, "")
+        fig(
+            "Brave",
+            "Natives",
+            "thrown-spear",
+            3,
+            20.0,
+            25.0,
+            "shield = true"
+        ),
+        fig(
+            "Trooper",
+            "British",
+            "breech-loading-carbine",
+            3,
+            20.0,
+            20.0,
+            ""
+        )
     ));
     at_phase(&mut s, "move", "Brave");
     game(s)
@@ -304,23 +343,32 @@ fn totals(ev: &[Event]) -> (i32, i32) {
 fn a_charge_into_contact_attacks_at_once_with_its_plus_one() {
     let mut g = charge_state();
     let ev = charge_in(&mut g);
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        Event::StandTo(StandToEvent::ChargedIntoContact { .. })
-    )));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::ChargedIntoContact { .. })))
+    );
     // Spear +1, shield +1, charging +1 against the trooper's sabre +2.
     let ev = g
-        .execute(melee(&g, "Brave", "Trooper"), &mut TypedDice::new([2, 3, 2, 4]))
+        .execute(
+            melee(&g, "Brave", "Trooper"),
+            &mut TypedDice::new([2, 3, 2, 4]),
+        )
         .expect("the immediate attack");
     assert_eq!(totals(&ev), (8, 8), "5 + 3 against 6 + 2");
     // Only one immediate attack.
-    let r = refusal(g.execute(melee(&g, "Brave", "Trooper"), &mut TypedDice::new([3, 3, 1, 3])));
+    let r = refusal(g.execute(
+        melee(&g, "Brave", "Trooper"),
+        &mut TypedDice::new([3, 3, 1, 3]),
+    ));
     assert_eq!(r.kind, RefusalKind::WrongPhase);
     // The opponent's melee phase: the brave still counts as charging for
     // the save against fire, but gets no +1 in the melee.
     advance_to(&mut g, "Trooper", "melee");
     let ev = g
-        .execute(melee(&g, "Trooper", "Brave"), &mut TypedDice::new([2, 4, 2, 3]))
+        .execute(
+            melee(&g, "Trooper", "Brave"),
+            &mut TypedDice::new([2, 4, 2, 3]),
+        )
         .expect("they fight on");
     assert_eq!(totals(&ev), (8, 7), "no charging bonus after the charge");
 }
@@ -332,7 +380,15 @@ fn no_melee_in_the_move_phase_without_a_charge() {
     let mut s = state_from(&format!(
         "{}{}",
         fig("Brave", "Natives", "thrown-spear", 3, 20.0, 21.0, ""),
-        fig("Trooper", "British", "breech-loading-carbine", 3, 20.0, 20.0, "")
+        fig(
+            "Trooper",
+            "British",
+            "breech-loading-carbine",
+            3,
+            20.0,
+            20.0,
+            ""
+        )
     ));
     at_phase(&mut s, "move", "Brave");
     let g = game(s);
@@ -400,16 +456,23 @@ fn a_concealed_figure_who_enters_the_open_is_seen() {
         mount_level: None,
     };
     // Within the scrub he stays hidden.
-    let ev = g.execute(walk((20.0, 27.0)), &mut TypedDice::default()).unwrap();
+    let ev = g
+        .execute(walk((20.0, 27.0)), &mut TypedDice::default())
+        .unwrap();
     assert!(!ev.iter().any(|e| matches!(e, Event::Spotted { .. })));
     assert!(g.state().figure(lurker).unwrap().concealed);
     advance_to(&mut g, "Lurker", "move");
-    let ev = g.execute(walk((20.0, 23.5)), &mut TypedDice::default()).unwrap();
+    let ev = g
+        .execute(walk((20.0, 23.5)), &mut TypedDice::default())
+        .unwrap();
     assert!(ev.contains(&Event::Spotted { figure: lurker }));
     assert!(!g.state().figure(lurker).unwrap().concealed);
     // Now Tommy may shoot him.
     advance_to(&mut g, "Tommy", "fire");
-    assert!(g.check(&fire(&g, "Tommy", "Lurker", FireMode::Aimed)).is_ok());
+    assert!(
+        g.check(&fire(&g, "Tommy", "Lurker", FireMode::Aimed))
+            .is_ok()
+    );
 }
 
 // ---- Target priority ----
@@ -417,7 +480,15 @@ fn a_concealed_figure_who_enters_the_open_is_seen() {
 fn priority_state(order: Option<&str>) -> Game {
     let mut s = state_from(&format!(
         "{}{}{}",
-        fig("Tommy", "British", "breech-loading-rifle", 3, 10.0, 10.0, "loaded = true"),
+        fig(
+            "Tommy",
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            10.0,
+            "loaded = true"
+        ),
         fig("Near", "Natives", "thrown-knife", 3, 20.0, 10.0, ""),
         fig(
             "Charger",
@@ -450,7 +521,10 @@ fn target_priority_is_enforced_unless_ordered() {
     );
     assert_eq!(r.kind, RefusalKind::NoOrder);
     assert!(r.why.contains("Charger"), "{}", r.why);
-    assert!(g.check(&fire(&g, "Tommy", "Charger", FireMode::Aimed)).is_ok());
+    assert!(
+        g.check(&fire(&g, "Tommy", "Charger", FireMode::Aimed))
+            .is_ok()
+    );
     // "a target that the figure has been specifically ordered to shoot"
     let g = priority_state(Some("shoot Near"));
     assert!(g.check(&fire(&g, "Tommy", "Near", FireMode::Aimed)).is_ok());
@@ -490,7 +564,15 @@ fn broken_side(enemy_at: (f64, f64)) -> Game {
             10.0,
             "rank = \"officer\"\nleader = true"
         ),
-        fig("Pte Adams", "British", "breech-loading-rifle", 3, 14.0, 10.0, ""),
+        fig(
+            "Pte Adams",
+            "British",
+            "breech-loading-rifle",
+            3,
+            14.0,
+            10.0,
+            ""
+        ),
         fig(
             "Warrior",
             "Natives",
@@ -589,8 +671,11 @@ fn the_gun_uses_its_crew_and_its_ammunition() {
     let gunner = id(g.state(), "Gunner");
     assert_eq!(g.state().figure(gunner).unwrap().ammo, Some(20));
     assert_eq!(r.gun_crew(g.state(), g.state().figure(gunner).unwrap()), 3);
-    g.execute(Command::FireGun { gun: gunner }, &mut TypedDice::new([1, 1]))
-        .expect("the gun fires");
+    g.execute(
+        Command::FireGun { gun: gunner },
+        &mut TypedDice::new([1, 1]),
+    )
+    .expect("the gun fires");
     assert_eq!(g.state().figure(gunner).unwrap().ammo, Some(19));
     // Full crew: one turn to reload, fire the turn after.
     advance_to(&mut g, "Gunner", "non-combat");
@@ -625,7 +710,15 @@ fn shot_at(exp: u8, side: &str, faces: [u32; 3]) -> (Vec<Event>, spotter::game::
     };
     let mut s = state_from(&format!(
         "{}{}",
-        fig("Firer", firer_side, firer_weapon, 3, 10.0, 10.0, "loaded = true"),
+        fig(
+            "Firer",
+            firer_side,
+            firer_weapon,
+            3,
+            10.0,
+            10.0,
+            "loaded = true"
+        ),
         fig("Man", side, "revolver", exp, 14.0, 10.0, "")
     ));
     at_phase(&mut s, "fire", "Firer");
@@ -665,7 +758,11 @@ fn heroes_and_fanatics_ignore_light_wounds_and_take_serious_ones_as_light() {
         // 4+6 = 10, even: a light wound, no effect.
         let (ev, man) = shot_at(6, side, [4, 6, 6]);
         assert_eq!(wound_of(&ev, man), None, "{who} ignores a light wound");
-        assert!(ev.iter().any(|e| matches!(e, Event::Note { text } if text.contains("ignores a light wound"))));
+        assert!(
+            ev.iter().any(
+                |e| matches!(e, Event::Note { text } if text.contains("ignores a light wound"))
+            )
+        );
         // 5+6 = 11, odd: serious, treated as light.
         let (ev, man) = shot_at(6, side, [5, 6, 6]);
         assert_eq!(wound_of(&ev, man), Some(Wound::Light), "{who}");
@@ -727,7 +824,15 @@ fn riders(n: usize) -> Game {
         (20.0, 21.7),
         (18.7, 18.5),
     ];
-    let mut body = fig("Holder", "British", "breech-loading-carbine", 3, 20.0, 20.0, "");
+    let mut body = fig(
+        "Holder",
+        "British",
+        "breech-loading-carbine",
+        3,
+        20.0,
+        20.0,
+        "",
+    );
     for (i, (x, y)) in AROUND.iter().take(n).enumerate() {
         body.push_str(&fig(
             &format!("Rider {i}"),
@@ -739,7 +844,15 @@ fn riders(n: usize) -> Game {
             "base = \"mounted\"",
         ));
     }
-    body.push_str(&fig("Warrior", "Natives", "thrown-spear", 3, 90.0, 90.0, ""));
+    body.push_str(&fig(
+        "Warrior",
+        "Natives",
+        "thrown-spear",
+        3,
+        90.0,
+        90.0,
+        "",
+    ));
     let mut s = state_from(&body);
     at_phase(&mut s, "non-combat", "Holder");
     game(s)
@@ -765,7 +878,12 @@ fn dismounting_needs_a_horseholder_per_four_mounts_a_tree_or_a_peg() {
             &mut TypedDice::default(),
         )
         .unwrap_or_else(|e| panic!("rider {i}: {e}"));
-        assert!(!g.state().figure_named(&format!("Rider {i}")).unwrap().mounted());
+        assert!(
+            !g.state()
+                .figure_named(&format!("Rider {i}"))
+                .unwrap()
+                .mounted()
+        );
     }
     let r = refusal(g.execute(
         dismount("Rider 4", HoldBy::Horseholder, Some("Holder")),
@@ -774,14 +892,20 @@ fn dismounting_needs_a_horseholder_per_four_mounts_a_tree_or_a_peg() {
     assert_eq!(r.kind, RefusalKind::AlreadyActed);
     assert!(r.why.contains("every 4 mounts"), "{}", r.why);
     // A tree takes his turn.
-    g.execute(dismount("Rider 4", HoldBy::Tree, None), &mut TypedDice::default())
-        .unwrap();
+    g.execute(
+        dismount("Rider 4", HoldBy::Tree, None),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
     let rider = id(g.state(), "Rider 4");
     assert_eq!(g.state().figure(rider).unwrap().idle_until_turn, Some(1));
     // A peg: four turns, and he stays by it.
     let mut g = riders(1);
-    g.execute(dismount("Rider 0", HoldBy::Peg, None), &mut TypedDice::default())
-        .unwrap();
+    g.execute(
+        dismount("Rider 0", HoldBy::Peg, None),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
     let rider = id(g.state(), "Rider 0");
     let walk = Command::Move {
         figure: rider,
@@ -833,13 +957,32 @@ fn the_first_attack_on_a_novice_leaders_force_calls_for_his_roll() {
             10.0,
             "rank = \"officer\"\nleader = true"
         ),
-        fig("Pte Adams", "British", "breech-loading-rifle", 3, 12.0, 10.0, ""),
-        fig("Warrior", "Natives", "lever-action-rifle", 3, 12.0, 30.0, "")
+        fig(
+            "Pte Adams",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Warrior",
+            "Natives",
+            "lever-action-rifle",
+            3,
+            12.0,
+            30.0,
+            ""
+        )
     ));
     at_phase(&mut s, "fire", "Warrior");
     let mut g = game(s);
     let ev = g
-        .execute(fire(&g, "Warrior", "Pte Adams", FireMode::Aimed), &mut TypedDice::new(MISS))
+        .execute(
+            fire(&g, "Warrior", "Pte Adams", FireMode::Aimed),
+            &mut TypedDice::new(MISS),
+        )
         .unwrap();
     assert!(ev.iter().any(
         |e| matches!(e, Event::Note { text } if text.contains("first attack on Lt Green's force"))
@@ -850,7 +993,10 @@ fn the_first_attack_on_a_novice_leaders_force_calls_for_his_roll() {
         .unwrap();
     assert!((odds[0].p - 10.0 / 36.0).abs() < 1e-12, "9+ on 2d6");
     let ev = g
-        .execute(Command::FirstAttack { leader: lt }, &mut TypedDice::new([4, 5]))
+        .execute(
+            Command::FirstAttack { leader: lt },
+            &mut TypedDice::new([4, 5]),
+        )
         .unwrap();
     assert!(ev.contains(&Event::Experience {
         figure: lt,
@@ -892,7 +1038,10 @@ fn the_fanatics_forced_charge_is_typed_state() {
         figure: id(&s, "Zealot"),
         prone: true,
     };
-    assert_eq!(refusal_kind(rules().check(&s, &prone)), RefusalKind::NoOrder);
+    assert_eq!(
+        refusal_kind(rules().check(&s, &prone)),
+        RefusalKind::NoOrder
+    );
 }
 
 /// A status key Stand To! does not keep is a scenario error naming it.
@@ -935,8 +1084,24 @@ armour = "3"
 fn a_friend_being_charged_ignores_the_rescue_reaction() {
     let mut s = state_from(&format!(
         "{}{}{}",
-        fig("Pte Hurt", "British", "breech-loading-rifle", 3, 10.0, 10.0, ""),
-        fig("Pte Near", "British", "breech-loading-rifle", 3, 12.0, 10.0, ""),
+        fig(
+            "Pte Hurt",
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Pte Near",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            10.0,
+            ""
+        ),
         fig(
             "Warrior",
             "Natives",
@@ -951,7 +1116,11 @@ fn a_friend_being_charged_ignores_the_rescue_reaction() {
     s.figures[hurt.index()].wound = Some(Wound::Light);
     at_phase(&mut s, "reactions", "Pte Hurt");
     let ev = rules()
-        .resolve(&s, &Command::Rescue { wounded: hurt }, &mut TypedDice::default())
+        .resolve(
+            &s,
+            &Command::Rescue { wounded: hurt },
+            &mut TypedDice::default(),
+        )
         .unwrap();
     assert!(ev.iter().any(
         |e| matches!(e, Event::Note { text } if text.contains("being charged, in melee or aiming"))
@@ -963,4 +1132,46 @@ fn a_friend_being_charged_ignores_the_rescue_reaction() {
         Vec::new(),
         "no leader: nothing is rolled"
     );
+}
+
+// ---- The scripted game ----
+
+/// Two turns at the zareba through the script runner (`spotter play
+/// --script scenarios/scripts/st-zareba.toml`): every step is legal, the
+/// fanatic's charge ends in his immediate attack, and the log replays to
+/// the same state.
+#[test]
+fn scripted_game_plays_and_replays_from_its_log() {
+    let registry = registry();
+    let script = spotter::game::script::Script::load(
+        std::path::Path::new("scenarios/scripts/st-zareba.toml"),
+        &registry,
+    )
+    .expect("script loads");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("st.jsonl");
+    let game = script
+        .play(&registry, Some(&log), |_, _, _| {})
+        .expect("script plays");
+    let events: Vec<&Event> = game.history().iter().flat_map(|p| &p.events).collect();
+    let orders = events
+        .iter()
+        .filter(|e| matches!(e, Event::StandTo(StandToEvent::OrderIssued { turn: 1, .. })))
+        .count();
+    assert_eq!(orders, 3, "two British leaders and the Emir, all in turn 1");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::FanaticCharging { .. }))),
+        "the fanatic charges"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::MeleeResolved { .. })),
+        "his immediate attack"
+    );
+    assert!(game.state().turn >= 3);
+    let replayed = Game::resume(&log, &registry).expect("log resumes");
+    assert_eq!(replayed.state(), game.state());
 }

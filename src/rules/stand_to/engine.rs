@@ -34,7 +34,6 @@ mod movement;
 mod orders;
 mod reactions;
 
-
 /// Names of the three range bands, shortest first.
 pub const BAND_NAMES: [&str; 3] = ["short", "medium", "long"];
 
@@ -50,7 +49,6 @@ pub const GUN_FACING_SIGMA_DEG: f64 = 2.0;
 /// Path heading changes below this many degrees are not turns (measuring
 /// noise along a straight move).
 const STRAIGHT_TOLERANCE_DEG: f64 = 1.0;
-
 
 /// An order name as the vocabularies spell it: lower case, words joined
 /// by `-`.
@@ -587,7 +585,6 @@ impl StandToRules {
             self.data.turn.phases.len(),
         ));
     }
-
 }
 
 /// The round in which side `side` next takes its turn.
@@ -671,7 +668,10 @@ impl RuleSet for StandToRules {
         u8::try_from(i).ok()
     }
 
-    fn figure_status(&self, raw: &crate::rules::Status) -> Result<crate::rules::FigureRules, String> {
+    fn figure_status(
+        &self,
+        raw: &crate::rules::Status,
+    ) -> Result<crate::rules::FigureRules, String> {
         status::figure_status(raw)
     }
 

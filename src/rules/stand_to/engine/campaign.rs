@@ -134,7 +134,10 @@ impl StandToRules {
                 wound: Wound::Killed,
                 mount: false,
             }),
-            w => sc.push(Event::Healed { figure: id, wound: w }),
+            w => sc.push(Event::Healed {
+                figure: id,
+                wound: w,
+            }),
         }
         Ok(())
     }
@@ -166,7 +169,11 @@ impl StandToRules {
     }
 
     /// The odds of each experience level from one die less the penalty.
-    pub(super) fn experience_odds(&self, state: &GameState, plan: &ExperiencePlan) -> Vec<NamedOdds> {
+    pub(super) fn experience_odds(
+        &self,
+        state: &GameState,
+        plan: &ExperiencePlan,
+    ) -> Vec<NamedOdds> {
         let kind = state
             .figure(plan.figure)
             .map_or(SideKind::Native, |f| Self::side_kind(state, f));

@@ -148,7 +148,10 @@ impl StandToRules {
             odds: self.melee_named(state, attackers, defenders)?,
         });
         for &a in attackers {
-            if state.figure(a).is_some_and(|f| self.charge_attack(state, f)) {
+            if state
+                .figure(a)
+                .is_some_and(|f| self.charge_attack(state, f))
+            {
                 sc.push(Event::StandTo(StandToEvent::ChargeAttackMade { figure: a }));
             }
         }
@@ -182,12 +185,7 @@ impl StandToRules {
         let side_of = |id: FigureId, opp: FigureId| -> Result<MeleeSide, RuleError> {
             self.melee_side(state, figure(state, id)?, figure(state, opp)?)
         };
-        let dice_of = |id: FigureId| {
-            rolls
-                .iter()
-                .find(|(x, _)| *x == id)
-                .map_or([1, 1], |r| r.1)
-        };
+        let dice_of = |id: FigureId| rolls.iter().find(|(x, _)| *x == id).map_or([1, 1], |r| r.1);
         let (lone, lone_is_attacker, many) = if attackers.len() == 1 {
             (attackers[0], true, defenders)
         } else {
@@ -214,7 +212,8 @@ impl StandToRules {
         } else {
             (other_totals, vec![lone_total])
         };
-        let mut wounds: Vec<(FigureId, Wound)> = lone_wound.map(|w| (lone, w)).into_iter().collect();
+        let mut wounds: Vec<(FigureId, Wound)> =
+            lone_wound.map(|w| (lone, w)).into_iter().collect();
         wounds.extend(
             many.iter()
                 .zip(other_wounds)

@@ -31,9 +31,7 @@ impl StandToRules {
         let sigma_rule = f.placement.sigma_in * std::f64::consts::SQRT_2 / scale;
         let cost = Measured::new(cost_rule, sigma_rule);
         let last = *points.last().unwrap_or(&f.placement.center_in_table);
-        if let Some(plan) =
-            self.obstacle_move(state, f, (length_rule, rough_rule), cost, last)?
-        {
+        if let Some(plan) = self.obstacle_move(state, f, (length_rule, rough_rule), cost, last)? {
             return Ok(plan);
         }
         let (min_in, max_in, level) =
@@ -117,7 +115,12 @@ impl StandToRules {
 
     /// Would the figure, standing at `end`, be within the melee inch of an
     /// active enemy?
-    pub(super) fn contacts_enemy_at(&self, state: &GameState, f: &Figure, end: Point2<f64>) -> bool {
+    pub(super) fn contacts_enemy_at(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        end: Point2<f64>,
+    ) -> bool {
         let p = Placement {
             center_in_table: end,
             ..f.placement

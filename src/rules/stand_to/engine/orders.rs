@@ -24,8 +24,16 @@ impl StandToRules {
                     "{} has given {} order{} this turn; a leader can issue only {} per turn",
                     g.name,
                     status::orders_in(g, state.turn),
-                    if status::orders_in(g, state.turn) == 1 { "" } else { "s" },
-                    if per_turn == 1 { "one order".to_owned() } else { format!("{per_turn} orders") }
+                    if status::orders_in(g, state.turn) == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
+                    if per_turn == 1 {
+                        "one order".to_owned()
+                    } else {
+                        format!("{per_turn} orders")
+                    }
                 ),
             )
             .by(g.id));
