@@ -1175,3 +1175,58 @@ fn scripted_game_plays_and_replays_from_its_log() {
     let replayed = Game::resume(&log, &registry).expect("log resumes");
     assert_eq!(replayed.state(), game.state());
 }
+
+/// Note 2: "If the shot was on target but missed because of the saving
+/// roll, it hits another figure instead. ... It must be a figure that is
+/// engaged in melee with the original target."
+#[test]
+fn note_2_a_saved_shot_hits_the_man_in_melee_with_the_target() {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig("Tommy", "British", "lever-action-rifle", 3, 10.0, 10.0, ""),
+        fig(
+            "Warrior",
+            "Natives",
+            "thrown-spear",
+            3,
+            20.0,
+            10.0,
+            "pace = \"walk\""
+        ),
+        fig(
+            "Pte Hurt",
+            "British",
+            "breech-loading-rifle",
+            3,
+            21.2,
+            10.0,
+            ""
+        )
+    ));
+    at_phase(&mut s, "fire", "Tommy");
+    let hurt = id(&s, "Pte Hurt");
+    // White 5 + 3 = 8 is on target; the walking warrior saves on the coloured 1.
+    let ev = rules()
+        .resolve(
+            &s,
+            &Command::Fire {
+                shooter: id(&s, "Tommy"),
+                target: id(&s, "Warrior"),
+                mode: FireMode::Aimed,
+                rapid: false,
+                aim_use: AimUse::Best,
+                at_mount: false,
+            },
+            &mut TypedDice::new([5, 3, 1]),
+        )
+        .unwrap();
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::FireResolved {
+            on_target: true,
+            saved: true,
+            ..
+        }
+    )));
+    assert_eq!(wound_of(&ev, hurt), Some(Wound::Light), "8 is even: light");
+}
