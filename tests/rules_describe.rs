@@ -59,6 +59,7 @@ fn every_action_a_rule_set_parses_is_described() {
                 .iter()
                 .copied()
                 .filter(|n| *n != "end-phase")
+                .chain(spotter::rules::stand_to::action::NAMES.iter().copied())
                 .collect(),
         ),
         ("volley-fire", volley_fire::action::Action::NAMES.to_vec()),

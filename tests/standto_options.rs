@@ -4,10 +4,10 @@
 use crate::common::*;
 use nalgebra::Point2;
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, Game, GameState, OrderVia, Pace, Scenario, StatusOf};
+use spotter::game::{Command, Event, Game, GameState, OrderVia, Pace, Scenario};
 use spotter::rules::RuleSet;
 use spotter::rules::dice::TypedDice;
-use spotter::rules::stand_to::engine::CHARGING_KEY;
+use spotter::rules::stand_to::event::Event as StandToEvent;
 use spotter::spec::SourceFile;
 
 fn run(
@@ -330,7 +330,7 @@ fn once_charging_a_fanatic_reacts_to_nothing_else() {
         .unwrap();
     assert!(ev.iter().any(|e| matches!(
         e,
-        Event::Status { of: StatusOf::Figure(f), key, value: Some(v) } if *f == zealot && key == CHARGING_KEY && v == "Near"
+        Event::StandTo(StandToEvent::FanaticCharging { figure, target }) if *figure == zealot && target == "Near"
     )));
     // Next turn of the Natives: the chief's shout does not reach him.
     while !(g.state().active_side == g.state().figure(zealot).unwrap().side

@@ -38,6 +38,7 @@ mod standto_cli;
 mod standto_frequencies;
 mod standto_options;
 mod standto_photo;
+mod standto_printed;
 mod standto_rules;
 mod track_cli;
 mod track_hands;

@@ -34,6 +34,7 @@ impl Dice for CheckDice {
 /// command's kind.
 pub fn action_name(command: &Command) -> String {
     match command {
+        Command::StandTo(a) => a.name().to_owned(),
         Command::VolleyFire(a) => a.name().to_owned(),
         Command::SoldiersInTime(a) => a.name().to_owned(),
         Command::LittleColonial(a) => a.name().to_owned(),

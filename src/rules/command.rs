@@ -107,6 +107,8 @@ pub enum Command {
     /// The game handles it itself, whatever the rule set
     /// ([`crate::game::Game::execute`]); rule sets never see it.
     Observe { figures: Vec<Observed> },
+    /// A Stand To! action the shared commands do not cover (dismounting).
+    StandTo(crate::rules::stand_to::action::Action),
     /// A Volley Fire! action (a unit's volley, move, formation change ...).
     VolleyFire(crate::rules::volley_fire::action::Action),
     /// A Soldiers in Time action (an activation, a volley, a gun ...).

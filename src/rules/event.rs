@@ -184,11 +184,14 @@ pub enum Event {
     SoldiersInTime(SoldiersInTimeEvent),
     /// A Volley Fire! event.
     VolleyFire(VolleyFireEvent),
+    /// A Stand To! event.
+    StandTo(StandToEvent),
 }
 
 /// The events of one rule set that no other has (its own types, tagged
 /// with the rule set's name).
 pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
+pub use crate::rules::stand_to::event::Event as StandToEvent;
 /// Volley Fire!'s own events.
 pub use crate::rules::volley_fire::event::Event as VolleyFireEvent;
 

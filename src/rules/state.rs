@@ -516,6 +516,7 @@ impl GameState {
             | Event::Status { .. } => self.apply_units_and_cards(event),
             Event::SoldiersInTime(e) => e.apply(self),
             Event::VolleyFire(e) => e.apply(self),
+            Event::StandTo(e) => e.apply(self),
             Event::Odds { .. }
             | Event::Rolled { .. }
             | Event::Measured(_)

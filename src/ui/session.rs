@@ -572,7 +572,10 @@ impl GameSession {
                     .collect();
                 format!("camera: {}", list.join(", "))
             }
-            Command::VolleyFire(_) | Command::SoldiersInTime(_) | Command::LittleColonial(_) => {
+            Command::StandTo(_)
+            | Command::VolleyFire(_)
+            | Command::SoldiersInTime(_)
+            | Command::LittleColonial(_) => {
                 // "fire: unit 1st Section, target Hadendowa", from the typed
                 // action's serialised parameters.
                 let action = crate::rules::action::action_name(cmd);

@@ -278,6 +278,16 @@ pub struct MountData {
     pub gallop_turn_after_in: f64,
     pub gallop_turn_deg: f64,
     pub speed: Vec<MountSpeedData>,
+    /// Dismounting: one horseholder holds this many mounts.
+    pub mounts_per_horseholder: u32,
+    /// Turns spent tying the reins to a tree.
+    pub tie_tree_turns: u32,
+    /// Turns spent driving a peg and tying the reins to it.
+    pub peg_turns: u32,
+    /// How close a horseholder stands to the mount he holds, rule inches.
+    pub horseholder_reach_in: f64,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -387,6 +397,12 @@ pub struct ArtilleryData {
     pub dice: usize,
     pub hit_european: u32,
     pub hit_native: u32,
+    /// Men this close to the gun (edge to edge, rule inches) serve it.
+    pub crew_reach_in: f64,
+    /// Turns added to a gun's reload for each man short of its crew.
+    pub turns_per_missing_crew: u32,
+    #[serde(default)]
+    pub house: House,
 }
 
 /// The whole file as parsed.
@@ -458,43 +474,7 @@ impl StandTo {
         let raw: RawStandTo = src.parse_toml()?;
         let mut problems = Vec::new();
         check_house_keys(src, &raw, &mut problems);
-        for (i, w) in raw.weapon.iter().enumerate() {
-            let span = Some(w.span());
-            let w = w.get_ref();
-            let field = |f: &str| format!("weapon[{i}].{f}");
-            if !w.range_in.windows(2).all(|p| p[0] < p[1]) || w.range_in[0] <= 0.0 {
-                problems.push(src.problem(
-                    span.clone(),
-                    field("range_in"),
-                    "range bands must be positive and ascending",
-                ));
-            }
-            for (name, hits) in [
-                ("hit_dismounted", w.hit_dismounted),
-                ("hit_mounted", w.hit_mounted),
-            ] {
-                if hits.iter().any(|&h| !(2..=13).contains(&h)) {
-                    problems.push(src.problem(
-                        span.clone(),
-                        field(name),
-                        "hit numbers are two-dice totals, 2 to 13 (13 = cannot hit)",
-                    ));
-                }
-            }
-            if w.notes.iter().any(|n| !(1..=2).contains(n)) {
-                problems.push(src.problem(span.clone(), field("notes"), "notes are 1 or 2"));
-            }
-            if w.gun && w.artillery_save.is_none() {
-                problems.push(src.problem(
-                    span.clone(),
-                    field("artillery_save"),
-                    "a gun needs the save each figure in its cone rolls",
-                ));
-            }
-            if raw.weapon[..i].iter().any(|o| o.get_ref().name == w.name) {
-                problems.push(src.problem(span, field("name"), "weapon named twice"));
-            }
-        }
+        check_weapons(src, &raw, &mut problems);
         if !raw.weapon.iter().any(|w| w.get_ref().name == "revolver") {
             problems.push(src.problem(
                 None,
@@ -722,6 +702,55 @@ fn collect_house(v: &toml::Value, path: &str, out: &mut Vec<(String, String)>) {
 
 /// Every key of a `house` table must name a field beside it, so that a typo
 /// does not leave a value silently unmarked.
+/// Each weapon's bands, hit numbers, notes, and a gun's crew, ammunition
+/// and save.
+fn check_weapons(src: &SourceFile, raw: &RawStandTo, problems: &mut Vec<SpecProblem>) {
+    for (i, w) in raw.weapon.iter().enumerate() {
+        let span = Some(w.span());
+        let w = w.get_ref();
+        let field = |f: &str| format!("weapon[{i}].{f}");
+        if !w.range_in.windows(2).all(|p| p[0] < p[1]) || w.range_in[0] <= 0.0 {
+            problems.push(src.problem(
+                span.clone(),
+                field("range_in"),
+                "range bands must be positive and ascending",
+            ));
+        }
+        for (name, hits) in [
+            ("hit_dismounted", w.hit_dismounted),
+            ("hit_mounted", w.hit_mounted),
+        ] {
+            if hits.iter().any(|&h| !(2..=13).contains(&h)) {
+                problems.push(src.problem(
+                    span.clone(),
+                    field(name),
+                    "hit numbers are two-dice totals, 2 to 13 (13 = cannot hit)",
+                ));
+            }
+        }
+        if w.notes.iter().any(|n| !(1..=2).contains(n)) {
+            problems.push(src.problem(span.clone(), field("notes"), "notes are 1 or 2"));
+        }
+        if w.gun && (w.crew.is_none() || w.ammo.is_none()) {
+            problems.push(src.problem(
+                span.clone(),
+                field("crew"),
+                "a gun needs its crew and its ammunition (`crew`, `ammo`)",
+            ));
+        }
+        if w.gun && w.artillery_save.is_none() {
+            problems.push(src.problem(
+                span.clone(),
+                field("artillery_save"),
+                "a gun needs the save each figure in its cone rolls",
+            ));
+        }
+        if raw.weapon[..i].iter().any(|o| o.get_ref().name == w.name) {
+            problems.push(src.problem(span, field("name"), "weapon named twice"));
+        }
+    }
+}
+
 fn check_house_keys(src: &SourceFile, raw: &RawStandTo, problems: &mut Vec<SpecProblem>) {
     let Ok(value) = toml::Value::try_from(raw) else {
         return;

@@ -155,5 +155,15 @@ pub fn actions() -> Vec<ActionSpec> {
             "roll a figure's experience",
         )
         .param(ParamSpec::actor("figure", ParamKind::Figure, "the figure")),
+        ActionSpec::new("dismount", "Dismount", "a rider gets down and sees to his mount")
+            .param(ParamSpec::actor("figure", ParamKind::Figure, "the rider"))
+            .param(ParamSpec::given(
+                "by",
+                ParamKind::Word(vec!["horseholder", "tree", "peg"]),
+                "how his mount is kept",
+            ))
+            .param(ParamSpec::optional("holder", ParamKind::Figure, "the horseholder")),
+        ActionSpec::new("drive-peg", "Drive the peg", "one more turn driving his mount's peg")
+            .param(ParamSpec::actor("figure", ParamKind::Figure, "the rider")),
     ]
 }

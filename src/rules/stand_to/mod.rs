@@ -7,9 +7,11 @@
 //! the game's [`crate::geometry::Scale`]. Dice are d6: two white dice decide
 //! whether a shot is on target, the coloured die is the target's save.
 
+pub mod action;
 pub mod calc;
 pub mod data;
 pub mod engine;
+pub mod event;
 pub mod menu;
 pub mod overlay;
 pub mod status;

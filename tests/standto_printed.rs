@@ -1,0 +1,1232 @@
+//! Stand To! as printed (issue 13): each test quotes the sentence of the
+//! rule text it enforces. The "wrong today" ones failed on the code before
+//! the fix (the failure is in each test's comment).
+
+use crate::common::*;
+use nalgebra::Point2;
+use spotter::core::RefusalKind;
+use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
+use spotter::rules::dice::TypedDice;
+use spotter::rules::stand_to::Wound;
+use spotter::rules::stand_to::action::{Action, DismountParams, DrivePegParams, HoldBy};
+use spotter::rules::stand_to::event::Event as StandToEvent;
+use spotter::rules::{RuleError, RuleSet};
+
+fn game(s: GameState) -> Game {
+    Game::new(s, rules_arc(), None).expect("game starts")
+}
+
+/// Ends phases until it is `phase` of the turn of `who`'s side, at least
+/// one phase on.
+fn advance_to(g: &mut Game, who: &str, phase: &str) {
+    let side = g.state().figure_named(who).expect("figure").side;
+    let want = rules()
+        .data
+        .turn
+        .phases
+        .iter()
+        .position(|p| p == phase)
+        .expect("phase");
+    loop {
+        g.execute(Command::EndPhase, &mut TypedDice::default())
+            .expect("end phase");
+        if g.state().active_side == side && g.state().phase == want {
+            return;
+        }
+    }
+}
+
+fn fire(g: &Game, shooter: &str, target: &str, mode: FireMode) -> Command {
+    Command::Fire {
+        shooter: id(g.state(), shooter),
+        target: id(g.state(), target),
+        mode,
+        rapid: false,
+        aim_use: AimUse::Best,
+        at_mount: false,
+    }
+}
+
+fn refusal(r: Result<Vec<Event>, spotter::game::GameError>) -> spotter::core::Refusal {
+    match r {
+        Err(spotter::game::GameError::Rule(RuleError::Refused(r))) => r,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// Dice for a shot that misses (white 1+1) so that the target stays up.
+const MISS: [u32; 3] = [1, 1, 6];
+
+fn rifleman_and_target(weapon: &str) -> Game {
+    rifleman_at(weapon, 20.0)
+}
+
+fn rifleman_at(weapon: &str, range_in: f64) -> Game {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig("Pte Carter", "British", weapon, 3, 10.0, 10.0, ""),
+        fig(
+            "Warrior",
+            "Natives",
+            "thrown-spear",
+            3,
+            10.0 + range_in,
+            10.0,
+            ""
+        )
+    ));
+    at_phase(&mut s, "non-combat", "Pte Carter");
+    game(s)
+}
+
+// ---- Wrong today: loading ----
+
+/// "A breech-loading rifle can fire an aimed shot every other turn (load on
+/// first turn, shoulder rifle and fire on second turn)."
+///
+/// Before the fix: `Load` then an aimed shot in the same turn was allowed
+/// ("expected a refusal, got Ok([...ShotFired...])"), so the rifle fired
+/// aimed every turn.
+#[test]
+fn a_breechloader_fires_aimed_every_other_turn() {
+    let mut g = rifleman_and_target("breech-loading-rifle");
+    let carter = id(g.state(), "Pte Carter");
+    g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
+        .expect("loads on the first turn");
+    advance_to(&mut g, "Pte Carter", "fire");
+    let r = refusal(g.execute(
+        fire(&g, "Pte Carter", "Warrior", FireMode::Aimed),
+        &mut TypedDice::new(MISS),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
+    assert!(r.why.contains("every other turn"), "{}", r.why);
+    // Second turn: shoulder rifle and fire.
+    advance_to(&mut g, "Pte Carter", "fire");
+    g.execute(
+        fire(&g, "Pte Carter", "Warrior", FireMode::Aimed),
+        &mut TypedDice::new(MISS),
+    )
+    .expect("fires on the second turn");
+    // He cannot load again in the turn he fired.
+    let r = refusal(g.execute(Command::Load { figure: carter }, &mut TypedDice::default()));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed);
+    assert_eq!(r.figure, Some(carter));
+    assert!(
+        r.why.contains(
+            "Pte Carter has fired this turn; a breech-loading-rifle fires aimed every other turn"
+        ),
+        "{}",
+        r.why
+    );
+    // Over six turns of load, fire, load, fire ... he gets three aimed shots.
+    let mut shots = 1;
+    for _ in 0..4 {
+        advance_to(&mut g, "Pte Carter", "fire");
+        let aimed = fire(&g, "Pte Carter", "Warrior", FireMode::Aimed);
+        if g.check(&aimed).is_ok() {
+            g.execute(aimed, &mut TypedDice::new(MISS)).unwrap();
+            shots += 1;
+        } else {
+            g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
+                .expect("loads in a turn he does not fire");
+        }
+    }
+    assert_eq!(shots, 3, "an aimed shot every other turn");
+}
+
+/// "A breechloading rifle can be loaded and snapfired in a single turn":
+/// the snapshot needs no loading turn, but it is his shot of the turn.
+#[test]
+fn a_breechloader_snapfires_every_turn_without_a_loading_turn() {
+    // Rifles snapshoot at revolver ranges: 12 in is in its long band.
+    let mut g = rifleman_at("breech-loading-rifle", 12.0);
+    for _ in 0..3 {
+        advance_to(&mut g, "Pte Carter", "fire");
+        g.execute(
+            fire(&g, "Pte Carter", "Warrior", FireMode::Snap),
+            &mut TypedDice::new(MISS),
+        )
+        .expect("a snapshot each turn");
+    }
+}
+
+/// The musket's loading (house value: three turns, data `aimed_load_turns`)
+/// goes one turn at a time: loading takes the turn.
+///
+/// Before the fix: three `Load`s in one turn loaded the musket ("expected a
+/// refusal, got Ok([Loaded { progress: 2 ..")), so it loaded in one turn.
+#[test]
+fn a_musket_loads_one_turn_at_a_time() {
+    let mut g = rifleman_and_target("musket");
+    let carter = id(g.state(), "Pte Carter");
+    let turns = rules().data.weapon("musket").unwrap().aimed_load_turns;
+    assert_eq!(turns, 3);
+    g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
+        .unwrap();
+    let r = refusal(g.execute(Command::Load { figure: carter }, &mut TypedDice::default()));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed);
+    assert!(r.why.contains("has loaded this turn"), "{}", r.why);
+    for _ in 1..turns {
+        advance_to(&mut g, "Pte Carter", "non-combat");
+        g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
+            .unwrap();
+    }
+    assert!(g.state().figure(carter).unwrap().loaded);
+    advance_to(&mut g, "Pte Carter", "fire");
+    let r = refusal(g.execute(
+        fire(&g, "Pte Carter", "Warrior", FireMode::Aimed),
+        &mut TypedDice::new(MISS),
+    ));
+    assert!(r.why.contains("takes 3 turns to load"), "{}", r.why);
+    advance_to(&mut g, "Pte Carter", "fire");
+    g.execute(
+        fire(&g, "Pte Carter", "Warrior", FireMode::Aimed),
+        &mut TypedDice::new(MISS),
+    )
+    .expect("fires the turn after the third loading turn");
+}
+
+// ---- Wrong today: one order a leader a turn ----
+
+fn two_leaders() -> Game {
+    let mut s = state_from(&format!(
+        "{}{}{}{}",
+        fig(
+            "Lt Smythe",
+            "British",
+            "revolver",
+            3,
+            10.0,
+            10.0,
+            "rank = \"officer\"\nleader = true"
+        ),
+        fig(
+            "Sgt Bell",
+            "British",
+            "breech-loading-rifle",
+            3,
+            14.0,
+            10.0,
+            "rank = \"nco\"\nleader = true"
+        ),
+        fig(
+            "Pte Adams",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            12.0,
+            ""
+        ),
+        fig("Warrior", "Natives", "thrown-spear", 3, 60.0, 60.0, "")
+    ));
+    at_phase(&mut s, "non-combat", "Lt Smythe");
+    game(s)
+}
+
+fn shout(g: &Game, giver: &str, order: &str) -> Command {
+    Command::Order {
+        giver: id(g.state(), giver),
+        to: vec![id(g.state(), "Pte Adams")],
+        order: order.into(),
+        via: OrderVia::Shout,
+    }
+}
+
+/// "A leader can issue only one order per turn, so if he wants his men to
+/// split up and perform individual tasks, it will take some time to
+/// explain everything."
+///
+/// Before the fix: the limit counted orders per side, so the sergeant's
+/// order after the lieutenant's was refused ("only one order a turn").
+#[test]
+fn each_leader_issues_one_order_per_turn() {
+    let mut g = two_leaders();
+    g.execute(
+        shout(&g, "Lt Smythe", "form a skirmish line"),
+        &mut TypedDice::default(),
+    )
+    .expect("the lieutenant's order");
+    g.execute(
+        shout(&g, "Sgt Bell", "fix bayonets"),
+        &mut TypedDice::default(),
+    )
+    .expect("the sergeant gives his own order the same turn");
+    let r = refusal(g.execute(
+        shout(&g, "Lt Smythe", "commence firing at will"),
+        &mut TypedDice::default(),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed);
+    assert_eq!(r.figure, Some(id(g.state(), "Lt Smythe")));
+    assert!(r.why.contains("only one order per turn"), "{}", r.why);
+    // "On the next turn, the British player announces ..."
+    advance_to(&mut g, "Lt Smythe", "non-combat");
+    g.execute(
+        shout(&g, "Lt Smythe", "commence firing at will"),
+        &mut TypedDice::default(),
+    )
+    .expect("a new turn, a new order");
+}
+
+// ---- Wrong today: the charge's +1 ----
+
+/// A warrior 5 in from a trooper, in the natives' move phase.
+fn charge_state() -> Game {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig(
+            "Brave",
+            "Natives",
+            "thrown-spear",
+            3,
+            20.0,
+            25.0,
+            "shield = true"
+        ),
+        fig(
+            "Trooper",
+            "British",
+            "breech-loading-carbine",
+            3,
+            20.0,
+            20.0,
+            ""
+        )
+    ));
+    at_phase(&mut s, "move", "Brave");
+    game(s)
+}
+
+fn charge_in(g: &mut Game) -> Vec<Event> {
+    g.execute(
+        Command::Move {
+            figure: id(g.state(), "Brave"),
+            path_in: vec![Point2::new(20.0, 21.2)],
+            facing_deg: 270.0,
+            pace: Pace::Charge,
+            mount_level: None,
+        },
+        &mut TypedDice::default(),
+    )
+    .expect("the charge")
+}
+
+fn melee(g: &Game, a: &str, d: &str) -> Command {
+    Command::Melee {
+        attackers: vec![id(g.state(), a)],
+        defenders: vec![id(g.state(), d)],
+    }
+}
+
+fn totals(ev: &[Event]) -> (i32, i32) {
+    ev.iter()
+        .find_map(|e| match e {
+            Event::MeleeResolved {
+                attacker_totals,
+                defender_totals,
+                ..
+            } => Some((attacker_totals[0], defender_totals[0])),
+            _ => None,
+        })
+        .expect("a melee result")
+}
+
+/// "A figure gets an immediate hand-to-hand attack when it charges to
+/// within one inch of an enemy figure." The turn runs fire, melee, move:
+/// the charge comes after the melee phase, so the attack is made at once,
+/// in the move phase, with the charging +1; in the next melee phases the
+/// two fight on without it.
+///
+/// Before the fix: the attack in the move phase was refused ("this is the
+/// move phase, not melee"), and the +1 came in the opponent's melee phase.
+#[test]
+fn a_charge_into_contact_attacks_at_once_with_its_plus_one() {
+    let mut g = charge_state();
+    let ev = charge_in(&mut g);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::ChargedIntoContact { .. })))
+    );
+    // Spear +1, shield +1, charging +1 against the trooper's sabre +2.
+    let ev = g
+        .execute(
+            melee(&g, "Brave", "Trooper"),
+            &mut TypedDice::new([2, 3, 2, 4]),
+        )
+        .expect("the immediate attack");
+    assert_eq!(totals(&ev), (8, 8), "5 + 3 against 6 + 2");
+    // Only one immediate attack.
+    let r = refusal(g.execute(
+        melee(&g, "Brave", "Trooper"),
+        &mut TypedDice::new([3, 3, 1, 3]),
+    ));
+    assert_eq!(r.kind, RefusalKind::WrongPhase);
+    // The opponent's melee phase: the brave still counts as charging for
+    // the save against fire, but gets no +1 in the melee.
+    advance_to(&mut g, "Trooper", "melee");
+    let ev = g
+        .execute(
+            melee(&g, "Trooper", "Brave"),
+            &mut TypedDice::new([2, 4, 2, 3]),
+        )
+        .expect("they fight on");
+    assert_eq!(totals(&ev), (8, 7), "no charging bonus after the charge");
+}
+
+/// Only a figure that has just charged into contact attacks in the move
+/// phase.
+#[test]
+fn no_melee_in_the_move_phase_without_a_charge() {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig("Brave", "Natives", "thrown-spear", 3, 20.0, 21.0, ""),
+        fig(
+            "Trooper",
+            "British",
+            "breech-loading-carbine",
+            3,
+            20.0,
+            20.0,
+            ""
+        )
+    ));
+    at_phase(&mut s, "move", "Brave");
+    let g = game(s);
+    assert_eq!(
+        game_refusal_kind(g.check(&melee(&g, "Brave", "Trooper"))),
+        RefusalKind::WrongPhase
+    );
+}
+
+// ---- Concealment ----
+
+fn hidden_in_scrub() -> Game {
+    let scrub = "[[terrain]]\nname = \"scrub\"\nkinds = [\"soft-cover\"]\npolygon_in = [[15.0, 25.0], [25.0, 25.0], [25.0, 35.0], [15.0, 35.0]]\n";
+    let mut s = state_from(&format!(
+        "{scrub}{}{}",
+        fig(
+            "Tommy",
+            "British",
+            "lever-action-rifle",
+            3,
+            20.0,
+            10.0,
+            "facing_deg = 90.0"
+        ),
+        fig(
+            "Lurker",
+            "Natives",
+            "thrown-spear",
+            3,
+            20.0,
+            30.0,
+            "concealed = true"
+        )
+    ));
+    at_phase(&mut s, "fire", "Tommy");
+    game(s)
+}
+
+/// "These figures are kept off the board. They function like other figures
+/// in every respect, but they are not placed on the table until they are
+/// sighted." Fire at a concealed figure is refused.
+#[test]
+fn fire_at_a_concealed_figure_is_refused() {
+    let g = hidden_in_scrub();
+    let r = refusal(
+        g.check(&fire(&g, "Tommy", "Lurker", FireMode::Aimed))
+            .map(|()| Vec::new()),
+    );
+    assert_eq!(r.kind, RefusalKind::OutOfSight);
+    assert!(r.why.contains("concealed"), "{}", r.why);
+}
+
+/// "A figure in the open or which has fired is automatically seen by every
+/// other figure with a clear line of sight."
+#[test]
+fn a_concealed_figure_who_enters_the_open_is_seen() {
+    let mut g = hidden_in_scrub();
+    advance_to(&mut g, "Lurker", "move");
+    let lurker = id(g.state(), "Lurker");
+    let walk = |to: (f64, f64)| Command::Move {
+        figure: lurker,
+        path_in: vec![Point2::new(to.0, to.1)],
+        facing_deg: 270.0,
+        pace: Pace::Walk,
+        mount_level: None,
+    };
+    // Within the scrub he stays hidden.
+    let ev = g
+        .execute(walk((20.0, 27.0)), &mut TypedDice::default())
+        .unwrap();
+    assert!(!ev.iter().any(|e| matches!(e, Event::Spotted { .. })));
+    assert!(g.state().figure(lurker).unwrap().concealed);
+    advance_to(&mut g, "Lurker", "move");
+    let ev = g
+        .execute(walk((20.0, 23.5)), &mut TypedDice::default())
+        .unwrap();
+    assert!(ev.contains(&Event::Spotted { figure: lurker }));
+    assert!(!g.state().figure(lurker).unwrap().concealed);
+    // Now Tommy may shoot him.
+    advance_to(&mut g, "Tommy", "fire");
+    assert!(
+        g.check(&fire(&g, "Tommy", "Lurker", FireMode::Aimed))
+            .is_ok()
+    );
+}
+
+// ---- Target priority ----
+
+fn priority_state(order: Option<&str>) -> Game {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig(
+            "Tommy",
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            10.0,
+            "loaded = true"
+        ),
+        fig("Near", "Natives", "thrown-knife", 3, 20.0, 10.0, ""),
+        fig(
+            "Charger",
+            "Natives",
+            "thrown-spear",
+            3,
+            10.0,
+            25.0,
+            "pace = \"charge\""
+        )
+    ));
+    if let Some(o) = order {
+        let t = id(&s, "Tommy");
+        s.figures[t.index()].order = Some(o.into());
+    }
+    at_phase(&mut s, "fire", "Tommy");
+    game(s)
+}
+
+/// "Targets must be nominated according to the following priority. 1. An
+/// enemy already aimed at, a covered area, or a target that the figure has
+/// been specifically ordered to shoot. 2. The nearest enemy or enemy group
+/// that is a potential or actual danger; 3. The nearest enemy figure."
+#[test]
+fn target_priority_is_enforced_unless_ordered() {
+    let g = priority_state(None);
+    let r = refusal(
+        g.check(&fire(&g, "Tommy", "Near", FireMode::Aimed))
+            .map(|()| Vec::new()),
+    );
+    assert_eq!(r.kind, RefusalKind::NoOrder);
+    assert!(r.why.contains("Charger"), "{}", r.why);
+    assert!(
+        g.check(&fire(&g, "Tommy", "Charger", FireMode::Aimed))
+            .is_ok()
+    );
+    // "a target that the figure has been specifically ordered to shoot"
+    let g = priority_state(Some("shoot Near"));
+    assert!(g.check(&fire(&g, "Tommy", "Near", FireMode::Aimed)).is_ok());
+}
+
+/// "1. An enemy already aimed at" comes before the danger.
+#[test]
+fn the_enemy_aimed_at_comes_first() {
+    let mut g = priority_state(None);
+    let (tommy, near) = (id(g.state(), "Tommy"), id(g.state(), "Near"));
+    // Aiming is a choice of the target too: he aims at Near this turn...
+    g.execute(
+        Command::Aim {
+            figure: tommy,
+            target: near,
+        },
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    advance_to(&mut g, "Tommy", "fire");
+    assert_eq!(rules().target_priority(g.state(), tommy), vec![near]);
+    assert!(g.check(&fire(&g, "Tommy", "Near", FireMode::Aimed)).is_ok());
+}
+
+// ---- Preservation: shedding ----
+
+fn broken_side(enemy_at: (f64, f64)) -> Game {
+    let wall = "[[terrain]]\nname = \"kopje\"\nkinds = [\"blocking\"]\npolygon_in = [[18.0, 0.0], [19.0, 0.0], [19.0, 60.0], [18.0, 60.0]]\n";
+    let mut s = state_from(&format!(
+        "{wall}{}{}{}",
+        fig(
+            "Lt Smythe",
+            "British",
+            "revolver",
+            3,
+            10.0,
+            10.0,
+            "rank = \"officer\"\nleader = true"
+        ),
+        fig(
+            "Pte Adams",
+            "British",
+            "breech-loading-rifle",
+            3,
+            14.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Warrior",
+            "Natives",
+            "thrown-spear",
+            3,
+            enemy_at.0,
+            enemy_at.1,
+            ""
+        )
+    ));
+    let british = id(&s, "Lt Smythe");
+    let side = s.figures[british.index()].side;
+    s.sides[side].preservation_limit = Some(2);
+    s.sides[side].preservation_points = 5;
+    s.sides[side].broken = true;
+    at_phase(&mut s, "reactions", "Lt Smythe");
+    game(s)
+}
+
+/// "All figures in that group must get out of the enemy's line of fire
+/// and into a protected position (one where they can't be shot or charged
+/// by the enemy, and all are within voice range of the leader). Each turn
+/// spent this way allows the force to shed 1d6 preservation points."
+#[test]
+fn shed_1d6_once_a_turn_and_only_in_a_protected_position() {
+    // Behind the kopje, 40 in from the warrior: protected.
+    let mut g = broken_side((50.0, 10.0));
+    let side = g.state().active_side;
+    g.execute(Command::Shed { side }, &mut TypedDice::new([2]))
+        .expect("a turn in a protected position sheds 1d6");
+    assert_eq!(g.state().sides[side].preservation_points, 3);
+    let r = refusal(g.execute(Command::Shed { side }, &mut TypedDice::new([2])));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
+    advance_to(&mut g, "Lt Smythe", "reactions");
+    g.execute(Command::Shed { side }, &mut TypedDice::new([1]))
+        .expect("the next turn sheds again");
+    // In the open, seen by the warrior: not protected.
+    let g = broken_side((10.0, 30.0));
+    let r = refusal(
+        g.check(&Command::Shed {
+            side: g.state().active_side,
+        })
+        .map(|()| Vec::new()),
+    );
+    assert_eq!(r.kind, RefusalKind::Morale, "{}", r.why);
+    // Behind the kopje but within his charge: not protected either.
+    let g = broken_side((22.0, 10.0));
+    let r = refusal(
+        g.check(&Command::Shed {
+            side: g.state().active_side,
+        })
+        .map(|()| Vec::new()),
+    );
+    assert!(r.why.contains("charge"), "{}", r.why);
+}
+
+// ---- The gun: crew and ammunition ----
+
+fn gun_state(crew_near: usize, ammo: &str) -> Game {
+    let mut body = fig(
+        "Gunner",
+        "British",
+        "nordenfelt-gun",
+        3,
+        10.0,
+        10.0,
+        &format!("facing_deg = 0.0\n{ammo}"),
+    );
+    for i in 0..crew_near {
+        body.push_str(&fig(
+            &format!("Crew {i}"),
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            11.0 + i as f64 * 0.8,
+            "",
+        ));
+    }
+    body.push_str(&fig("Target", "Natives", "thrown-spear", 3, 40.0, 10.0, ""));
+    let mut s = state_from(&body);
+    at_phase(&mut s, "fire", "Gunner");
+    game(s)
+}
+
+/// "Gun specifications—crew, reload times, ammo capacity—are listed on the
+/// Weapon table." A gun starts with its weapon's ammunition and uses a
+/// round a shot; its reload time grows by a turn for each man short of its
+/// crew (house value: the text gives no short-crew rule).
+#[test]
+fn the_gun_uses_its_crew_and_its_ammunition() {
+    let r = rules();
+    let w = r.data.weapon("nordenfelt-gun").unwrap();
+    assert_eq!((w.crew, w.ammo), (Some(3), Some(20)));
+    let mut g = gun_state(2, "loaded = true");
+    let gunner = id(g.state(), "Gunner");
+    assert_eq!(g.state().figure(gunner).unwrap().ammo, Some(20));
+    assert_eq!(r.gun_crew(g.state(), g.state().figure(gunner).unwrap()), 3);
+    g.execute(
+        Command::FireGun { gun: gunner },
+        &mut TypedDice::new([1, 1]),
+    )
+    .expect("the gun fires");
+    assert_eq!(g.state().figure(gunner).unwrap().ammo, Some(19));
+    // Full crew: one turn to reload, fire the turn after.
+    advance_to(&mut g, "Gunner", "non-combat");
+    g.execute(Command::Load { figure: gunner }, &mut TypedDice::default())
+        .unwrap();
+    assert!(g.state().figure(gunner).unwrap().loaded);
+    // A lone gunner: two men short, three turns.
+    let g = gun_state(0, "loaded = false");
+    let gunner = id(g.state(), "Gunner");
+    let f = g.state().figure(gunner).unwrap();
+    assert_eq!(r.gun_crew(g.state(), f), 1);
+    assert_eq!(r.gun_load_turns(g.state(), f, w), 3);
+    // Out of ammunition: refused.
+    let g = gun_state(2, "loaded = true\nammo = 0");
+    let r = refusal(
+        g.check(&Command::FireGun {
+            gun: id(g.state(), "Gunner"),
+        })
+        .map(|()| Vec::new()),
+    );
+    assert_eq!(r.kind, RefusalKind::NotLoaded);
+    assert!(r.why.contains("ammunition"), "{}", r.why);
+}
+
+// ---- Heroes, fanatics, mounted firers ----
+
+fn shot_at(exp: u8, side: &str, faces: [u32; 3]) -> (Vec<Event>, spotter::game::FigureId) {
+    let (firer_side, firer_weapon) = if side == "British" {
+        ("Natives", "musket")
+    } else {
+        ("British", "lever-action-rifle")
+    };
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig(
+            "Firer",
+            firer_side,
+            firer_weapon,
+            3,
+            10.0,
+            10.0,
+            "loaded = true"
+        ),
+        fig("Man", side, "revolver", exp, 14.0, 10.0, "")
+    ));
+    at_phase(&mut s, "fire", "Firer");
+    let man = id(&s, "Man");
+    let ev = rules()
+        .resolve(
+            &s,
+            &Command::Fire {
+                shooter: id(&s, "Firer"),
+                target: man,
+                mode: FireMode::Aimed,
+                rapid: false,
+                aim_use: AimUse::Best,
+                at_mount: false,
+            },
+            &mut TypedDice::new(faces),
+        )
+        .unwrap();
+    (ev, man)
+}
+
+fn wound_of(ev: &[Event], who: spotter::game::FigureId) -> Option<Wound> {
+    ev.iter().rev().find_map(|e| match e {
+        Event::Wounded { figure, wound, .. } if *figure == who => Some(*wound),
+        _ => None,
+    })
+}
+
+/// "Light wounds have no effect on fanatics or heroes, and serious wounds
+/// are treated as light wounds."
+#[test]
+fn heroes_and_fanatics_ignore_light_wounds_and_take_serious_ones_as_light() {
+    for (side, who) in [("British", "hero"), ("Natives", "fanatic")] {
+        // White 4+4 would kill anyone (doubles): it still kills.
+        let (ev, man) = shot_at(6, side, [4, 4, 6]);
+        assert_eq!(wound_of(&ev, man), Some(Wound::Killed), "{who}");
+        // 4+6 = 10, even: a light wound, no effect.
+        let (ev, man) = shot_at(6, side, [4, 6, 6]);
+        assert_eq!(wound_of(&ev, man), None, "{who} ignores a light wound");
+        assert!(
+            ev.iter().any(
+                |e| matches!(e, Event::Note { text } if text.contains("ignores a light wound"))
+            )
+        );
+        // 5+6 = 11, odd: serious, treated as light.
+        let (ev, man) = shot_at(6, side, [5, 6, 6]);
+        assert_eq!(wound_of(&ev, man), Some(Wound::Light), "{who}");
+        // A trained man takes the serious wound.
+        let (ev, man) = shot_at(3, side, [5, 6, 6]);
+        assert_eq!(wound_of(&ev, man), Some(Wound::Serious));
+    }
+}
+
+/// "Note that hit numbers are different for mounted firers than for
+/// dismounted firers."
+#[test]
+fn mounted_firers_use_the_mounted_hit_numbers() {
+    let r = rules();
+    for (base, expect) in [("foot", 8), ("mounted", 10)] {
+        let mut s = state_from(&format!(
+            "{}{}",
+            fig(
+                "Dragoon",
+                "British",
+                "breech-loading-carbine",
+                3,
+                10.0,
+                10.0,
+                &format!("base = \"{base}\"\nloaded = true")
+            ),
+            fig("Warrior", "Natives", "thrown-spear", 3, 10.0, 28.0, "")
+        ));
+        at_phase(&mut s, "fire", "Dragoon");
+        let w = r.data.weapon("breech-loading-carbine").unwrap();
+        let plan = r
+            .fire_plan(
+                &s,
+                id(&s, "Dragoon"),
+                id(&s, "Warrior"),
+                FireMode::Aimed,
+                AimUse::Best,
+                false,
+            )
+            .unwrap();
+        assert_eq!(plan.band_name, "medium");
+        assert_eq!(plan.situation.needed, expect, "{base}");
+        let table = if base == "foot" {
+            w.hit_dismounted
+        } else {
+            w.hit_mounted
+        };
+        assert_eq!(plan.situation.needed, table[1]);
+    }
+}
+
+// ---- Dismounting ----
+
+fn riders(n: usize) -> Game {
+    const AROUND: [(f64, f64); 5] = [
+        (18.7, 20.0),
+        (21.3, 20.0),
+        (20.0, 18.3),
+        (20.0, 21.7),
+        (18.7, 18.5),
+    ];
+    let mut body = fig(
+        "Holder",
+        "British",
+        "breech-loading-carbine",
+        3,
+        20.0,
+        20.0,
+        "",
+    );
+    for (i, (x, y)) in AROUND.iter().take(n).enumerate() {
+        body.push_str(&fig(
+            &format!("Rider {i}"),
+            "British",
+            "breech-loading-carbine",
+            3,
+            *x,
+            *y,
+            "base = \"mounted\"",
+        ));
+    }
+    body.push_str(&fig(
+        "Warrior",
+        "Natives",
+        "thrown-spear",
+        3,
+        90.0,
+        90.0,
+        "",
+    ));
+    let mut s = state_from(&body);
+    at_phase(&mut s, "non-combat", "Holder");
+    game(s)
+}
+
+fn dismount(name: &str, by: HoldBy, holder: Option<&str>) -> Command {
+    Command::StandTo(Action::Dismount(DismountParams {
+        figure: name.into(),
+        by,
+        holder: holder.map(str::to_owned),
+    }))
+}
+
+/// "Dismounted riders must either allocate one horseholder for every four
+/// mounts or spend one turn tying the reins to a tree, or spend four turns
+/// driving a peg and tying the reins to it."
+#[test]
+fn dismounting_needs_a_horseholder_per_four_mounts_a_tree_or_a_peg() {
+    let mut g = riders(5);
+    for i in 0..4 {
+        g.execute(
+            dismount(&format!("Rider {i}"), HoldBy::Horseholder, Some("Holder")),
+            &mut TypedDice::default(),
+        )
+        .unwrap_or_else(|e| panic!("rider {i}: {e}"));
+        assert!(
+            !g.state()
+                .figure_named(&format!("Rider {i}"))
+                .unwrap()
+                .mounted()
+        );
+    }
+    let r = refusal(g.execute(
+        dismount("Rider 4", HoldBy::Horseholder, Some("Holder")),
+        &mut TypedDice::default(),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed);
+    assert!(r.why.contains("every 4 mounts"), "{}", r.why);
+    // A tree takes his turn.
+    g.execute(
+        dismount("Rider 4", HoldBy::Tree, None),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    let rider = id(g.state(), "Rider 4");
+    assert_eq!(g.state().figure(rider).unwrap().idle_until_turn, Some(1));
+    // A peg: four turns, and he stays by it.
+    let mut g = riders(1);
+    g.execute(
+        dismount("Rider 0", HoldBy::Peg, None),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    let rider = id(g.state(), "Rider 0");
+    let walk = Command::Move {
+        figure: rider,
+        path_in: vec![Point2::new(18.0, 21.0)],
+        facing_deg: 0.0,
+        pace: Pace::Walk,
+        mount_level: None,
+    };
+    // A turn he does not drive the peg, he still may not leave it.
+    advance_to(&mut g, "Rider 0", "move");
+    advance_to(&mut g, "Rider 0", "move");
+    assert_eq!(game_refusal_kind(g.check(&walk)), RefusalKind::Movement);
+    for left in (0..3).rev() {
+        advance_to(&mut g, "Rider 0", "non-combat");
+        let ev = g
+            .execute(
+                Command::StandTo(Action::DrivePeg(DrivePegParams {
+                    figure: "Rider 0".into(),
+                })),
+                &mut TypedDice::default(),
+            )
+            .unwrap();
+        assert!(ev.iter().any(|e| matches!(
+            e,
+            Event::StandTo(StandToEvent::PegDriven { turns_left, .. }) if *turns_left == left
+        )));
+    }
+    advance_to(&mut g, "Rider 0", "non-combat");
+    advance_to(&mut g, "Rider 0", "move");
+    assert!(g.check(&walk).is_ok(), "the mount is tied: he may go");
+}
+
+// ---- The novice leader, the fanatic ----
+
+/// "Three things cause a reaction: a close miss, the wounding of a
+/// comrade, and the first attack (novice leaders only). When a novice
+/// leader reacts to the first attack on his force, roll two dice; on a
+/// roll of 9 or more, he immediately becomes trained (experience no. 3)."
+#[test]
+fn the_first_attack_on_a_novice_leaders_force_calls_for_his_roll() {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig(
+            "Lt Green",
+            "British",
+            "revolver",
+            1,
+            10.0,
+            10.0,
+            "rank = \"officer\"\nleader = true"
+        ),
+        fig(
+            "Pte Adams",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Warrior",
+            "Natives",
+            "lever-action-rifle",
+            3,
+            12.0,
+            30.0,
+            ""
+        )
+    ));
+    at_phase(&mut s, "fire", "Warrior");
+    let mut g = game(s);
+    let ev = g
+        .execute(
+            fire(&g, "Warrior", "Pte Adams", FireMode::Aimed),
+            &mut TypedDice::new(MISS),
+        )
+        .unwrap();
+    assert!(ev.iter().any(
+        |e| matches!(e, Event::Note { text } if text.contains("first attack on Lt Green's force"))
+    ));
+    let lt = id(g.state(), "Lt Green");
+    let odds = rules()
+        .odds(g.state(), &Command::FirstAttack { leader: lt })
+        .unwrap();
+    assert!((odds[0].p - 10.0 / 36.0).abs() < 1e-12, "9+ on 2d6");
+    let ev = g
+        .execute(
+            Command::FirstAttack { leader: lt },
+            &mut TypedDice::new([4, 5]),
+        )
+        .unwrap();
+    assert!(ev.contains(&Event::Experience {
+        figure: lt,
+        number: 3
+    }));
+    assert_eq!(
+        game_refusal_kind(g.check(&Command::FirstAttack { leader: lt })),
+        RefusalKind::AlreadyActed
+    );
+}
+
+/// "A fanatic will always charge the closest enemy he sees. Once he has
+/// started charging, the fanatic will not react to any other occurrence."
+/// His charge is typed state (`charging`), read from the scenario too.
+#[test]
+fn the_fanatics_forced_charge_is_typed_state() {
+    let s = state_from(&format!(
+        "{}{}",
+        fig(
+            "Zealot",
+            "Natives",
+            "thrown-spear",
+            6,
+            10.0,
+            10.0,
+            "[figure.status]\ncharging = \"Near\""
+        ),
+        fig("Near", "British", "breech-loading-rifle", 3, 20.0, 10.0, "")
+    ));
+    let z = s.figure_named("Zealot").unwrap();
+    assert_eq!(
+        z.rules.stand_to().and_then(|st| st.charging.as_deref()),
+        Some("Near")
+    );
+    assert!(rules().charging_fanatic(&s, z));
+    let mut s = s;
+    at_phase(&mut s, "non-combat", "Zealot");
+    let prone = Command::Prone {
+        figure: id(&s, "Zealot"),
+        prone: true,
+    };
+    assert_eq!(
+        refusal_kind(rules().check(&s, &prone)),
+        RefusalKind::NoOrder
+    );
+}
+
+/// A status key Stand To! does not keep is a scenario error naming it.
+#[test]
+fn unknown_stand_to_status_is_a_scenario_error() {
+    let text = r#"name = "t"
+rule_set = "stand-to"
+[table]
+width_in = 48.0
+depth_in = 48.0
+[[side]]
+name = "British"
+kind = "european"
+[[figure]]
+name = "Tommy"
+side = "British"
+rank = "private"
+weapon = "revolver"
+melee_weapon = "sword-sabre"
+experience = 3
+base = "foot"
+facing_deg = 0.0
+x_in = 1.0
+y_in = 1.0
+[figure.status]
+armour = "3"
+"#;
+    let err = spotter::game::Scenario::from_source(
+        &spotter::spec::SourceFile::from_text("t.toml", text),
+        &registry(),
+    )
+    .expect_err("armour is not a Stand To! status");
+    let msg = err.to_string();
+    assert!(msg.contains("armour") && msg.contains("status"), "{msg}");
+}
+
+/// "Figures which are being charged, are in melee, or are aiming ignore
+/// this reaction."
+#[test]
+fn a_friend_being_charged_ignores_the_rescue_reaction() {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig(
+            "Pte Hurt",
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Pte Near",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Warrior",
+            "Natives",
+            "thrown-spear",
+            3,
+            12.0,
+            18.0,
+            "pace = \"charge\""
+        )
+    ));
+    let hurt = id(&s, "Pte Hurt");
+    s.figures[hurt.index()].wound = Some(Wound::Light);
+    at_phase(&mut s, "reactions", "Pte Hurt");
+    let ev = rules()
+        .resolve(
+            &s,
+            &Command::Rescue { wounded: hurt },
+            &mut TypedDice::default(),
+        )
+        .unwrap();
+    assert!(ev.iter().any(
+        |e| matches!(e, Event::Note { text } if text.contains("being charged, in melee or aiming"))
+    ));
+    assert_eq!(
+        rules()
+            .odds(&s, &Command::Rescue { wounded: hurt })
+            .unwrap(),
+        Vec::new(),
+        "no leader: nothing is rolled"
+    );
+}
+
+// ---- The scripted game ----
+
+/// Two turns at the zareba through the script runner (`spotter play
+/// --script scenarios/scripts/st-zareba.toml`): every step is legal, the
+/// fanatic's charge ends in his immediate attack, and the log replays to
+/// the same state.
+#[test]
+fn scripted_game_plays_and_replays_from_its_log() {
+    let registry = registry();
+    let script = spotter::game::script::Script::load(
+        std::path::Path::new("scenarios/scripts/st-zareba.toml"),
+        &registry,
+    )
+    .expect("script loads");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("st.jsonl");
+    let game = script
+        .play(&registry, Some(&log), |_, _, _| {})
+        .expect("script plays");
+    let events: Vec<&Event> = game.history().iter().flat_map(|p| &p.events).collect();
+    let orders = events
+        .iter()
+        .filter(|e| matches!(e, Event::StandTo(StandToEvent::OrderIssued { turn: 1, .. })))
+        .count();
+    assert_eq!(orders, 3, "two British leaders and the Emir, all in turn 1");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::FanaticCharging { .. }))),
+        "the fanatic charges"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::MeleeResolved { .. })),
+        "his immediate attack"
+    );
+    assert!(game.state().turn >= 3);
+    let replayed = Game::resume(&log, &registry).expect("log resumes");
+    assert_eq!(replayed.state(), game.state());
+}
+
+/// Note 2: "If the shot was on target but missed because of the saving
+/// roll, it hits another figure instead. ... It must be a figure that is
+/// engaged in melee with the original target."
+#[test]
+fn note_2_a_saved_shot_hits_the_man_in_melee_with_the_target() {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig("Tommy", "British", "lever-action-rifle", 3, 10.0, 10.0, ""),
+        fig(
+            "Warrior",
+            "Natives",
+            "thrown-spear",
+            3,
+            20.0,
+            10.0,
+            "pace = \"walk\""
+        ),
+        fig(
+            "Pte Hurt",
+            "British",
+            "breech-loading-rifle",
+            3,
+            21.2,
+            10.0,
+            ""
+        )
+    ));
+    at_phase(&mut s, "fire", "Tommy");
+    let hurt = id(&s, "Pte Hurt");
+    // White 5 + 3 = 8 is on target; the walking warrior saves on the coloured 1.
+    let ev = rules()
+        .resolve(
+            &s,
+            &Command::Fire {
+                shooter: id(&s, "Tommy"),
+                target: id(&s, "Warrior"),
+                mode: FireMode::Aimed,
+                rapid: false,
+                aim_use: AimUse::Best,
+                at_mount: false,
+            },
+            &mut TypedDice::new([5, 3, 1]),
+        )
+        .unwrap();
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::FireResolved {
+            on_target: true,
+            saved: true,
+            ..
+        }
+    )));
+    assert_eq!(wound_of(&ev, hurt), Some(Wound::Light), "8 is even: light");
+}
