@@ -182,11 +182,15 @@ pub enum Event {
     },
     /// A Soldiers in Time event.
     SoldiersInTime(SoldiersInTimeEvent),
+    /// A Little Colonial Rules event.
+    LittleColonial(LittleColonialEvent),
 }
 
 /// The events of one rule set that no other has (its own types, tagged
 /// with the rule set's name).
 pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
+/// Little Colonial Rules' own events.
+pub use crate::rules::little_colonial::event::Event as LittleColonialEvent;
 
 /// What a [`Event::Status`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

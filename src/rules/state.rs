@@ -515,6 +515,7 @@ impl GameState {
             | Event::Formed { .. }
             | Event::Status { .. } => self.apply_units_and_cards(event),
             Event::SoldiersInTime(e) => e.apply(self),
+            Event::LittleColonial(e) => e.apply(self),
             Event::Odds { .. }
             | Event::Rolled { .. }
             | Event::Measured(_)
