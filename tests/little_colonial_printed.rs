@@ -761,3 +761,92 @@ base = "foot"
     assert!(Length::<Centimetre>::new(59.5, 0.5).near(60.0));
     assert!(!Length::<Centimetre>::new(38.0, 0.5).near(60.0));
 }
+
+/// "When a group of active figures fire upon a group of enemy figures you
+/// must trace a line to the nearest enemy figure (not in close combat)."
+#[test]
+fn area_fire_passes_over_the_nearest_enemy_in_close_combat() {
+    let extra = lt()
+        + LINE
+        + &moro_group()
+        + &fig("Brawler", "private", "Spanish", 20.0, 18.8, 90.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Lt");
+    let fire = action("fire", json!({ "firers": line_names(), "target": "W1" }));
+    let (_, ev) = run(&s, &fire, &[1; 6]);
+    let target = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::Measured(r) => Some(r.what.clone()),
+            _ => None,
+        })
+        .expect("a range");
+    // W1 fights Brawler (bases 0.2 in apart): the line goes to the next.
+    assert!(!target.contains("W1") && target.starts_with("range to W"), "{target}");
+}
+
+/// "Officers always move as regular or better."
+#[test]
+fn a_raw_officer_moves_as_a_regular() {
+    let extra = fig(
+        "Raw Lt",
+        "officer",
+        "Spanish",
+        10.0,
+        5.0,
+        90.0,
+        r#"status = { level = "raw", command = "platoon-officer" }"#,
+    ) + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Raw Lt");
+    let mv = action("move", json!({ "figure": "Raw Lt", "path_in": [[10.0, 15.0]] }));
+    // No dice: 20 cm, 8 in.
+    let (after, _) = run(&s, &mv, &[]);
+    assert_relative_eq!(named(&after, "Raw Lt").placement.center_in_table.y, 13.0, epsilon = 0.03);
+}
+
+/// "The soldier can fire without restrictions, except that the line of
+/// fire must not pass over any friendly figure base(s), or is totally
+/// blocked by a high wall, a house or thick bamboo forest."
+#[test]
+fn individual_fire_is_blocked_by_friends_and_high_walls() {
+    let house = r#"
+[[terrain]]
+name = "house"
+kinds = ["blocking"]
+polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
+"#;
+    let extra = house.to_owned()
+        + &fig("Shot", "private", "Spanish", 20.0, 10.0, 90.0, "")
+        + &fig("Friend", "private", "Spanish", 20.0, 14.0, 90.0, "")
+        + &fig("Clear", "private", "Spanish", 30.0, 10.0, 90.0, "")
+        + &fig("W", "warrior", "Moros", 20.0, 20.0, 270.0, "")
+        + &fig("W2", "warrior", "Moros", 30.0, 20.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Shot");
+    let at = |who: &str, t: &str| {
+        action("fire", json!({ "firers": [who], "target": t, "individual": true }))
+    };
+    assert!(refused(&s, &at("Shot", "W"), RefusalKind::OutOfSight).contains("Friend's base"));
+    card(&mut s, "Clear");
+    assert!(refused(&s, &at("Clear", "W2"), RefusalKind::OutOfSight).contains("house"));
+}
+
+/// "However, if at any time an enemy figure comes adjacent (in base to
+/// base/figure contact) to any of the enemy wounded, they are immediately
+/// declared and considered dead"
+#[test]
+fn a_ruthless_sides_wounded_die_when_an_enemy_reaches_them() {
+    let extra = fig("Mover", "private", "Spanish", 10.0, 5.0, 90.0, "")
+        + &fig("Left", "warrior", "Moros", 10.0, 12.0, 270.0, r#"status = { wound = "torso" }"#)
+        + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let mut s = state(r#"wounded = "compassionate""#, r#"wounded = "ruthless""#, &extra);
+    card(&mut s, "Mover");
+    let mv = action("move", json!({ "figure": "Mover", "path_in": [[10.0, 11.0]] }));
+    let (after, _) = run(&s, &mv, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
+    // Short of his base, he lives.
+    let short = action("move", json!({ "figure": "Mover", "path_in": [[10.0, 9.0]] }));
+    let (after, _) = run(&s, &short, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Serious));
+}

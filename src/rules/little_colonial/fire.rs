@@ -15,7 +15,7 @@ use super::{CavalrySave, cavalry_save, cavalry_volley_odds, check_removal, in_ha
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Centimetre, Length, RefusalKind};
-use crate::geometry::{RangeMethod, angle_off_facing_deg, range_in};
+use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, line_of_sight, range_in};
 use crate::rules::common::{Work, figure};
 use crate::rules::stand_to::Wound;
 use crate::rules::{Event, Figure, FigureId, GameState, Rank};
@@ -73,7 +73,7 @@ impl LittleColonialRules {
                     "individual fire is one soldier's",
                 ));
             };
-            self.check_individual(f, aim)?;
+            self.check_individual(state, f, aim)?;
             return Ok(None);
         }
         self.area_plan(state, &firers, aim.side, p.formation, &p.remove)
@@ -123,7 +123,15 @@ impl LittleColonialRules {
         })
     }
 
-    fn check_individual(&self, f: &Figure, t: &Figure) -> Result<(Length<Centimetre>, u32), RuleError> {
+    /// "The soldier can fire without restrictions, except that the line of
+    /// fire must not pass over any friendly figure base(s), or is totally
+    /// blocked by a high wall, a house or thick bamboo forest."
+    fn check_individual(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        t: &Figure,
+    ) -> Result<(Length<Centimetre>, u32), RuleError> {
         if t.side == f.side || !in_the_fight(t) {
             return Err(refuse(
                 RefusalKind::NotAnEnemy,
@@ -131,6 +139,32 @@ impl LittleColonialRules {
             ));
         }
         self.fire_dice(f)?;
+        let (a, b) = (f.placement.center_in_table, t.placement.center_in_table);
+        if let Some(friend) = state.figures.iter().find(|g| {
+            g.side == f.side && g.id != f.id && in_the_fight(g) && line_hits_base(a, b, &g.placement)
+        }) {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{}'s line of fire to {} passes over {}'s base",
+                    f.name, t.name, friend.name
+                ),
+            )
+            .by(f.id));
+        }
+        let sight = line_of_sight(&f.placement, &t.placement, &state.terrain, 0.0);
+        if !sight.clear.value {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{}'s line of fire to {} is blocked by {}",
+                    f.name,
+                    t.name,
+                    sight.areas.join(", ")
+                ),
+            )
+            .by(f.id));
+        }
         let range = self.in_cm(Length::centre_to_centre(&f.placement, &t.placement));
         let need = self.range_need(range, &t.name)?;
         Ok((range, need))
@@ -144,7 +178,7 @@ impl LittleColonialRules {
         t: &Figure,
         dice: &mut dyn Dice,
     ) -> Result<(), RuleError> {
-        let (range, need) = self.check_individual(f, t)?;
+        let (range, need) = self.check_individual(&work.now, f, t)?;
         let (n, add) = self.fire_dice(f)?;
         work.push(Event::Measured(range.reading(
             format!("range {} to {}", f.name, t.name),

@@ -334,7 +334,42 @@ impl LittleColonialRules {
         ));
         Self::mark_acted(&mut work, &[f.id]);
         push_moved(&mut work, f.id, walk.to, walk.heading_deg, walk.walked_in);
+        self.ruthless_wounded_taken(&mut work, f.id)?;
         Ok(work.into_events())
+    }
+
+    /// "However, if at any time an enemy figure comes adjacent (in base to
+    /// base/figure contact) to any of the enemy wounded, they are
+    /// immediately declared and considered dead": a Ruthless side's
+    /// seriously wounded beside the figure that moved die.
+    pub(super) fn ruthless_wounded_taken(&self, work: &mut Work, mover: FigureId) -> Result<(), RuleError> {
+        let m = work.fig(mover)?.clone();
+        let adjacent_in = self.inches(self.data.close_combat.flank_gap_cm);
+        let taken: Vec<(FigureId, String)> = work
+            .now
+            .figures
+            .iter()
+            .filter(|w| {
+                w.side != m.side
+                    && w.wound == Some(Wound::Serious)
+                    && policy(&work.now, w.side) == Some(WoundedPolicy::Ruthless)
+                    && range_in(&w.placement, &m.placement, RangeMethod::EdgeToEdge).value_in
+                        <= adjacent_in
+            })
+            .map(|w| (w.id, w.name.clone()))
+            .collect();
+        for (id, name) in taken {
+            work.note(format!(
+                "{} reaches {name}, wounded and left by a Ruthless side: he is dead",
+                m.name
+            ));
+            work.push(Event::Wounded {
+                figure: id,
+                wound: Wound::Killed,
+                mount: false,
+            });
+        }
+        Ok(())
     }
 
     /// "Any number of adjacent soldiers can move 5 cm to close up a gap

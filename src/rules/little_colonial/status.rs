@@ -13,20 +13,17 @@ use serde::{Deserialize, Serialize};
 use crate::rules::Status;
 
 /// A troop level, lowest first: the five morale piles in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
     Raw,
+    #[default]
     Regular,
     Seasoned,
     Veteran,
     Elite,
-}
-
-impl Default for Level {
-    fn default() -> Self {
-        Self::Regular
-    }
 }
 
 impl Level {
