@@ -305,7 +305,10 @@ polygon_in = [[32.0, 15.0], [45.0, 15.0], [45.0, 25.0], [32.0, 25.0]]
     let go = |terrain: &str| {
         let mut s = state("", "", &(area(terrain) + &walker + &w));
         card(&mut s, "Walker");
-        let mv = action("move", json!({ "figure": "Walker", "path_in": [[44.0, 20.0]] }));
+        let mv = action(
+            "move",
+            json!({ "figure": "Walker", "path_in": [[44.0, 20.0]] }),
+        );
         run(&s, &mv, &[]).0
     };
     // 5 cm of clear, then 15 cm left: jungle x4 gives 3.75 cm (1.5 in),
@@ -342,7 +345,11 @@ fn contact_is_measured_between_the_bases() {
     let mut s = state("", "", &extra);
     card(&mut s, "Foot");
     let cc = action("close-combat", json!({ "a": "Foot", "b": "Rider" }));
-    assert!(rules().check(&s, &cc).is_ok(), "{:?}", rules().check(&s, &cc));
+    assert!(
+        rules().check(&s, &cc).is_ok(),
+        "{:?}",
+        rules().check(&s, &cc)
+    );
     let (_, ev) = run(&s, &cc, &[6, 1]);
     let gap = ev
         .iter()
@@ -384,7 +391,9 @@ fn the_front_and_flank_angles_are_data() {
     let cc = action("close-combat", json!({ "a": "Line 1", "b": "Rider" }));
     let third = |rules: &dyn RuleSet| {
         let (_, ev) = crate::rule_actions::run(rules, &s, &cc, &[6, 1]);
-        notes(&ev).iter().any(|n| n.contains("third rank against cavalry"))
+        notes(&ev)
+            .iter()
+            .any(|n| n.contains("third rank against cavalry"))
     };
     assert!(!third(&*rules()));
     // ... unless the data's front is 60 degrees or wider each side.
@@ -405,7 +414,10 @@ fn a_move_stops_within_2_5_cm_of_an_enemy() {
         + &fig("W", "warrior", "Moros", 10.0, 9.0, 270.0, "");
     let mut s = state("", "", &extra);
     card(&mut s, "Reg");
-    let mv = action("move", json!({ "figure": "Reg", "path_in": [[10.0, 15.0]] }));
+    let mv = action(
+        "move",
+        json!({ "figure": "Reg", "path_in": [[10.0, 15.0]] }),
+    );
     let (after, ev) = run(&s, &mv, &[]);
     // Bases 1 in apart when the centres are 2 in apart: he stops at y = 7.
     let y = named(&after, "Reg").placement.center_in_table.y;
@@ -420,7 +432,11 @@ fn a_move_stops_within_2_5_cm_of_an_enemy() {
 /// formation. (May only be ordered by officers and NCO's)"
 #[test]
 fn reform_closes_a_gap_by_5_cm() {
-    let mut s = state("", "", &(lt() + LINE + &fig("W", "warrior", "Moros", 20.0, 40.0, 270.0, "")));
+    let mut s = state(
+        "",
+        "",
+        &(lt() + LINE + &fig("W", "warrior", "Moros", 20.0, 40.0, 270.0, "")),
+    );
     card(&mut s, "Lt");
     let from = named(&s, "Line 3").placement.center_in_table;
     let close = action(
@@ -428,7 +444,10 @@ fn reform_closes_a_gap_by_5_cm() {
         json!({ "unit": "Line", "moves": [{ "figure": "Line 3", "to_in": [from.x + 2.0, from.y] }] }),
     );
     let (after, _) = run(&s, &close, &[]);
-    assert_relative_eq!(named(&after, "Line 3").placement.center_in_table.x, from.x + 2.0);
+    assert_relative_eq!(
+        named(&after, "Line 3").placement.center_in_table.x,
+        from.x + 2.0
+    );
     let far = action(
         "reform",
         json!({ "unit": "Line", "moves": [{ "figure": "Line 3", "to_in": [from.x + 2.2, from.y] }] }),
@@ -463,15 +482,21 @@ fn nco_activates_his_unit_and_nobody_his_superior() {
         r#"status = { command = "nco", leads = "Line" }"#,
     );
     let stray = fig("Stray", "private", "Spanish", 16.0, 7.0, 90.0, "");
-    let extra = lt() + &capt + &sgt + &stray + LINE + &fig("W", "warrior", "Moros", 20.0, 40.0, 270.0, "");
+    let extra =
+        lt() + &capt + &sgt + &stray + LINE + &fig("W", "warrior", "Moros", 20.0, 40.0, 270.0, "");
     let mut s = state("", "", &extra);
     let mv = |who: &str| action("move", json!({ "figure": who, "path_in": [[20.0, 3.0]] }));
     card(&mut s, "Lt");
     assert!(refused(&s, &mv("Capt"), RefusalKind::CannotDo).contains("superior"));
     card(&mut s, "Sgt");
     assert!(refused(&s, &mv("Stray"), RefusalKind::OutOfCommand).contains("own unit"));
-    assert!(refused(&s, &mv("Lt"), RefusalKind::CannotDo).contains("NCOs cannot activate officers"));
-    let line1 = action("move", json!({ "figure": "Line 1", "path_in": [[19.5, 12.0]] }));
+    assert!(
+        refused(&s, &mv("Lt"), RefusalKind::CannotDo).contains("NCOs cannot activate officers")
+    );
+    let line1 = action(
+        "move",
+        json!({ "figure": "Line 1", "path_in": [[19.5, 12.0]] }),
+    );
     assert!(rules().check(&s, &line1).is_ok());
     // The platoon officer may activate the stray man in his radius.
     card(&mut s, "Lt");
@@ -534,10 +559,17 @@ fn a_light_wound_doubles_the_cost_of_movement() {
     let mut s = state("", "", &extra);
     assert_eq!(named(&s, "Hurt").wound, Some(Wound::Light));
     card(&mut s, "Hurt");
-    let mv = action("move", json!({ "figure": "Hurt", "path_in": [[10.0, 15.0]] }));
+    let mv = action(
+        "move",
+        json!({ "figure": "Hurt", "path_in": [[10.0, 15.0]] }),
+    );
     let (after, _) = run(&s, &mv, &[]);
     // 20 cm at double cost: 10 cm, 4 in.
-    assert_relative_eq!(named(&after, "Hurt").placement.center_in_table.y, 9.0, epsilon = 0.03);
+    assert_relative_eq!(
+        named(&after, "Hurt").placement.center_in_table.y,
+        9.0,
+        epsilon = 0.03
+    );
 }
 
 /// "If a 5 was rolled, the figure can aid somewhat in his rescue and all
@@ -546,12 +578,23 @@ fn a_light_wound_doubles_the_cost_of_movement() {
 /// figure (die roll 5), he could be moved at normal (x1) movement rate."
 #[test]
 fn a_leg_wound_is_dragged_at_three_times_the_cost() {
-    let extra = lt()
-        + &fig("Down", "private", "Spanish", 20.0, 12.0, 90.0, r#"status = { wound = "leg" }"#)
-        + &fig("Help", "private", "Spanish", 21.0, 12.0, 90.0, "")
-        + &fig("Help2", "private", "Spanish", 19.0, 12.0, 90.0, "")
-        + &fig("W", "warrior", "Moros", 20.0, 50.0, 270.0, "");
-    let mut s = state(r#"wounded = "compassionate""#, r#"wounded = "ruthless""#, &extra);
+    let extra =
+        lt() + &fig(
+            "Down",
+            "private",
+            "Spanish",
+            20.0,
+            12.0,
+            90.0,
+            r#"status = { wound = "leg" }"#,
+        ) + &fig("Help", "private", "Spanish", 21.0, 12.0, 90.0, "")
+            + &fig("Help2", "private", "Spanish", 19.0, 12.0, 90.0, "")
+            + &fig("W", "warrior", "Moros", 20.0, 50.0, 270.0, "");
+    let mut s = state(
+        r#"wounded = "compassionate""#,
+        r#"wounded = "ruthless""#,
+        &extra,
+    );
     assert_eq!(named(&s, "Down").wound, Some(Wound::Serious));
     assert!(!in_the_fight(named(&s, "Down")));
     card(&mut s, "Lt");
@@ -571,7 +614,11 @@ fn a_leg_wound_is_dragged_at_three_times_the_cost() {
         json!({ "wounded": "Down", "helpers": ["Help", "Help2"], "to_in": [21.0, 2.0] }),
     );
     let (after, _) = run(&s, &two, &[]);
-    assert_relative_eq!(named(&after, "Help").placement.center_in_table.y, 4.0, epsilon = 0.03);
+    assert_relative_eq!(
+        named(&after, "Help").placement.center_in_table.y,
+        4.0,
+        epsilon = 0.03
+    );
     // "He can at NO TIME during the game attempt to give aid and relief to
     // his troops": a Ruthless side does not drag.
     let mut ruthless = state(r#"wounded = "ruthless""#, r#"wounded = "ruthless""#, &extra);
@@ -605,16 +652,28 @@ fn a_third_rank_adds_one_against_cavalry_from_the_front() {
     // Second rank +1 and third rank +1 against the rider's 0 (Line 2, at
     // the flank, is in contact with the rider too: no flank bonus).
     let d = data();
-    assert_relative_eq!(p(&s), close_combat_p(&d, 2, false, 0, false), epsilon = 1e-12);
+    assert_relative_eq!(
+        p(&s),
+        close_combat_p(&d, 2, false, 0, false),
+        epsilon = 1e-12
+    );
     let (_, ev) = run(&s, &cc, &[1, 2]);
-    assert!(notes(&ev).iter().any(|n| n.contains("third rank against cavalry +1")));
+    assert!(
+        notes(&ev)
+            .iter()
+            .any(|n| n.contains("third rank against cavalry +1"))
+    );
     // Without the third rank, only the second rank adds.
     let mut two = s.clone();
     for n in ["Line 5", "Line 6"] {
         let i = named(&two, n).id.index();
         two.figures[i].wound = Some(Wound::Killed);
     }
-    assert_relative_eq!(p(&two), close_combat_p(&d, 1, false, 0, false), epsilon = 1e-12);
+    assert_relative_eq!(
+        p(&two),
+        close_combat_p(&d, 1, false, 0, false),
+        epsilon = 1e-12
+    );
 }
 
 /// "You can fire pistols and revolvers while mounted, with a -2 modifier.
@@ -637,7 +696,11 @@ fn mounted_fire_modifiers_live_on_the_weapons() {
         r#"status = { cavalry = "true" }"#,
     ))
     .replace("weapon = \"rifle\"", "weapon = \"carbine\"");
-    let mut s = state("", "", &(rider + &fig("W", "warrior", "Moros", 20.0, 18.0, 270.0, "")));
+    let mut s = state(
+        "",
+        "",
+        &(rider + &fig("W", "warrior", "Moros", 20.0, 18.0, 270.0, "")),
+    );
     card(&mut s, "Trooper");
     let shot = action(
         "fire",
@@ -653,7 +716,10 @@ fn mounted_fire_modifiers_live_on_the_weapons() {
 fn check_is_not_a_resolve() {
     let mut s = state("", "", &(lt() + LINE + &moro_group()));
     // No card in play: the same refusal from check and resolve.
-    let fire = action("fire", json!({ "firers": ["Line 1"], "target": "W1", "individual": true }));
+    let fire = action(
+        "fire",
+        json!({ "firers": ["Line 1"], "target": "W1", "individual": true }),
+    );
     let mut dice = spotter::rules::dice::TypedDice::new([]);
     let r = rules().resolve(&s, &fire, &mut dice);
     assert!(matches!(r, Err(RuleError::Refused(ref x)) if x.kind == RefusalKind::Cards));
@@ -740,7 +806,11 @@ base = "foot"
             ])
             .output()
             .expect("spotter runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     // 15.2 in = 38 cm; the target's 0.2 in is 0.5 cm.
@@ -757,7 +827,10 @@ base = "foot"
         .lines()
         .find(|l| l.starts_with("measured range to W"))
         .unwrap_or_else(|| panic!("a range in {out}"));
-    assert!(line.contains("59.5 cm") && line.ends_with("TOO CLOSE TO CALL"), "{line}");
+    assert!(
+        line.contains("59.5 cm") && line.ends_with("TOO CLOSE TO CALL"),
+        "{line}"
+    );
     assert!(Length::<Centimetre>::new(59.5, 0.5).near(60.0));
     assert!(!Length::<Centimetre>::new(38.0, 0.5).near(60.0));
 }
@@ -766,10 +839,8 @@ base = "foot"
 /// must trace a line to the nearest enemy figure (not in close combat)."
 #[test]
 fn area_fire_passes_over_the_nearest_enemy_in_close_combat() {
-    let extra = lt()
-        + LINE
-        + &moro_group()
-        + &fig("Brawler", "private", "Spanish", 20.0, 18.8, 90.0, "");
+    let extra =
+        lt() + LINE + &moro_group() + &fig("Brawler", "private", "Spanish", 20.0, 18.8, 90.0, "");
     let mut s = state("", "", &extra);
     card(&mut s, "Lt");
     let fire = action("fire", json!({ "firers": line_names(), "target": "W1" }));
@@ -782,7 +853,10 @@ fn area_fire_passes_over_the_nearest_enemy_in_close_combat() {
         })
         .expect("a range");
     // W1 fights Brawler (bases 0.2 in apart): the line goes to the next.
-    assert!(!target.contains("W1") && target.starts_with("range to W"), "{target}");
+    assert!(
+        !target.contains("W1") && target.starts_with("range to W"),
+        "{target}"
+    );
 }
 
 /// "Officers always move as regular or better."
@@ -799,10 +873,17 @@ fn a_raw_officer_moves_as_a_regular() {
     ) + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
     let mut s = state("", "", &extra);
     card(&mut s, "Raw Lt");
-    let mv = action("move", json!({ "figure": "Raw Lt", "path_in": [[10.0, 15.0]] }));
+    let mv = action(
+        "move",
+        json!({ "figure": "Raw Lt", "path_in": [[10.0, 15.0]] }),
+    );
     // No dice: 20 cm, 8 in.
     let (after, _) = run(&s, &mv, &[]);
-    assert_relative_eq!(named(&after, "Raw Lt").placement.center_in_table.y, 13.0, epsilon = 0.03);
+    assert_relative_eq!(
+        named(&after, "Raw Lt").placement.center_in_table.y,
+        13.0,
+        epsilon = 0.03
+    );
 }
 
 /// "The soldier can fire without restrictions, except that the line of
@@ -825,7 +906,10 @@ polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
     let mut s = state("", "", &extra);
     card(&mut s, "Shot");
     let at = |who: &str, t: &str| {
-        action("fire", json!({ "firers": [who], "target": t, "individual": true }))
+        action(
+            "fire",
+            json!({ "firers": [who], "target": t, "individual": true }),
+        )
     };
     assert!(refused(&s, &at("Shot", "W"), RefusalKind::OutOfSight).contains("Friend's base"));
     card(&mut s, "Clear");
@@ -838,15 +922,33 @@ polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
 #[test]
 fn a_ruthless_sides_wounded_die_when_an_enemy_reaches_them() {
     let extra = fig("Mover", "private", "Spanish", 10.0, 5.0, 90.0, "")
-        + &fig("Left", "warrior", "Moros", 10.0, 12.0, 270.0, r#"status = { wound = "torso" }"#)
+        + &fig(
+            "Left",
+            "warrior",
+            "Moros",
+            10.0,
+            12.0,
+            270.0,
+            r#"status = { wound = "torso" }"#,
+        )
         + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
-    let mut s = state(r#"wounded = "compassionate""#, r#"wounded = "ruthless""#, &extra);
+    let mut s = state(
+        r#"wounded = "compassionate""#,
+        r#"wounded = "ruthless""#,
+        &extra,
+    );
     card(&mut s, "Mover");
-    let mv = action("move", json!({ "figure": "Mover", "path_in": [[10.0, 11.0]] }));
+    let mv = action(
+        "move",
+        json!({ "figure": "Mover", "path_in": [[10.0, 11.0]] }),
+    );
     let (after, _) = run(&s, &mv, &[]);
     assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
     // Short of his base, he lives.
-    let short = action("move", json!({ "figure": "Mover", "path_in": [[10.0, 9.0]] }));
+    let short = action(
+        "move",
+        json!({ "figure": "Mover", "path_in": [[10.0, 9.0]] }),
+    );
     let (after, _) = run(&s, &short, &[]);
     assert_eq!(named(&after, "Left").wound, Some(Wound::Serious));
 }

@@ -220,7 +220,11 @@ fn scripted_game_runs_three_turns_and_replays() {
     // 12 lancers, End of Turn 1.
     let deck = script.scenario.state.deck("orders").expect("order deck");
     assert_eq!(deck.draw.len(), 15);
-    let vega = deck.draw.iter().filter(|c| c.starts_with("Alferez Vega#")).count();
+    let vega = deck
+        .draw
+        .iter()
+        .filter(|c| c.starts_with("Alferez Vega#"))
+        .count();
     assert_eq!(vega, 5, "cavalry cards in the deck");
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("lcr.jsonl");
@@ -235,7 +239,10 @@ fn scripted_game_runs_three_turns_and_replays() {
     // The reinforcements came on at the reshuffle that started turn 3,
     // and the gun fired.
     let diaz = game.state().figure_named("Cabo Diaz").expect("Cabo Diaz");
-    assert_eq!(spotter::rules::little_colonial::engine::st(diaz).arrives, None);
+    assert_eq!(
+        spotter::rules::little_colonial::engine::st(diaz).arrives,
+        None
+    );
     let fired = game.history().iter().flat_map(|p| &p.events).any(
         |e| matches!(e, spotter::game::Event::Rolled { purpose, .. } if purpose == "gun to hit"),
     );

@@ -186,11 +186,11 @@ pub enum Event {
     LittleColonial(LittleColonialEvent),
 }
 
+/// Little Colonial Rules' own events.
+pub use crate::rules::little_colonial::event::Event as LittleColonialEvent;
 /// The events of one rule set that no other has (its own types, tagged
 /// with the rule set's name).
 pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
-/// Little Colonial Rules' own events.
-pub use crate::rules::little_colonial::event::Event as LittleColonialEvent;
 
 /// What a [`Event::Status`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

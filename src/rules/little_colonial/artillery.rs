@@ -16,9 +16,9 @@ use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Length, RefusalKind};
 use crate::geometry::{bearing_deg, disc_touches_base, line_hits_base, point_at};
+use crate::rules::RuleError;
 use crate::rules::common::{Work, centre_gap_in, figure};
 use crate::rules::{Event, Figure, FigureId, GameState};
-use crate::rules::RuleError;
 
 /// What `artillery` checked.
 pub(super) enum GunPlan {
@@ -129,7 +129,12 @@ impl LittleColonialRules {
         let target = state
             .figures
             .iter()
-            .filter(|e| e.side == t.side && e.side != g.side && in_the_fight(e) && !self.in_contact(state, e))
+            .filter(|e| {
+                e.side == t.side
+                    && e.side != g.side
+                    && in_the_fight(e)
+                    && !self.in_contact(state, e)
+            })
             .min_by(|a, b| centre_gap_in(a, g).total_cmp(&centre_gap_in(b, g)))
             .ok_or_else(|| refuse(RefusalKind::NotAnEnemy, "no enemy to fire grapeshot at"))?;
         let range = self.in_cm(Length::centre_to_centre(&g.placement, &target.placement));
@@ -137,11 +142,20 @@ impl LittleColonialRules {
         if range.value() > reach {
             return Err(refuse(
                 RefusalKind::OutOfRange,
-                format!("grapeshot reaches {reach} cm; {} is {range} away", target.name),
+                format!(
+                    "grapeshot reaches {reach} cm; {} is {range} away",
+                    target.name
+                ),
             ));
         }
         let rating = self.data.artillery.grapeshot_rating;
-        let hits = self.hit_area(state, target, g.placement.center_in_table, rating, &p.remove)?;
+        let hits = self.hit_area(
+            state,
+            target,
+            g.placement.center_in_table,
+            rating,
+            &p.remove,
+        )?;
         Ok(GunPlan::Grape {
             gun: g.id,
             rating,
@@ -211,10 +225,19 @@ impl LittleColonialRules {
         let die = self.data.fire.die;
         let shrapnel_p = f64::from(die + 1 - self.data.artillery.shrapnel_hit_on) / f64::from(die);
         work.push(Event::Odds {
-            purpose: format!("{} fires {} at ({:.1}, {:.1})", g.name, ammo.name(), aim.x, aim.y),
+            purpose: format!(
+                "{} fires {} at ({:.1}, {:.1})",
+                g.name,
+                ammo.name(),
+                aim.x,
+                aim.y
+            ),
             odds: named(&[
                 ("p_on_point", gun_hit_p(&self.data, crew_mod)),
-                ("p_figure_in_line_killed", struck_killed_p(&self.data, 1.0, false)),
+                (
+                    "p_figure_in_line_killed",
+                    struck_killed_p(&self.data, 1.0, false),
+                ),
                 (
                     "p_figure_under_shrapnel_killed",
                     struck_killed_p(&self.data, shrapnel_p, false),
@@ -222,11 +245,12 @@ impl LittleColonialRules {
             ]),
         });
         let face = work.roll1(dice, die, "gun to hit", Some(g.id))?;
-        let impact = if i64::from(face) + i64::from(crew_mod) >= i64::from(self.data.artillery.to_hit) {
-            aim
-        } else {
-            self.deviate(work, from, aim, dice, g.id)?
-        };
+        let impact =
+            if i64::from(face) + i64::from(crew_mod) >= i64::from(self.data.artillery.to_hit) {
+                aim
+            } else {
+                self.deviate(work, from, aim, dice, g.id)?
+            };
         if ammo == Ammo::Roundshot {
             self.roundshot(work, g, impact, dice)
         } else {
@@ -272,7 +296,12 @@ impl LittleColonialRules {
 
     /// Shrapnel bursts over the point: a die for every figure in the area
     /// of impact.
-    fn shrapnel(&self, work: &mut Work, impact: Point2<f64>, dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn shrapnel(
+        &self,
+        work: &mut Work,
+        impact: Point2<f64>,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         let a = &self.data.artillery;
         let radius_in = self.inches(a.shrapnel_radius_cm);
         let under: Vec<FigureId> = work

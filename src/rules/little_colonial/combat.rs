@@ -8,15 +8,15 @@
 //! angles and the flank distance are data (`[close_combat]`).
 
 use super::action::CombatParams;
-use super::engine::{LittleColonialRules, in_the_fight, refuse};
 use super::close_combat_p;
+use super::engine::{LittleColonialRules, in_the_fight, refuse};
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Length, Reading, RefusalKind};
 use crate::geometry::{RangeMethod, angle_off_facing_deg, range_in};
+use crate::rules::RuleError;
 use crate::rules::common::{Work, figure};
 use crate::rules::{Event, Figure, FigureId, GameState};
-use crate::rules::RuleError;
 
 /// Re-rolls of a tied close combat before it is left undecided.
 const MAX_TIE_ROLLS: usize = 50;
@@ -89,7 +89,8 @@ impl LittleColonialRules {
             let at_flank = (off - 90.0).abs() <= cc.flank_spread_deg;
             if at_flank && !self.in_contact(state, g) {
                 s.add += cc.flank_add;
-                s.why.push(format!("{} at his flank {:+}", g.name, cc.flank_add));
+                s.why
+                    .push(format!("{} at his flank {:+}", g.name, cc.flank_add));
             }
         }
         s
@@ -126,7 +127,10 @@ impl LittleColonialRules {
             )
             .by(a.id));
         }
-        let reading = gap.reading(format!("{} to {}, base to base", a.name, b.name), &[contact]);
+        let reading = gap.reading(
+            format!("{} to {}, base to base", a.name, b.name),
+            &[contact],
+        );
         Ok((a.id, b.id, reading))
     }
 

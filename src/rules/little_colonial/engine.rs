@@ -232,14 +232,16 @@ impl LittleColonialRules {
         check_radius: bool,
     ) -> Result<(), RuleError> {
         if cavalry(f) != cavalry(owner) {
-            let arm = if cavalry(owner) { "cavalry" } else { "infantry" };
-            return Err(
-                refuse(
-                    RefusalKind::Cards,
-                    format!("{}'s card orders {arm} only", owner.name),
-                )
-                .by(f.id),
-            );
+            let arm = if cavalry(owner) {
+                "cavalry"
+            } else {
+                "infantry"
+            };
+            return Err(refuse(
+                RefusalKind::Cards,
+                format!("{}'s card orders {arm} only", owner.name),
+            )
+            .by(f.id));
         }
         if is_nco(owner) && is_officer(f) {
             return Err(refuse(RefusalKind::CannotDo, "NCOs cannot activate officers").by(f.id));
@@ -416,7 +418,12 @@ impl LittleColonialRules {
             piles: piles.to_vec(),
         }));
         let after = side_st(&work.now, side).empty_piles();
-        let name = work.now.sides.get(side).map_or("?", |s| s.name.as_str()).to_owned();
+        let name = work
+            .now
+            .sides
+            .get(side)
+            .map_or("?", |s| s.name.as_str())
+            .to_owned();
         for level in Level::ALL {
             let i = level.index();
             if i < after && i >= before {
@@ -444,7 +451,10 @@ impl LittleColonialRules {
         }
         // Troopers by (side, unit).
         let mut groups: Vec<((usize, Option<usize>), u32)> = Vec::new();
-        for f in joining.iter().filter(|f| cavalry(f) && self.cards_of(f) == 0) {
+        for f in joining
+            .iter()
+            .filter(|f| cavalry(f) && self.cards_of(f) == 0)
+        {
             let unit = state.units.iter().position(|u| u.figures.contains(&f.id));
             match groups.iter_mut().find(|(k, _)| *k == (f.side, unit)) {
                 Some((_, n)) => *n += 1,

@@ -26,7 +26,10 @@ pub enum Event {
     Arrived { figure: FigureId },
     /// A demoralised figure was rallied when `empty_piles` piles were
     /// exhausted: he routs again when the next one runs out.
-    Rallied { figure: FigureId, empty_piles: usize },
+    Rallied {
+        figure: FigureId,
+        empty_piles: usize,
+    },
     /// The optional wounded rule's result for a figure that was hit.
     WoundTaken { figure: FigureId, wound: WoundKind },
     /// A demoralised figure blocked from his entry point surrendered.

@@ -11,15 +11,18 @@ use nalgebra::Point2;
 
 use super::action::FireParams;
 use super::engine::{LittleColonialRules, centroid, in_the_fight, refuse};
-use super::{CavalrySave, cavalry_save, cavalry_volley_odds, check_removal, in_half_circle, removal_order, volley_odds};
+use super::{
+    CavalrySave, cavalry_save, cavalry_volley_odds, check_removal, in_half_circle, removal_order,
+    volley_odds,
+};
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Centimetre, Length, RefusalKind};
 use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, line_of_sight, range_in};
+use crate::rules::RuleError;
 use crate::rules::common::{Work, figure};
 use crate::rules::stand_to::Wound;
 use crate::rules::{Event, Figure, FigureId, GameState, Rank};
-use crate::rules::RuleError;
 
 /// Where the hits of an area fire fall: the target, the half circle
 /// (its radius in cm) and the figures in it,
@@ -49,7 +52,11 @@ pub(super) struct AreaPlan {
 }
 
 impl LittleColonialRules {
-    pub(super) fn check_fire(&self, state: &GameState, p: &FireParams) -> Result<Option<AreaPlan>, RuleError> {
+    pub(super) fn check_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<Option<AreaPlan>, RuleError> {
         let firers: Vec<&Figure> = p
             .firers
             .iter()
@@ -114,7 +121,11 @@ impl LittleColonialRules {
         Ok((w.dice, if f.mounted() { w.mounted_add } else { 0 }))
     }
 
-    pub(super) fn range_need(&self, range: Length<Centimetre>, name: &str) -> Result<u32, RuleError> {
+    pub(super) fn range_need(
+        &self,
+        range: Length<Centimetre>,
+        name: &str,
+    ) -> Result<u32, RuleError> {
         self.data.to_hit(range.value()).ok_or_else(|| {
             refuse(
                 RefusalKind::OutOfRange,
@@ -141,7 +152,10 @@ impl LittleColonialRules {
         self.fire_dice(f)?;
         let (a, b) = (f.placement.center_in_table, t.placement.center_in_table);
         if let Some(friend) = state.figures.iter().find(|g| {
-            g.side == f.side && g.id != f.id && in_the_fight(g) && line_hits_base(a, b, &g.placement)
+            g.side == f.side
+                && g.id != f.id
+                && in_the_fight(g)
+                && line_hits_base(a, b, &g.placement)
         }) {
             return Err(refuse(
                 RefusalKind::OutOfSight,
@@ -288,7 +302,10 @@ impl LittleColonialRules {
             let Some(i) = area.iter().position(|a| a.id == f.id) else {
                 return Err(refuse(
                     RefusalKind::CannotDo,
-                    format!("{} is not in the {radius_cm} cm half circle around {}", f.name, target.name),
+                    format!(
+                        "{} is not in the {radius_cm} cm half circle around {}",
+                        f.name, target.name
+                    ),
                 )
                 .by(f.id));
             };
@@ -296,7 +313,9 @@ impl LittleColonialRules {
         }
         let ranks: Vec<Rank> = area.iter().map(|f| f.rank).collect();
         if let Err((i, why)) = check_removal(&self.data, &ranks, &chosen) {
-            return Err(refuse(RefusalKind::CannotDo, format!("{} {why}", area[i].name)).by(area[i].id));
+            return Err(
+                refuse(RefusalKind::CannotDo, format!("{} {why}", area[i].name)).by(area[i].id),
+            );
         }
         Ok(HitArea {
             target: target.id,
@@ -364,7 +383,10 @@ impl LittleColonialRules {
             .figures
             .iter()
             .filter(|t| {
-                t.side == target_side && in_the_fight(t) && eligible(t) && !self.in_contact(state, t)
+                t.side == target_side
+                    && in_the_fight(t)
+                    && eligible(t)
+                    && !self.in_contact(state, t)
             })
             .min_by(|a, b| {
                 let da = (a.placement.center_in_table - at).norm();
@@ -413,14 +435,25 @@ impl LittleColonialRules {
     /// Rolls an area fire: the front ranks' box, the third rank's box
     /// (each 1 in it kills a man of the two ranks in front), the saves and
     /// the removals.
-    fn fire_area(&self, work: &mut Work, plan: &AreaPlan, dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn fire_area(
+        &self,
+        work: &mut Work,
+        plan: &AreaPlan,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         let target = work.fig(plan.hits.target)?.clone();
         work.push(Event::Measured(plan.range.reading(
             format!("range to {}", target.name),
             &self.data.fire.band_edges_cm,
         )));
         Self::mark_acted(work, &plan.firers);
-        self.push_area_odds(work, &target, plan.dice_n + plan.third_n, plan.need, plan.add);
+        self.push_area_odds(
+            work,
+            &target,
+            plan.dice_n + plan.third_n,
+            plan.need,
+            plan.add,
+        );
         let die = self.data.fire.die;
         let mut faces = work.roll(dice, plan.dice_n as usize, die, "fire", None)?;
         let mut third_ones = 0;
@@ -465,7 +498,14 @@ impl LittleColonialRules {
 
     /// The exact odds of `n` dice needing `need` (after `add`) at the
     /// target (cavalry saves when he is mounted).
-    pub(super) fn push_area_odds(&self, work: &mut Work, target: &Figure, n: u32, need: u32, add: i32) {
+    pub(super) fn push_area_odds(
+        &self,
+        work: &mut Work,
+        target: &Figure,
+        n: u32,
+        need: u32,
+        add: i32,
+    ) {
         let mut odds = if target.mounted() {
             let o = cavalry_volley_odds(&self.data, n, need, add);
             vec![
@@ -517,7 +557,11 @@ impl LittleColonialRules {
             .map(|id| work.now.figure(*id).map_or(Rank::Private, |f| f.rank))
             .collect();
         let order = removal_order(&self.data, &ranks, &at.chosen, kills + horses);
-        let down: Vec<FigureId> = order.iter().take(kills as usize).map(|i| at.area[*i]).collect();
+        let down: Vec<FigureId> = order
+            .iter()
+            .take(kills as usize)
+            .map(|i| at.area[*i])
+            .collect();
         let unhorsed: Vec<FigureId> = order
             .iter()
             .skip(kills as usize)

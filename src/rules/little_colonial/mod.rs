@@ -294,7 +294,13 @@ impl LittleColonial {
             problems.push(src.problem(None, "fire.to_hit", "one number per range band"));
         }
         let levels: Vec<&str> = status::Level::ALL.iter().map(|l| l.name()).collect();
-        if data.morale.piles.iter().map(String::as_str).ne(levels.iter().copied()) {
+        if data
+            .morale
+            .piles
+            .iter()
+            .map(String::as_str)
+            .ne(levels.iter().copied())
+        {
             problems.push(src.problem(
                 None,
                 "morale.piles",
@@ -303,7 +309,10 @@ impl LittleColonial {
         }
         for level in &levels {
             for (table, has) in [
-                ("deck.officer_cards", data.deck.officer_cards.contains_key(*level)),
+                (
+                    "deck.officer_cards",
+                    data.deck.officer_cards.contains_key(*level),
+                ),
                 ("cavalry.move", data.cavalry.movement.contains_key(*level)),
             ] {
                 if !has {
@@ -313,15 +322,17 @@ impl LittleColonial {
         }
         for c in status::CommandRank::ALL {
             for (table, has) in [
-                ("command_radius_cm", data.command_radius_cm.contains_key(c.name())),
-                ("command.seniority", data.command.seniority.contains_key(c.name())),
+                (
+                    "command_radius_cm",
+                    data.command_radius_cm.contains_key(c.name()),
+                ),
+                (
+                    "command.seniority",
+                    data.command.seniority.contains_key(c.name()),
+                ),
             ] {
                 if !has {
-                    problems.push(src.problem(
-                        None,
-                        table,
-                        format!("no entry for `{}`", c.name()),
-                    ));
+                    problems.push(src.problem(None, table, format!("no entry for `{}`", c.name())));
                 }
             }
         }
@@ -537,7 +548,8 @@ pub fn struck_killed_p(data: &LittleColonial, hit_p: f64, mounted: bool) -> f64 
 /// soldier is left in the area.
 fn may_remove(data: &LittleColonial, ranks: &[Rank], removed: &[usize], i: usize) -> bool {
     let soldiers = removed.iter().filter(|&&k| is_soldier(ranks[k])).count() as u32;
-    let soldier_left = (0..ranks.len()).any(|k| k != i && !removed.contains(&k) && is_soldier(ranks[k]));
+    let soldier_left =
+        (0..ranks.len()).any(|k| k != i && !removed.contains(&k) && is_soldier(ranks[k]));
     match ranks[i] {
         Rank::Officer | Rank::Chief => {
             soldiers >= data.fire.soldiers_before_officer || !soldier_left
@@ -555,7 +567,11 @@ fn is_soldier(r: Rank) -> bool {
 /// Can the firer remove the figures `chosen` (indices into `ranks`), in
 /// this order, should he score that many hits? Err: the first that breaks
 /// the rule, and why.
-pub fn check_removal(data: &LittleColonial, ranks: &[Rank], chosen: &[usize]) -> Result<(), (usize, String)> {
+pub fn check_removal(
+    data: &LittleColonial,
+    ranks: &[Rank],
+    chosen: &[usize],
+) -> Result<(), (usize, String)> {
     let mut removed = Vec::new();
     for (n, &i) in chosen.iter().enumerate() {
         if removed.contains(&i) {
@@ -614,7 +630,11 @@ pub fn removal_order(
                     .copied()
                     .find(|&i| ranks[i] == Rank::Nco && may_remove(data, ranks, &out, i))
             })
-            .or_else(|| free.iter().copied().find(|&i| may_remove(data, ranks, &out, i)));
+            .or_else(|| {
+                free.iter()
+                    .copied()
+                    .find(|&i| may_remove(data, ranks, &out, i))
+            });
         let Some(i) = next else { break };
         out.push(i);
     }

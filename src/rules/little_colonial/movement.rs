@@ -7,21 +7,23 @@
 
 use nalgebra::{Point2, Vector2};
 
+use super::CavalryMove;
 use super::action::{DragParams, MoveParams, ReformParams};
-use super::engine::{LittleColonialRules, cavalry, in_the_fight, is_nco, is_officer, policy, refuse, st};
+use super::engine::{
+    LittleColonialRules, cavalry, in_the_fight, is_nco, is_officer, policy, refuse, st,
+};
 use super::status::{Level, WoundKind, WoundedPolicy};
 use super::terrain_factor;
-use super::CavalryMove;
 use crate::core::dice::{Dice, total};
 use crate::core::{Length, RefusalKind};
 use crate::geometry::{
     Placement, RangeMethod, TerrainKind, path_length_in, path_turns_deg, point_in_polygon,
     range_in, segment_crosses, walk_path,
 };
+use crate::rules::RuleError;
 use crate::rules::common::{Work, figure};
 use crate::rules::stand_to::Wound;
 use crate::rules::{Event, Figure, FigureId, GameState, Pace};
-use crate::rules::RuleError;
 
 /// Step of the walk along a path when terrain costs are added up, inches.
 const WALK_STEP_IN: f64 = 0.02;
@@ -262,7 +264,11 @@ impl LittleColonialRules {
         })
     }
 
-    pub(super) fn check_move(&self, state: &GameState, p: &MoveParams) -> Result<MovePlan, RuleError> {
+    pub(super) fn check_move(
+        &self,
+        state: &GameState,
+        p: &MoveParams,
+    ) -> Result<MovePlan, RuleError> {
         let f = figure(state, &p.figure)?;
         self.commanded(state, f, true)?;
         if p.path_in.is_empty() {
@@ -342,7 +348,11 @@ impl LittleColonialRules {
     /// base/figure contact) to any of the enemy wounded, they are
     /// immediately declared and considered dead": a Ruthless side's
     /// seriously wounded beside the figure that moved die.
-    pub(super) fn ruthless_wounded_taken(&self, work: &mut Work, mover: FigureId) -> Result<(), RuleError> {
+    pub(super) fn ruthless_wounded_taken(
+        &self,
+        work: &mut Work,
+        mover: FigureId,
+    ) -> Result<(), RuleError> {
         let m = work.fig(mover)?.clone();
         let adjacent_in = self.inches(self.data.close_combat.flank_gap_cm);
         let taken: Vec<(FigureId, String)> = work
@@ -383,7 +393,10 @@ impl LittleColonialRules {
         if !(is_officer(owner) || is_nco(owner)) {
             return Err(refuse(
                 RefusalKind::CannotDo,
-                format!("{} is no officer or NCO: only they order a reform", owner.name),
+                format!(
+                    "{} is no officer or NCO: only they order a reform",
+                    owner.name
+                ),
             ));
         }
         let (_, unit) = state.unit_named(&p.unit).ok_or(RuleError::Unknown {
@@ -391,7 +404,10 @@ impl LittleColonialRules {
             name: p.unit.clone(),
         })?;
         if p.moves.is_empty() {
-            return Err(refuse(RefusalKind::Malformed, "name the figures that close up"));
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "name the figures that close up",
+            ));
         }
         let mut plan = Vec::new();
         for m in &p.moves {
@@ -399,12 +415,18 @@ impl LittleColonialRules {
             if !unit.figures.contains(&f.id) {
                 return Err(refuse(
                     RefusalKind::CannotDo,
-                    format!("{} is not of {}: a reform closes up its own formation", f.name, unit.name),
+                    format!(
+                        "{} is not of {}: a reform closes up its own formation",
+                        f.name, unit.name
+                    ),
                 )
                 .by(f.id));
             }
             if plan.iter().any(|(id, _, _)| *id == f.id) {
-                return Err(refuse(RefusalKind::Malformed, format!("{} is named twice", f.name)));
+                return Err(refuse(
+                    RefusalKind::Malformed,
+                    format!("{} is named twice", f.name),
+                ));
             }
             self.commanded(state, f, true)?;
             let to = Point2::new(m.to_in[0], m.to_in[1]);
@@ -416,11 +438,18 @@ impl LittleColonialRules {
             if d.value() > limit + MOVE_SLACK_CM {
                 return Err(refuse(
                     RefusalKind::TooFar,
-                    format!("{} would move {d}: a reform moves {limit} cm at most", f.name),
+                    format!(
+                        "{} would move {d}: a reform moves {limit} cm at most",
+                        f.name
+                    ),
                 )
                 .by(f.id));
             }
-            plan.push((f.id, to, d.reading(format!("{}'s reform", f.name), &[limit])));
+            plan.push((
+                f.id,
+                to,
+                d.reading(format!("{}'s reform", f.name), &[limit]),
+            ));
         }
         Ok(plan)
     }
@@ -448,10 +477,16 @@ impl LittleColonialRules {
     /// wounded comrade: his wound and the number of helpers give their
     /// movement cost (a torso wound x4, x2 with two; a leg x3, x1 with
     /// two).
-    pub(super) fn check_drag(&self, state: &GameState, p: &DragParams) -> Result<DragPlan, RuleError> {
+    pub(super) fn check_drag(
+        &self,
+        state: &GameState,
+        p: &DragParams,
+    ) -> Result<DragPlan, RuleError> {
         let (_, owner) = self.card_and_owner(state)?;
         let w = figure(state, &p.wounded)?;
-        let kind = st(w).wound.filter(|k| k.serious() && w.wound == Some(Wound::Serious));
+        let kind = st(w)
+            .wound
+            .filter(|k| k.serious() && w.wound == Some(Wound::Serious));
         let Some(kind) = kind else {
             return Err(refuse(
                 RefusalKind::CannotDo,
@@ -460,7 +495,10 @@ impl LittleColonialRules {
             .by(w.id));
         };
         if w.side != owner.side {
-            return Err(refuse(RefusalKind::NotAnEnemy, format!("{} is not one of {}'s men", w.name, owner.name)));
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                format!("{} is not one of {}'s men", w.name, owner.name),
+            ));
         }
         if policy(state, w.side) != Some(WoundedPolicy::Compassionate) {
             return Err(refuse(
@@ -470,7 +508,10 @@ impl LittleColonialRules {
         }
         let n = p.helpers.len();
         if !(1..=2).contains(&n) {
-            return Err(refuse(RefusalKind::Malformed, "one or two men drag a wounded man"));
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "one or two men drag a wounded man",
+            ));
         }
         let mut helpers = Vec::new();
         for h in &p.helpers {
@@ -480,7 +521,12 @@ impl LittleColonialRules {
             if self.cm(gap) > self.data.close_combat.contact_cm {
                 return Err(refuse(
                     RefusalKind::NotInContact,
-                    format!("{} is {:.1} cm from {}: he must be beside him", h.name, self.cm(gap), w.name),
+                    format!(
+                        "{} is {:.1} cm from {}: he must be beside him",
+                        h.name,
+                        self.cm(gap),
+                        w.name
+                    ),
                 )
                 .by(h.id));
             }
@@ -519,15 +565,39 @@ impl LittleColonialRules {
         ));
         work.push(Event::Measured(
             self.in_cm(Length::path(walk.walked_in, &lead.placement))
-                .reading(format!("{} drags {wounded}", lead.name), &[allowance / plan.cost]),
+                .reading(
+                    format!("{} drags {wounded}", lead.name),
+                    &[allowance / plan.cost],
+                ),
         ));
         Self::mark_acted(&mut work, &plan.helpers);
-        let dir = Vector2::new(walk.heading_deg.to_radians().cos(), walk.heading_deg.to_radians().sin());
+        let dir = Vector2::new(
+            walk.heading_deg.to_radians().cos(),
+            walk.heading_deg.to_radians().sin(),
+        );
         let side = Vector2::new(-dir.y, dir.x);
-        push_moved(&mut work, lead.id, walk.to, walk.heading_deg, walk.walked_in);
-        push_moved(&mut work, plan.wounded, walk.to - dir * DRAG_OFFSET_IN, walk.heading_deg, walk.walked_in);
+        push_moved(
+            &mut work,
+            lead.id,
+            walk.to,
+            walk.heading_deg,
+            walk.walked_in,
+        );
+        push_moved(
+            &mut work,
+            plan.wounded,
+            walk.to - dir * DRAG_OFFSET_IN,
+            walk.heading_deg,
+            walk.walked_in,
+        );
         if let Some(second) = plan.helpers.get(1) {
-            push_moved(&mut work, *second, walk.to + side * DRAG_OFFSET_IN, walk.heading_deg, walk.walked_in);
+            push_moved(
+                &mut work,
+                *second,
+                walk.to + side * DRAG_OFFSET_IN,
+                walk.heading_deg,
+                walk.walked_in,
+            );
         }
         Ok(work.into_events())
     }

@@ -99,7 +99,10 @@ impl LittleColonialRules {
             if r_in > 0.0 {
                 let members = members_within(
                     state.figures.iter().filter(|f| {
-                        f.side == me.side && f.id != id && in_the_fight(f) && cavalry(f) == cavalry(me)
+                        f.side == me.side
+                            && f.id != id
+                            && in_the_fight(f)
+                            && cavalry(f) == cavalry(me)
                     }),
                     r_in,
                     |f| centre_range(me, f),

@@ -283,7 +283,10 @@ pub struct GameStatus {
 }
 
 fn unknown_key(key: &str, known: &[&str]) -> String {
-    format!("unknown key `{key}`; the known keys are {}", known.join(", "))
+    format!(
+        "unknown key `{key}`; the known keys are {}",
+        known.join(", ")
+    )
 }
 
 /// A kebab-case word read as its enum.

@@ -12,18 +12,18 @@ use super::engine::{
     END_OF_TURN, LittleColonialRules, ORDER_DECK, card_owner, fig_event, in_the_fight,
     joined_piles, piles_text, policy, refuse, side_st, st,
 };
-use super::status::{WoundKind, WoundedPolicy};
-use crate::geometry::{RangeMethod, range_in};
-use crate::rules::stand_to::Wound;
 use super::event::Event as LcEvent;
+use super::status::{WoundKind, WoundedPolicy};
 use crate::core::RefusalKind;
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::geometry::segment_base_distance_in;
+use crate::geometry::{RangeMethod, range_in};
+use crate::rules::RuleError;
 use crate::rules::common::{Work, centre_gap_in, figure};
 use crate::rules::deck;
+use crate::rules::stand_to::Wound;
 use crate::rules::{Event, Figure, FigureId, GameState, Pace, Rank};
-use crate::rules::RuleError;
 
 /// A demoralised man this close to his entry point (table inches) is home.
 const HOME_IN: f64 = 0.05;
@@ -80,7 +80,12 @@ impl LittleColonialRules {
     /// A drawn card's men act at once: the officer rallies demoralised men
     /// near him if there are any; else his guns fire and his soldiers fire
     /// at the nearest enemy, in formation.
-    fn card_fires(&self, work: &mut Work, card: &str, dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn card_fires(
+        &self,
+        work: &mut Work,
+        card: &str,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         let now = work.now.clone();
         let officer = card_owner(&now, card)
             .ok_or_else(|| refuse(RefusalKind::Cards, format!("nobody holds `{card}`")))?;
@@ -138,7 +143,12 @@ impl LittleColonialRules {
     /// wounded": each seriously wounded man in the officer's command
     /// radius is dragged a full move away from the nearest enemy by the
     /// nearest man beside him who may act on the card.
-    fn aid_wounded(&self, work: &mut Work, officer: &Figure, dice: &mut dyn Dice) -> Result<(), RuleError> {
+    fn aid_wounded(
+        &self,
+        work: &mut Work,
+        officer: &Figure,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
         if policy(&work.now, officer.side) != Some(WoundedPolicy::Compassionate) {
             return Ok(());
         }
@@ -152,7 +162,8 @@ impl LittleColonialRules {
         });
         for w in wounded {
             let contact_in = self.inches(self.data.close_combat.contact_cm);
-            let gap = |h: &Figure| range_in(&h.placement, &w.placement, RangeMethod::EdgeToEdge).value_in;
+            let gap =
+                |h: &Figure| range_in(&h.placement, &w.placement, RangeMethod::EdgeToEdge).value_in;
             let helper = now
                 .figures
                 .iter()
@@ -283,7 +294,15 @@ impl LittleColonialRules {
             let (allowance, _, _) = self.allowance(work, f, dice)?;
             let factor = self.data.morale.flee_allowance_factor;
             let me = work.fig(f.id)?.clone();
-            let walk = self.walk(work, &me, &[here, home], allowance * factor, false, 1.0, dice)?;
+            let walk = self.walk(
+                work,
+                &me,
+                &[here, home],
+                allowance * factor,
+                false,
+                1.0,
+                dice,
+            )?;
             work.note(format!(
                 "{} is demoralised: he falls back {:.1} cm ({factor} x {allowance:.1} cm) toward his entry point",
                 f.name,
