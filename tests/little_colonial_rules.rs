@@ -247,6 +247,39 @@ fn scripted_game_runs_three_turns_and_replays() {
         |e| matches!(e, spotter::game::Event::Rolled { purpose, .. } if purpose == "gun to hit"),
     );
     assert!(fired, "the Napoleon fired");
+    // Soldado Moreno, wounded in the leg, was dragged back by a comrade
+    // (the Spanish are Compassionate), and the raw levies fled toward
+    // where they came on when the raw pile ran out.
+    let notes: Vec<&str> = game
+        .history()
+        .iter()
+        .flat_map(|p| &p.events)
+        .filter_map(|e| match e {
+            spotter::game::Event::Note { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(notes.iter().any(|n| n.contains("drags Soldado Moreno")));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("all raw troops are demoralised"))
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Levies") && n.contains("falls back"))
+    );
+    let start = script
+        .scenario
+        .state
+        .figure_named("Soldado Moreno")
+        .expect("Moreno");
+    let moreno = game.state().figure_named("Soldado Moreno").expect("Moreno");
+    assert_ne!(
+        moreno.placement.center_in_table,
+        start.placement.center_in_table
+    );
     let replayed = Game::resume(&log, &registry).expect("log resumes");
     assert_eq!(replayed.state(), game.state());
 }
