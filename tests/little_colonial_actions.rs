@@ -10,6 +10,8 @@ use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::core::RefusalKind;
 use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::rules::little_colonial::engine::{side_st, st};
+use spotter::rules::little_colonial::status::WoundKind;
 use spotter::rules::little_colonial::{
     LittleColonial, cavalry_volley_odds, close_combat_p, demoralised, gun_hit_p, struck_killed_p,
 };
@@ -56,9 +58,7 @@ status = {{ {moro_status} }}
     // unless the test sets them.
     for (side, given) in [spanish_status, moro_status].iter().enumerate() {
         if !given.contains("chits") {
-            s.sides[side]
-                .status
-                .insert("chits".into(), "5,5,5,5,5".into());
+            s.sides[side].rules.little_colonial_mut().chits = Some(vec![5; 5]);
         }
     }
     s
@@ -108,7 +108,12 @@ fn action(name: &str, params: serde_json::Value) -> Command {
 }
 
 fn card(s: &mut GameState, owner: &str) {
-    s.status.insert("card".into(), format!("{owner}#1"));
+    s.rules.little_colonial_mut().card = Some(format!("{owner}#1"));
+}
+
+/// A side's morale piles.
+fn chits(s: &GameState, side: usize) -> Vec<u32> {
+    side_st(s, side).piles().to_vec()
 }
 
 fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
@@ -339,16 +344,16 @@ fn shrapnel_and_grapeshot() {
         0.5 * 5.0 / 6.0,
         epsilon = 1e-12
     );
-    // Grapeshot: 12 dice at the nearest enemy (InLine, 25 cm: 6s), the hits
-    // in a 12 cm half circle beyond him: Off (2 in to his side) is in it.
+    // Grapeshot: 12 automatic hits at the nearest enemy (InLine, 25 cm),
+    // saved on 6s, in a 12 cm half circle beyond him: Off (2 in to his
+    // side) is in it. Two saves of 1 kill both; the rest are surplus.
     let s = gun_state();
     let grape = action(
         "artillery",
         json!({ "gun": "Gun", "ammo": "grapeshot", "target": "Beyond" }),
     );
-    let mut faces = vec![6, 6];
-    faces.extend([1; 10]);
-    faces.extend([1, 1]);
+    let mut faces = vec![1, 1];
+    faces.extend([6; 10]);
     let (after, _) = run(&s, &grape, &faces);
     assert_eq!(named(&after, "InLine").wound, Some(Wound::Killed));
     assert_eq!(named(&after, "Off").wound, Some(Wound::Killed));
@@ -399,21 +404,13 @@ fn rally_holds_until_the_next_pile_runs_out() {
     // Rally: half of 15 cm is 7.5 cm (3 in): Raw (1.4 in) is rallied, Far
     // (10 in) is not.
     let (after, _) = run(&s, &action("rally", json!({ "officer": "Datu" })), &[]);
-    assert_eq!(
-        named(&after, "Raw")
-            .status
-            .get("rallied-at")
-            .map(String::as_str),
-        Some("1")
-    );
-    assert!(!named(&after, "Far").status.contains_key("rallied-at"));
+    assert_eq!(st(named(&after, "Raw")).rallied_at, Some(1));
+    assert_eq!(st(named(&after, "Far")).rallied_at, None);
     let mut next_card = after.clone();
     next_card.turn += 1;
     assert!(rules().check(&next_card, &fire).is_ok());
     // The second pile runs out: he routs again.
-    next_card.sides[1]
-        .status
-        .insert("chits".into(), "0,0,5,5,5".into());
+    next_card.sides[1].rules.little_colonial_mut().chits = Some(vec![0, 0, 5, 5, 5]);
     assert!(refused(&next_card, &fire, RefusalKind::Morale).contains("demoralised"));
 }
 
@@ -451,14 +448,11 @@ status = { level = "regular", arrives = "2" }
     let deck = after.deck("orders").expect("deck");
     let reyes = deck.draw.iter().filter(|c| c.starts_with("Reyes#")).count();
     assert_eq!(reyes, 4, "a veteran officer's four cards");
-    assert!(!named(&after, "Reyes").status.contains_key("arrives"));
+    assert_eq!(st(named(&after, "Reyes")).arrives, None);
     // 16 men: 5 chits, one a pile, added to 0,3,3,3,3: the raw troops
     // are no longer demoralised.
-    assert_eq!(
-        after.sides[0].status.get("chits").map(String::as_str),
-        Some("1,4,4,4,4")
-    );
-    assert!(!after.sides[0].status.contains_key("demoralised"));
+    assert_eq!(chits(&after, 0), [1, 4, 4, 4, 4]);
+    assert_eq!(side_st(&after, 0).empty_piles(), 0);
 }
 
 #[test]
@@ -472,8 +466,7 @@ fn optional_wounded_rule_turns_kills_into_wounds() {
         &extra,
     );
     card(&mut s, "A");
-    let chits = |s: &GameState| s.sides[1].status.get("chits").cloned().unwrap_or_default();
-    let before = chits(&s);
+    let before = chits(&s, 1);
     // A wins 6 to 1; B's d6 is 5: hit in the leg, seriously wounded.
     let (after, _) = run(
         &s,
@@ -481,11 +474,8 @@ fn optional_wounded_rule_turns_kills_into_wounds() {
         &[6, 1, 5],
     );
     assert_eq!(named(&after, "B").wound, Some(Wound::Serious));
-    assert_eq!(
-        named(&after, "B").status.get("wound").map(String::as_str),
-        Some("leg")
-    );
-    assert_ne!(chits(&after), before, "a serious wound costs a chit");
+    assert_eq!(st(named(&after, "B")).wound, Some(WoundKind::Leg));
+    assert_ne!(chits(&after, 1), before, "a serious wound costs a chit");
     // A 6: a light wound, he fights on, no chit lost.
     let (after, _) = run(
         &s,
@@ -493,7 +483,7 @@ fn optional_wounded_rule_turns_kills_into_wounds() {
         &[6, 1, 6],
     );
     assert_eq!(named(&after, "C").wound, Some(Wound::Light));
-    assert_eq!(chits(&after), before);
+    assert_eq!(chits(&after, 1), before);
 }
 
 #[test]

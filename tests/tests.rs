@@ -25,6 +25,7 @@ mod layers;
 mod lens_boards;
 mod lens_model;
 mod little_colonial_actions;
+mod little_colonial_printed;
 mod little_colonial_rules;
 mod marker_tracking;
 mod robust_cli;

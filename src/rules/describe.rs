@@ -83,8 +83,8 @@ pub enum ParamKind {
     Words,
     /// Free text (a formation's name, an order).
     Text,
-    /// A JSON value shaped as the parameter's text says.
-    Json,
+    /// A JSON value shaped as the parameter's text says; an example.
+    Json(&'static str),
 }
 
 /// Where a parameter's value comes from in the action panel.
@@ -260,7 +260,7 @@ pub fn kind_name(kind: &ParamKind) -> String {
         ParamKind::Word(w) => w.join("|"),
         ParamKind::Words => "words".into(),
         ParamKind::Text => "text".into(),
-        ParamKind::Json => "json".into(),
+        ParamKind::Json(example) => format!("json, e.g. {example}"),
     }
 }
 
@@ -336,6 +336,6 @@ pub fn sample(kind: &ParamKind) -> Value {
         ParamKind::Word(w) => json!(w.first().copied().unwrap_or("word")),
         ParamKind::Words => json!(["word"]),
         ParamKind::Text => json!("text"),
-        ParamKind::Json => json!({}),
+        ParamKind::Json(example) => serde_json::from_str(example).unwrap_or(Value::Null),
     }
 }

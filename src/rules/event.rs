@@ -186,8 +186,12 @@ pub enum Event {
     VolleyFire(VolleyFireEvent),
     /// A Stand To! event.
     StandTo(StandToEvent),
+    /// A Little Colonial Rules event.
+    LittleColonial(LittleColonialEvent),
 }
 
+/// Little Colonial Rules' own events.
+pub use crate::rules::little_colonial::event::Event as LittleColonialEvent;
 /// The events of one rule set that no other has (its own types, tagged
 /// with the rule set's name).
 pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;

@@ -517,6 +517,7 @@ impl GameState {
             Event::SoldiersInTime(e) => e.apply(self),
             Event::VolleyFire(e) => e.apply(self),
             Event::StandTo(e) => e.apply(self),
+            Event::LittleColonial(e) => e.apply(self),
             Event::Odds { .. }
             | Event::Rolled { .. }
             | Event::Measured(_)

@@ -22,6 +22,8 @@ pub enum Action {
     Artillery(ArtilleryParams),
     Rally(RallyParams),
     CloseCombat(CombatParams),
+    Reform(ReformParams),
+    Drag(DragParams),
 }
 
 impl Action {
@@ -34,6 +36,8 @@ impl Action {
         "artillery",
         "rally",
         "close-combat",
+        "reform",
+        "drag",
     ];
 
     /// The action's name.
@@ -46,6 +50,8 @@ impl Action {
             Self::Artillery(_) => "artillery",
             Self::Rally(_) => "rally",
             Self::CloseCombat(_) => "close-combat",
+            Self::Reform(_) => "reform",
+            Self::Drag(_) => "drag",
         }
     }
 
@@ -68,11 +74,19 @@ pub struct DrawParams {
     /// scenario).
     #[serde(default)]
     pub reinforcements: Vec<String>,
-    /// What the activated men do at once: `fire` (every soldier of the
-    /// card's officer within his command radius fires at the nearest
-    /// enemy, in formation).
+    /// What the activated men do at once.
     #[serde(default)]
-    pub then: Option<String>,
+    pub then: Option<DrawThen>,
+}
+
+/// What the men of a drawn card do at once (scripted games, the CLI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DrawThen {
+    /// The card's officer rallies demoralised men near him if there are
+    /// any; else his guns fire and every soldier of his within his command
+    /// radius fires at the nearest enemy, in formation.
+    Fire,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,6 +108,11 @@ pub struct FireParams {
     /// One soldier fires at one figure.
     #[serde(default)]
     pub individual: bool,
+    /// Area fire: the figures the firer removes first, in his order
+    /// (at least three soldiers before an NCO, six before an officer);
+    /// further hits take the soldiers nearest the target.
+    #[serde(default)]
+    pub remove: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,14 +128,36 @@ pub struct MoveParams {
 #[serde(deny_unknown_fields)]
 pub struct ArtilleryParams {
     pub gun: String,
-    /// `roundshot`, `grapeshot` or `shrapnel`.
-    pub ammo: String,
+    pub ammo: Ammo,
     /// Roundshot and shrapnel: the point aimed at, table inches ...
     #[serde(default)]
     pub at_in: Option<[f64; 2]>,
     /// ... or a figure (grapeshot: any figure of the side fired at).
     #[serde(default)]
     pub target: Option<String>,
+    /// Grapeshot: the figures removed first, as [`FireParams::remove`].
+    #[serde(default)]
+    pub remove: Vec<String>,
+}
+
+/// What a gun fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ammo {
+    Roundshot,
+    Grapeshot,
+    Shrapnel,
+}
+
+impl Ammo {
+    /// As the rules and the scripts write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Roundshot => "roundshot",
+            Self::Grapeshot => "grapeshot",
+            Self::Shrapnel => "shrapnel",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,4 +179,34 @@ pub struct CombatParams {
     pub a_single_rank: bool,
     #[serde(default)]
     pub b_single_rank: bool,
+}
+
+/// Reform: soldiers of one unit close a gap, each moving at most 5 cm
+/// (ordered by the officer or NCO whose card is in play).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReformParams {
+    pub unit: String,
+    pub moves: Vec<FigureTo>,
+}
+
+/// A figure and the point he moves to, table inches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureTo {
+    pub figure: String,
+    pub to_in: [f64; 2],
+}
+
+/// One or two healthy men drag a seriously wounded comrade (a
+/// Compassionate side only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DragParams {
+    pub wounded: String,
+    /// One or two helpers; the first walks the path, the wounded and the
+    /// second come with him.
+    pub helpers: Vec<String>,
+    /// One straight leg, table inches.
+    pub to_in: [f64; 2],
 }

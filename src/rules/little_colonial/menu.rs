@@ -8,6 +8,13 @@ use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
 /// Every Little Colonial Rules action.
 pub fn actions() -> Vec<ActionSpec> {
     let target = || ParamSpec::target("target", ParamKind::Figure, "the figure fired at");
+    let remove = || {
+        ParamSpec::optional(
+            "remove",
+            ParamKind::Figures,
+            "the figures removed first, the firer's choice (within three soldiers before an NCO, six before an officer)",
+        )
+    };
     vec![
         ActionSpec::new("fire", "Fire", "the actor alone fires at the target")
             .param(ParamSpec::actor(
@@ -23,7 +30,8 @@ pub fn actions() -> Vec<ActionSpec> {
             .param(
                 ParamSpec::optional("individual", ParamKind::Flag, "one at one")
                     .preset(json!(true)),
-            ),
+            )
+            .param(remove()),
         ActionSpec::new(
             "fire",
             "Formation fire",
@@ -40,7 +48,8 @@ pub fn actions() -> Vec<ActionSpec> {
         )
         .param(
             ParamSpec::optional("individual", ParamKind::Flag, "one at one").preset(json!(false)),
-        ),
+        )
+        .param(remove()),
         ActionSpec::new(
             "close-combat",
             "Close combat",
@@ -122,11 +131,43 @@ pub fn actions() -> Vec<ActionSpec> {
             "target",
             ParamKind::Figure,
             "or a figure",
-        )),
+        ))
+        .param(remove()),
         ActionSpec::new("rally", "Rally", "an officer rallies his men").param(ParamSpec::actor(
             "officer",
             ParamKind::Figure,
             "the officer",
+        )),
+        ActionSpec::new(
+            "reform",
+            "Reform",
+            "an officer or NCO reforms his unit (5 cm a man)",
+        )
+        .param(ParamSpec::actor("unit", ParamKind::Unit, "the unit"))
+        .param(ParamSpec::given(
+            "moves",
+            ParamKind::Json(r#"[{"figure": "Soldado Abad", "to_in": [10.0, 12.0]}]"#),
+            r#"where each man goes: [{"figure": NAME, "to_in": [x, y]}, ...]"#,
+        )),
+        ActionSpec::new(
+            "drag",
+            "Drag",
+            "one or two men drag a seriously wounded comrade",
+        )
+        .param(ParamSpec::actor(
+            "wounded",
+            ParamKind::Figure,
+            "the wounded man",
+        ))
+        .param(ParamSpec::given(
+            "helpers",
+            ParamKind::Figures,
+            "one or two helpers",
+        ))
+        .param(ParamSpec::given(
+            "to_in",
+            ParamKind::Point,
+            "one straight leg",
         )),
     ]
 }

@@ -9,10 +9,16 @@
 //! - Fire dice are d6 at or over the band's number; saves are 6s.
 
 pub mod action;
+mod artillery;
+mod combat;
 pub mod engine;
+pub mod event;
+mod fire;
 pub mod menu;
+mod movement;
 mod overlay;
 pub mod status;
+mod turn;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,6 +27,7 @@ use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
 use crate::core::odds::{binomial, sum_distribution};
+use crate::rules::Rank;
 use crate::spec::{SourceFile, SpecError};
 
 pub use engine::LittleColonialRules;
@@ -58,6 +65,11 @@ pub struct DeckData {
 pub struct CommandData {
     pub mounted_add_cm: f64,
     pub rally_fraction_of_radius: f64,
+    /// Who is whose superior, by command (higher is senior): a
+    /// subordinate cannot activate his superiors.
+    pub seniority: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,7 +80,14 @@ pub struct MoveData {
     pub raw_max_cm: f64,
     pub wall_die: u32,
     pub reform_cm: f64,
+    /// Movement cost per cm by terrain; a rough area takes the factor of
+    /// the first name here that is a word of its own name.
     pub terrain_factor: BTreeMap<String, f64>,
+    /// Stop within this many cm (base edge to base edge) of an enemy and
+    /// fight.
+    pub stop_near_enemy_cm: f64,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,8 +99,6 @@ pub struct FireData {
     pub soldiers_before_nco: u32,
     pub soldiers_before_officer: u32,
     pub third_rank_kills_on: u32,
-    pub mounted_pistol_add: i32,
-    pub mounted_carbine_add: i32,
     pub band_edges_cm: Vec<f64>,
     pub to_hit: Vec<u32>,
     #[serde(default)]
@@ -97,6 +114,16 @@ pub struct CloseCombatData {
     pub second_rank_add: i32,
     pub third_rank_vs_cavalry_add: i32,
     pub flank_add: i32,
+    /// "From the front": the enemy within this many degrees of the
+    /// fighter's facing.
+    pub front_half_arc_deg: f64,
+    /// A friend "to the flank": his base within this many cm of the
+    /// fighter's (edge to edge) ...
+    pub flank_gap_cm: f64,
+    /// ... and within this many degrees of square to the fighter's facing.
+    pub flank_spread_deg: f64,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -125,6 +152,9 @@ pub struct CavalryData {
 pub struct MoraleData {
     pub piles: Vec<String>,
     pub men_per_chit: u32,
+    /// Demoralised troops fall back this many times their allowance at
+    /// the End of Turn.
+    pub flee_allowance_factor: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -167,11 +197,23 @@ pub enum GunKind {
 }
 
 impl GunKind {
-    pub fn fires(self, ammo: &str) -> bool {
+    /// Napoleons fire roundshot and grapeshot, rifled guns shrapnel and
+    /// grapeshot.
+    pub fn fires(self, ammo: action::Ammo) -> bool {
+        use action::Ammo;
         matches!(
             (self, ammo),
-            (Self::Napoleon, "roundshot" | "grapeshot") | (Self::Rifled, "shrapnel" | "grapeshot")
+            (Self::Napoleon, Ammo::Roundshot | Ammo::Grapeshot)
+                | (Self::Rifled, Ammo::Shrapnel | Ammo::Grapeshot)
         )
+    }
+
+    /// As the rules write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Napoleon => "Napoleon",
+            Self::Rifled => "rifled",
+        }
     }
 }
 
@@ -182,6 +224,15 @@ pub struct WoundedData {
     pub torso_face: u32,
     pub leg_face: u32,
     pub light_face: u32,
+    /// A lightly wounded figure pays this many times the movement cost.
+    pub light_cost_factor: f64,
+    /// A man wounded in the torso dragged by one helper, by two: the
+    /// helpers' movement cost factor.
+    pub torso_drag_cost: [f64; 2],
+    /// The same for a man hit in the leg.
+    pub leg_drag_cost: [f64; 2],
+    #[serde(default)]
+    pub house: House,
 }
 
 /// The checked Little Colonial Rules data.
@@ -243,13 +294,47 @@ impl LittleColonial {
         if data.fire.band_edges_cm.len() != data.fire.to_hit.len() {
             problems.push(src.problem(None, "fire.to_hit", "one number per range band"));
         }
-        for level in &data.morale.piles {
-            if !data.deck.officer_cards.contains_key(level) {
-                problems.push(src.problem(
-                    None,
+        let levels: Vec<&str> = status::Level::ALL.iter().map(|l| l.name()).collect();
+        if data
+            .morale
+            .piles
+            .iter()
+            .map(String::as_str)
+            .ne(levels.iter().copied())
+        {
+            problems.push(src.problem(
+                None,
+                "morale.piles",
+                format!("the five levels in order: {}", levels.join(", ")),
+            ));
+        }
+        for level in &levels {
+            for (table, has) in [
+                (
                     "deck.officer_cards",
-                    format!("no entry for `{level}`"),
-                ));
+                    data.deck.officer_cards.contains_key(*level),
+                ),
+                ("cavalry.move", data.cavalry.movement.contains_key(*level)),
+            ] {
+                if !has {
+                    problems.push(src.problem(None, table, format!("no entry for `{level}`")));
+                }
+            }
+        }
+        for c in status::CommandRank::ALL {
+            for (table, has) in [
+                (
+                    "command_radius_cm",
+                    data.command_radius_cm.contains_key(c.name()),
+                ),
+                (
+                    "command.seniority",
+                    data.command.seniority.contains_key(c.name()),
+                ),
+            ] {
+                if !has {
+                    problems.push(src.problem(None, table, format!("no entry for `{}`", c.name())));
+                }
             }
         }
         if !problems.is_empty() {
@@ -459,49 +544,118 @@ pub fn struck_killed_p(data: &LittleColonial, hit_p: f64, mounted: bool) -> f64 
     hit_p * (1.0 - survive)
 }
 
-/// Which figures may be removed, in order, for `hits` area-fire hits: at
-/// least 3 soldiers before an NCO, 6 before an officer, unless nobody else
-/// is left; surplus hits are ignored. Returns indices into `ranks`
-/// (soldiers nearest first as given).
-pub fn removal_order(data: &LittleColonial, ranks: &[crate::rules::Rank], hits: u32) -> Vec<usize> {
-    use crate::rules::Rank;
-    let mut out = Vec::new();
-    let mut soldiers_removed = 0;
-    let is_officer = |r: Rank| matches!(r, Rank::Officer | Rank::Chief);
-    let is_nco = |r: Rank| r == Rank::Nco;
-    while (out.len() as u32) < hits {
-        let free = |i: &usize| !out.contains(i);
-        let next = (0..ranks.len())
-            .filter(free)
-            .find(|&i| !is_officer(ranks[i]) && !is_nco(ranks[i]))
+/// May the figure `i` of `ranks` be removed next, after `removed`? At
+/// least 3 soldiers before an NCO, 6 before an officer, unless no other
+/// soldier is left in the area.
+fn may_remove(data: &LittleColonial, ranks: &[Rank], removed: &[usize], i: usize) -> bool {
+    let soldiers = removed.iter().filter(|&&k| is_soldier(ranks[k])).count() as u32;
+    let soldier_left =
+        (0..ranks.len()).any(|k| k != i && !removed.contains(&k) && is_soldier(ranks[k]));
+    match ranks[i] {
+        Rank::Officer | Rank::Chief => {
+            soldiers >= data.fire.soldiers_before_officer || !soldier_left
+        }
+        Rank::Nco => soldiers >= data.fire.soldiers_before_nco || !soldier_left,
+        _ => true,
+    }
+}
+
+/// A soldier, not a leader, for the removal of area-fire hits.
+fn is_soldier(r: Rank) -> bool {
+    !matches!(r, Rank::Officer | Rank::Chief | Rank::Nco)
+}
+
+/// Can the firer remove the figures `chosen` (indices into `ranks`), in
+/// this order, should he score that many hits? Err: the first that breaks
+/// the rule, and why.
+pub fn check_removal(
+    data: &LittleColonial,
+    ranks: &[Rank],
+    chosen: &[usize],
+) -> Result<(), (usize, String)> {
+    let mut removed = Vec::new();
+    for (n, &i) in chosen.iter().enumerate() {
+        if removed.contains(&i) {
+            return Err((i, "is named twice".to_owned()));
+        }
+        if !may_remove(data, ranks, &removed, i) {
+            let (need, who) = if is_soldier(ranks[i]) {
+                (0, "")
+            } else if ranks[i] == Rank::Nco {
+                (data.fire.soldiers_before_nco, "an NCO")
+            } else {
+                (data.fire.soldiers_before_officer, "an officer")
+            };
+            return Err((
+                i,
+                format!(
+                    "comes {} in the order: at least {need} soldiers go before {who} while soldiers are left in the area",
+                    n + 1
+                ),
+            ));
+        }
+        removed.push(i);
+    }
+    Ok(())
+}
+
+/// Which figures are removed, in order, for `hits` area-fire hits: the
+/// firer's `chosen` first (as [`check_removal`] allows them), then the
+/// soldiers nearest first as given, an NCO after 3 soldiers, an officer
+/// after 6, the leaders when nobody else is left; surplus hits are
+/// ignored. Returns indices into `ranks`.
+pub fn removal_order(
+    data: &LittleColonial,
+    ranks: &[Rank],
+    chosen: &[usize],
+    hits: u32,
+) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    let hits = hits as usize;
+    for &i in chosen {
+        if out.len() >= hits {
+            return out;
+        }
+        if i < ranks.len() && !out.contains(&i) && may_remove(data, ranks, &out, i) {
+            out.push(i);
+        }
+    }
+    while out.len() < hits {
+        let free: Vec<usize> = (0..ranks.len()).filter(|i| !out.contains(i)).collect();
+        let next = free
+            .iter()
+            .copied()
+            .find(|&i| is_soldier(ranks[i]))
             .or_else(|| {
-                (0..ranks.len()).filter(free).find(|&i| {
-                    is_nco(ranks[i]) && soldiers_removed >= data.fire.soldiers_before_nco
-                })
+                free.iter()
+                    .copied()
+                    .find(|&i| ranks[i] == Rank::Nco && may_remove(data, ranks, &out, i))
             })
             .or_else(|| {
-                (0..ranks.len()).filter(free).find(|&i| {
-                    is_officer(ranks[i]) && soldiers_removed >= data.fire.soldiers_before_officer
-                })
-            })
-            .or_else(|| {
-                // Only leaders left in the area: they may be removed.
-                let any_soldier = (0..ranks.len())
-                    .filter(free)
-                    .any(|i| !is_officer(ranks[i]) && !is_nco(ranks[i]));
-                if any_soldier {
-                    None
-                } else {
-                    (0..ranks.len()).find(|i| free(i))
-                }
+                free.iter()
+                    .copied()
+                    .find(|&i| may_remove(data, ranks, &out, i))
             });
         let Some(i) = next else { break };
-        if !is_officer(ranks[i]) && !is_nco(ranks[i]) {
-            soldiers_removed += 1;
-        }
         out.push(i);
     }
     out
+}
+
+/// The movement cost factor of a terrain area: the first name of the
+/// data's `terrain_factor` that is a word of the area's name (`Jungle
+/// east` is jungle). None: the data has no factor for it.
+pub fn terrain_factor(data: &LittleColonial, area_name: &str) -> Option<f64> {
+    let lower = area_name.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    data.movement
+        .terrain_factor
+        .iter()
+        .find(|(k, _)| words.contains(&k.as_str()))
+        .map(|(_, f)| *f)
 }
 
 /// Is `p` in the area-fire half circle: within `radius_in` of the target

@@ -9,15 +9,18 @@
 //! # Conventions
 //! The rules measure in centimetres; the shapes are in table inches (the
 //! data's `cm_per_in`) and the labels in centimetres, as the players read
-//! them off their rods. Distances are centre to centre, as in the engine.
+//! them off their rods. Ranges and command radii are centre to centre,
+//! contact base edge to base edge, as in the engine.
 
+use crate::geometry::{RangeMethod, range_in};
 use crate::rules::overlay::{
     BandEdge, MEAN_D6, OverlayShape, Purpose, RangeRing, band_name, centre_range, members_within,
-    movement_circles, sights_to_enemies, zone_about_centre,
+    movement_circles, sights_to_enemies, zone_around_base,
 };
 use crate::rules::{FigureId, GameState, Rank};
 
-use super::engine::{LittleColonialRules, cavalry, in_play};
+use super::engine::{LittleColonialRules, cavalry, in_the_fight, st};
+use super::status::Level;
 
 /// A man firing alone turns to fire: his arc is all round.
 const ALL_ROUND_HALF_ANGLE_DEG: f64 = 180.0;
@@ -32,7 +35,7 @@ impl LittleColonialRules {
     /// The overlay of [`crate::rules::RuleSet::overlays`] for Little
     /// Colonial Rules.
     pub fn overlay_shapes(&self, state: &GameState, id: FigureId) -> Vec<OverlayShape> {
-        let Some(me) = state.figure(id).filter(|f| in_play(f)) else {
+        let Some(me) = state.figure(id).filter(|f| in_the_fight(f)) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -96,7 +99,10 @@ impl LittleColonialRules {
             if r_in > 0.0 {
                 let members = members_within(
                     state.figures.iter().filter(|f| {
-                        f.side == me.side && f.id != id && in_play(f) && cavalry(f) == cavalry(me)
+                        f.side == me.side
+                            && f.id != id
+                            && in_the_fight(f)
+                            && cavalry(f) == cavalry(me)
                     }),
                     r_in,
                     |f| centre_range(me, f),
@@ -110,18 +116,18 @@ impl LittleColonialRules {
                 });
             }
         }
-        // Contact: centres within the contact distance plus one base.
+        // Contact: base edge to base edge within the contact distance.
         let cc = &self.data.close_combat;
-        let contact_in = self.inches(cc.contact_cm) + 1.0;
+        let contact_in = self.inches(cc.contact_cm);
         let engaged = members_within(
             state
                 .figures
                 .iter()
-                .filter(|f| f.side != me.side && in_play(f)),
+                .filter(|f| f.side != me.side && in_the_fight(f)),
             contact_in,
-            |f| centre_range(me, f),
+            |f| range_in(&me.placement, &f.placement, RangeMethod::EdgeToEdge),
         );
-        out.push(zone_about_centre(
+        out.push(zone_around_base(
             me,
             Purpose::Melee,
             contact_in,
@@ -146,12 +152,12 @@ impl LittleColonialRules {
     /// dice (mean and most), a raw soldier's dice up to their cap, else the
     /// regular move.
     fn paces(&self, me: &crate::rules::Figure) -> Vec<(String, f64)> {
-        let level = me.status.get("level").map_or("regular", String::as_str);
+        let level = st(me).level;
         let officer = matches!(me.rank, Rank::Officer | Rank::Chief | Rank::Nco);
         let mv = &self.data.movement;
         let cm_circle = |what: &str, cm: f64| (format!("{what} {cm:.0} cm"), self.inches(cm));
         if cavalry(me) && me.mounted() {
-            return match self.data.cavalry.movement.get(level) {
+            return match self.data.cavalry.movement.get(level.name()) {
                 Some(m) => {
                     let n = f64::from(m.dice);
                     vec![
@@ -168,7 +174,7 @@ impl LittleColonialRules {
                 None => Vec::new(),
             };
         }
-        if level == "raw" && !officer {
+        if level == Level::Raw && !officer {
             let n = f64::from(mv.raw_dice);
             return vec![
                 cm_circle(

@@ -115,7 +115,7 @@ pub fn actions() -> Vec<ActionSpec> {
             .param(
                 ParamSpec::given(
                     "via",
-                    ParamKind::Json,
+                    ParamKind::Json(r#"{"via": "shout"}"#),
                     r#"{"via": "shout"}, {"via": "hand-signal"} or {"via": "musician", "musician": N}"#,
                 )
                 .preset(json!({"via": "shout"})),

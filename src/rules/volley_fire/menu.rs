@@ -34,7 +34,7 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
         .param(ParamSpec::target("target", ParamKind::Unit, "the unit charged"))
         .param(ParamSpec::optional(
             "response",
-            ParamKind::Json,
+            ParamKind::Json(r#"{"kind": "stand"}"#),
             r#"the charged unit's response: {"kind": "stand"} (default), {"kind": "reform", "formation": F}, {"kind": "evade"} or {"kind": "countercharge"}"#,
         ).preset(json!({"kind": "stand"})))
         .param(rough.clone()),

@@ -1,0 +1,98 @@
+//! The Little Colonial Rules events that no other rule set has, as Rust
+//! types. Serialised inside the game's event (`"event": "little-colonial"`)
+//! with the kind in `what`.
+
+use serde::{Deserialize, Serialize};
+
+use super::status::{Acted, WoundKind};
+use crate::core::FigureId;
+use crate::rules::GameState;
+
+/// One Little Colonial Rules event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "kebab-case")]
+pub enum Event {
+    /// This order card is in play now (None: none, after End of Turn).
+    CardInPlay { card: Option<String> },
+    /// These figures acted on the card `card` of turn `turn`.
+    Acted {
+        figures: Vec<FigureId>,
+        turn: u32,
+        card: String,
+    },
+    /// A side's five morale piles, raw first.
+    Chits { side: usize, piles: Vec<u32> },
+    /// A reinforcement came on the table.
+    Arrived { figure: FigureId },
+    /// A demoralised figure was rallied when `empty_piles` piles were
+    /// exhausted: he routs again when the next one runs out.
+    Rallied {
+        figure: FigureId,
+        empty_piles: usize,
+    },
+    /// The optional wounded rule's result for a figure that was hit.
+    WoundTaken { figure: FigureId, wound: WoundKind },
+    /// A demoralised figure blocked from his entry point surrendered.
+    Surrendered { figure: FigureId },
+}
+
+/// A figure's typed state, made when missing.
+fn fig(state: &mut GameState, id: FigureId) -> Option<&mut super::status::FigureStatus> {
+    state
+        .figures
+        .get_mut(id.index())
+        .map(|f| f.rules.little_colonial_mut())
+}
+
+impl Event {
+    /// The event's change to the state.
+    pub fn apply(&self, state: &mut GameState) {
+        match self {
+            Self::CardInPlay { card } => {
+                state.rules.little_colonial_mut().card.clone_from(card);
+            }
+            Self::Acted {
+                figures,
+                turn,
+                card,
+            } => {
+                for id in figures {
+                    if let Some(s) = fig(state, *id) {
+                        s.acted = Some(Acted {
+                            turn: *turn,
+                            card: card.clone(),
+                        });
+                    }
+                }
+            }
+            Self::Chits { side, piles } => {
+                if let Some(s) = state.sides.get_mut(*side) {
+                    s.rules.little_colonial_mut().chits = Some(piles.clone());
+                }
+            }
+            Self::Arrived { figure } => {
+                if let Some(s) = fig(state, *figure) {
+                    s.arrives = None;
+                }
+            }
+            Self::Rallied {
+                figure,
+                empty_piles,
+            } => {
+                if let Some(s) = fig(state, *figure) {
+                    s.rallied_at = Some(*empty_piles);
+                }
+            }
+            Self::WoundTaken { figure, wound } => {
+                if let Some(s) = fig(state, *figure) {
+                    s.wound = Some(*wound);
+                }
+            }
+            Self::Surrendered { figure } => {
+                if let Some(s) = fig(state, *figure) {
+                    s.surrendered = true;
+                }
+            }
+        }
+    }
+}

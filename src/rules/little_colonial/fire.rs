@@ -1,0 +1,604 @@
+//! Fire: individual fire at one figure, activated and formation area fire
+//! (the nearest enemy not in close combat, the 90 degree arc in
+//! formation, the half circle of the firers' number in cm, the firer's
+//! choice of whom to remove), three-rank fire and saves.
+//!
+//! # Conventions
+//! Table inches in the state, cm in the rules; a range is a
+//! [`Length<Centimetre>`] recorded as a `Measured` reading.
+
+use nalgebra::Point2;
+
+use super::action::FireParams;
+use super::engine::{LittleColonialRules, centroid, in_the_fight, refuse};
+use super::{
+    CavalrySave, cavalry_save, cavalry_volley_odds, check_removal, in_half_circle, removal_order,
+    volley_odds,
+};
+use crate::core::dice::Dice;
+use crate::core::odds::named;
+use crate::core::{Centimetre, Length, RefusalKind};
+use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, line_of_sight, range_in};
+use crate::rules::RuleError;
+use crate::rules::common::{Work, figure};
+use crate::rules::stand_to::Wound;
+use crate::rules::{Event, Figure, FigureId, GameState, Rank};
+
+/// Where the hits of an area fire fall: the target, the half circle
+/// (its radius in cm) and the figures in it,
+/// nearest the target first, with the firer's chosen removals.
+#[derive(Debug, Clone)]
+pub(super) struct HitArea {
+    pub target: FigureId,
+    pub radius_cm: u32,
+    /// Figures in the half circle, nearest the target first.
+    pub area: Vec<FigureId>,
+    /// The firer's removals, indices into `area`.
+    pub chosen: Vec<usize>,
+}
+
+/// What an area fire checked: who rolls in which box, at what, where.
+#[derive(Debug, Clone)]
+pub(super) struct AreaPlan {
+    pub firers: Vec<FigureId>,
+    /// The first two ranks (or everyone, out of formation).
+    pub front: Vec<FigureId>,
+    pub dice_n: u32,
+    pub third_n: u32,
+    pub add: i32,
+    pub range: Length<Centimetre>,
+    pub need: u32,
+    pub hits: HitArea,
+}
+
+impl LittleColonialRules {
+    pub(super) fn check_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<Option<AreaPlan>, RuleError> {
+        let firers: Vec<&Figure> = p
+            .firers
+            .iter()
+            .map(|n| figure(state, n))
+            .collect::<Result<_, _>>()?;
+        if firers.is_empty() {
+            return Err(refuse(RefusalKind::Malformed, "name the figures that fire"));
+        }
+        // A line is in command if any of its figures is in the radius.
+        let any_in = firers
+            .iter()
+            .any(|f| self.commanded(state, f, true).is_ok());
+        for f in &firers {
+            self.commanded(state, f, !any_in || !p.formation)?;
+        }
+        let aim = figure(state, &p.target)?;
+        if p.individual {
+            let [f] = firers.as_slice() else {
+                return Err(refuse(
+                    RefusalKind::Malformed,
+                    "individual fire is one soldier's",
+                ));
+            };
+            self.check_individual(state, f, aim)?;
+            return Ok(None);
+        }
+        self.area_plan(state, &firers, aim.side, p.formation, &p.remove)
+            .map(Some)
+    }
+
+    pub(super) fn resolve_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let plan = self.check_fire(state, p)?;
+        let mut work = Work::new(state);
+        match plan {
+            None => {
+                let f = figure(state, &p.firers[0])?;
+                let t = figure(state, &p.target)?;
+                self.individual_fire(&mut work, f, t, dice)?;
+            }
+            Some(plan) => self.fire_area(&mut work, &plan, dice)?,
+        }
+        Ok(work.into_events())
+    }
+
+    pub(super) fn fire_dice(&self, f: &Figure) -> Result<(u32, i32), RuleError> {
+        let w = self.data.weapons.get(&f.weapon).ok_or(RuleError::Unknown {
+            what: "weapon",
+            name: f.weapon.clone(),
+        })?;
+        if w.gun.is_some() {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} serves a gun: use `artillery`", f.name),
+            )
+            .by(f.id));
+        }
+        Ok((w.dice, if f.mounted() { w.mounted_add } else { 0 }))
+    }
+
+    pub(super) fn range_need(
+        &self,
+        range: Length<Centimetre>,
+        name: &str,
+    ) -> Result<u32, RuleError> {
+        self.data.to_hit(range.value()).ok_or_else(|| {
+            refuse(
+                RefusalKind::OutOfRange,
+                format!("{name} is out of range ({range})"),
+            )
+        })
+    }
+
+    /// "The soldier can fire without restrictions, except that the line of
+    /// fire must not pass over any friendly figure base(s), or is totally
+    /// blocked by a high wall, a house or thick bamboo forest."
+    fn check_individual(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        t: &Figure,
+    ) -> Result<(Length<Centimetre>, u32), RuleError> {
+        if t.side == f.side || !in_the_fight(t) {
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "fire at an enemy in the fight",
+            ));
+        }
+        self.fire_dice(f)?;
+        let (a, b) = (f.placement.center_in_table, t.placement.center_in_table);
+        if let Some(friend) = state.figures.iter().find(|g| {
+            g.side == f.side
+                && g.id != f.id
+                && in_the_fight(g)
+                && line_hits_base(a, b, &g.placement)
+        }) {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{}'s line of fire to {} passes over {}'s base",
+                    f.name, t.name, friend.name
+                ),
+            )
+            .by(f.id));
+        }
+        let sight = line_of_sight(&f.placement, &t.placement, &state.terrain, 0.0);
+        if !sight.clear.value {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{}'s line of fire to {} is blocked by {}",
+                    f.name,
+                    t.name,
+                    sight.areas.join(", ")
+                ),
+            )
+            .by(f.id));
+        }
+        let range = self.in_cm(Length::centre_to_centre(&f.placement, &t.placement));
+        let need = self.range_need(range, &t.name)?;
+        Ok((range, need))
+    }
+
+    /// One soldier at one figure: a hit (after the save) eliminates it.
+    fn individual_fire(
+        &self,
+        work: &mut Work,
+        f: &Figure,
+        t: &Figure,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let (range, need) = self.check_individual(&work.now, f, t)?;
+        let (n, add) = self.fire_dice(f)?;
+        work.push(Event::Measured(range.reading(
+            format!("range {} to {}", f.name, t.name),
+            &self.data.fire.band_edges_cm,
+        )));
+        let o = volley_odds(&self.data, n, need, add);
+        work.push(Event::Odds {
+            purpose: format!("{} fires at {}", f.name, t.name),
+            odds: named(&[
+                ("p_die_hits", o.p_die_hits),
+                ("p_killed", 1.0 - o.hits.first().copied().unwrap_or(1.0)),
+            ]),
+        });
+        Self::mark_acted(work, &[f.id]);
+        let rolls = work.roll(dice, n as usize, self.data.fire.die, "fire", Some(f.id))?;
+        let hits = rolls
+            .iter()
+            .filter(|r| i64::from(r.face) + i64::from(add) >= i64::from(need))
+            .count();
+        let struck = vec![t.id; hits];
+        self.struck(work, &struck, dice)
+    }
+
+    /// Figures struck one by one (a roundshot's line, shrapnel, hits on a
+    /// single figure): each saves as against fire (mounted: 4-5 kills the
+    /// horse, 6 saves both). A figure already down is not struck again.
+    pub(super) fn struck(
+        &self,
+        work: &mut Work,
+        ids: &[FigureId],
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        for &id in ids {
+            let f = work.fig(id)?.clone();
+            if !in_the_fight(&f) {
+                continue;
+            }
+            let face = work.roll1(dice, self.data.fire.die, "save", Some(id))?;
+            if f.mounted() {
+                match cavalry_save(&self.data, face) {
+                    CavalrySave::BothSaved => {
+                        work.note(format!("{} and his horse are unhurt", f.name));
+                    }
+                    CavalrySave::HorseKilled => {
+                        work.note(format!("{}'s horse is killed", f.name));
+                        work.push(Event::Wounded {
+                            figure: id,
+                            wound: Wound::Killed,
+                            mount: true,
+                        });
+                    }
+                    CavalrySave::BothKilled => self.casualty(work, id, dice)?,
+                }
+            } else if face >= self.data.fire.save_face {
+                work.note(format!("{} is saved", f.name));
+            } else {
+                self.casualty(work, id, dice)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Is the figure within close-combat contact (base edge to base edge)
+    /// of an enemy in the fight?
+    pub(super) fn in_contact(&self, state: &GameState, f: &Figure) -> bool {
+        state.figures.iter().any(|e| {
+            e.side != f.side
+                && in_the_fight(e)
+                && self.cm(range_in(&e.placement, &f.placement, RangeMethod::EdgeToEdge).value_in)
+                    <= self.data.close_combat.contact_cm
+        })
+    }
+
+    /// The half circle of an area fire around `target` seen from `from`,
+    /// radius `radius_cm`, and the firer's removals read into it.
+    pub(super) fn hit_area(
+        &self,
+        state: &GameState,
+        target: &Figure,
+        from: Point2<f64>,
+        radius_cm: u32,
+        remove: &[String],
+    ) -> Result<HitArea, RuleError> {
+        let radius_in = self.inches(f64::from(radius_cm));
+        let mut area: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|t| {
+                t.side == target.side
+                    && in_the_fight(t)
+                    && in_half_circle(
+                        target.placement.center_in_table,
+                        from,
+                        radius_in,
+                        t.placement.center_in_table,
+                    )
+            })
+            .collect();
+        area.sort_by(|a, b| {
+            let da = (a.placement.center_in_table - target.placement.center_in_table).norm();
+            let db = (b.placement.center_in_table - target.placement.center_in_table).norm();
+            da.total_cmp(&db)
+        });
+        let mut chosen = Vec::new();
+        for name in remove {
+            let f = figure(state, name)?;
+            let Some(i) = area.iter().position(|a| a.id == f.id) else {
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    format!(
+                        "{} is not in the {radius_cm} cm half circle around {}",
+                        f.name, target.name
+                    ),
+                )
+                .by(f.id));
+            };
+            chosen.push(i);
+        }
+        let ranks: Vec<Rank> = area.iter().map(|f| f.rank).collect();
+        if let Err((i, why)) = check_removal(&self.data, &ranks, &chosen) {
+            return Err(
+                refuse(RefusalKind::CannotDo, format!("{} {why}", area[i].name)).by(area[i].id),
+            );
+        }
+        Ok(HitArea {
+            target: target.id,
+            radius_cm,
+            area: area.iter().map(|f| f.id).collect(),
+            chosen,
+        })
+    }
+
+    /// The firers split into their boxes (the first two ranks; a third
+    /// rank apart, in formation; no fourth rank), their dice and the worst
+    /// mounted modifier.
+    fn fire_boxes(
+        &self,
+        state: &GameState,
+        firers: &[&Figure],
+        formation: bool,
+    ) -> Result<(Vec<FigureId>, u32, u32, i32), RuleError> {
+        let (mut front, mut dice_n, mut third_n, mut add) = (Vec::new(), 0, 0, 0);
+        for f in firers.iter().copied() {
+            let (n, a) = self.fire_dice(f)?;
+            add = add.min(a);
+            match self.rank_in_unit(state, f) {
+                Some(r) if r >= 3 => {
+                    return Err(refuse(
+                        RefusalKind::CannotDo,
+                        format!("{} is in the fourth rank: at most three ranks fire", f.name),
+                    )
+                    .by(f.id));
+                }
+                Some(2) if formation => third_n += n,
+                _ => {
+                    front.push(f.id);
+                    dice_n += n;
+                }
+            }
+        }
+        Ok((front, dice_n, third_n, add))
+    }
+
+    /// Area fire by `firers` at the nearest figure of `target_side` not in
+    /// close combat (in the 90 degree arc when in formation).
+    pub(super) fn area_plan(
+        &self,
+        state: &GameState,
+        firers: &[&Figure],
+        target_side: usize,
+        formation: bool,
+        remove: &[String],
+    ) -> Result<AreaPlan, RuleError> {
+        let firers: Vec<&Figure> = firers.iter().copied().filter(|f| in_the_fight(f)).collect();
+        let (front, dice_n, third_n, add) = self.fire_boxes(state, &firers, formation)?;
+        let at = centroid(&firers);
+        let eligible = |t: &Figure| {
+            !formation
+                || firers.iter().any(|f| {
+                    angle_off_facing_deg(
+                        f.placement.center_in_table,
+                        f.placement.facing_deg,
+                        t.placement.center_in_table,
+                    ) <= self.data.fire.arc_deg / 2.0
+                })
+        };
+        let target = state
+            .figures
+            .iter()
+            .filter(|t| {
+                t.side == target_side
+                    && in_the_fight(t)
+                    && eligible(t)
+                    && !self.in_contact(state, t)
+            })
+            .min_by(|a, b| {
+                let da = (a.placement.center_in_table - at).norm();
+                let db = (b.placement.center_in_table - at).norm();
+                da.total_cmp(&db)
+            })
+            .ok_or_else(|| {
+                refuse(
+                    RefusalKind::OutOfSight,
+                    "no target in the arc of fire that is not in close combat",
+                )
+            })?;
+        let range = self.in_cm(Length::path(
+            (target.placement.center_in_table - at).norm(),
+            &target.placement,
+        ));
+        let need = self.range_need(range, &target.name)?;
+        let n_firers = u32::try_from(firers.len()).unwrap_or(u32::MAX);
+        let hits = self.hit_area(state, target, at, n_firers, remove)?;
+        Ok(AreaPlan {
+            firers: firers.iter().map(|f| f.id).collect(),
+            front,
+            dice_n,
+            third_n,
+            add,
+            range,
+            need,
+            hits,
+        })
+    }
+
+    /// Area fire (see [`Self::area_plan`]), resolved on the working copy.
+    pub(super) fn area_fire(
+        &self,
+        work: &mut Work,
+        firers: &[&Figure],
+        target_side: usize,
+        formation: bool,
+        remove: &[String],
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let plan = self.area_plan(&work.now, firers, target_side, formation, remove)?;
+        self.fire_area(work, &plan, dice)
+    }
+
+    /// Rolls an area fire: the front ranks' box, the third rank's box
+    /// (each 1 in it kills a man of the two ranks in front), the saves and
+    /// the removals.
+    fn fire_area(
+        &self,
+        work: &mut Work,
+        plan: &AreaPlan,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let target = work.fig(plan.hits.target)?.clone();
+        work.push(Event::Measured(plan.range.reading(
+            format!("range to {}", target.name),
+            &self.data.fire.band_edges_cm,
+        )));
+        Self::mark_acted(work, &plan.firers);
+        self.push_area_odds(
+            work,
+            &target,
+            plan.dice_n + plan.third_n,
+            plan.need,
+            plan.add,
+        );
+        let die = self.data.fire.die;
+        let mut faces = work.roll(dice, plan.dice_n as usize, die, "fire", None)?;
+        let mut third_ones = 0;
+        if plan.third_n > 0 {
+            let t = work.roll(dice, plan.third_n as usize, die, "fire, third rank", None)?;
+            third_ones = t
+                .iter()
+                .filter(|r| r.face == self.data.fire.third_rank_kills_on)
+                .count();
+            faces.extend(t.iter().copied());
+        }
+        let hit_count = faces
+            .iter()
+            .filter(|f| i64::from(f.face) + i64::from(plan.add) >= i64::from(plan.need))
+            .count();
+        self.area_hits(work, &plan.hits, hit_count, dice)?;
+        for _ in 0..third_ones {
+            let front_now: Vec<FigureId> = plan
+                .front
+                .iter()
+                .copied()
+                .filter(|id| work.now.figure(*id).is_some_and(in_the_fight))
+                .collect();
+            if front_now.is_empty() {
+                break;
+            }
+            let k = work.roll1(
+                dice,
+                u32::try_from(front_now.len()).unwrap_or(u32::MAX),
+                "third rank's 1: which man in front",
+                None,
+            )?;
+            let victim = front_now[k as usize - 1];
+            work.note(format!(
+                "a 1 in the third rank hits {}",
+                work.fig(victim)?.name
+            ));
+            self.casualty(work, victim, dice)?;
+        }
+        Ok(())
+    }
+
+    /// The exact odds of `n` dice needing `need` (after `add`) at the
+    /// target (cavalry saves when he is mounted).
+    pub(super) fn push_area_odds(
+        &self,
+        work: &mut Work,
+        target: &Figure,
+        n: u32,
+        need: u32,
+        add: i32,
+    ) {
+        let mut odds = if target.mounted() {
+            let o = cavalry_volley_odds(&self.data, n, need, add);
+            vec![
+                ("p_die_kills", o.p_die_kills),
+                ("p_die_kills_horse", o.p_die_kills_horse),
+                ("p_no_kill", o.riders_killed.first().copied().unwrap_or(1.0)),
+            ]
+        } else {
+            let o = volley_odds(&self.data, n, need, add);
+            vec![
+                ("p_die_hits", o.p_die_hits),
+                ("p_no_hit", o.hits.first().copied().unwrap_or(1.0)),
+            ]
+        };
+        odds.push(("dice", f64::from(n)));
+        work.push(Event::Odds {
+            purpose: format!("{n} dice needing {need}"),
+            odds: named(&odds),
+        });
+    }
+
+    /// `hit_count` hits of an area fire: saves, then the removals in the
+    /// half circle (the firer's choice first).
+    pub(super) fn area_hits(
+        &self,
+        work: &mut Work,
+        at: &HitArea,
+        hit_count: usize,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let target = work.fig(at.target)?.clone();
+        let cav = target.mounted();
+        let saves = work.roll(dice, hit_count, self.data.fire.die, "saves", None)?;
+        let (mut kills, mut horses) = (0_u32, 0_u32);
+        for s in &saves {
+            if cav {
+                match cavalry_save(&self.data, s.face) {
+                    CavalrySave::BothSaved => {}
+                    CavalrySave::HorseKilled => horses += 1,
+                    CavalrySave::BothKilled => kills += 1,
+                }
+            } else if s.face < self.data.fire.save_face {
+                kills += 1;
+            }
+        }
+        let ranks: Vec<Rank> = at
+            .area
+            .iter()
+            .map(|id| work.now.figure(*id).map_or(Rank::Private, |f| f.rank))
+            .collect();
+        let order = removal_order(&self.data, &ranks, &at.chosen, kills + horses);
+        let down: Vec<FigureId> = order
+            .iter()
+            .take(kills as usize)
+            .map(|i| at.area[*i])
+            .collect();
+        let unhorsed: Vec<FigureId> = order
+            .iter()
+            .skip(kills as usize)
+            .map(|i| at.area[*i])
+            .filter(|id| work.now.figure(*id).is_some_and(Figure::mounted))
+            .collect();
+        work.note(format!(
+            "{kills} hits after saves{} in a {} cm half circle around {}: {} down",
+            if cav {
+                format!(" and {horses} horses")
+            } else {
+                String::new()
+            },
+            at.radius_cm,
+            target.name,
+            down.len()
+        ));
+        for id in unhorsed {
+            work.push(Event::Wounded {
+                figure: id,
+                wound: Wound::Killed,
+                mount: true,
+            });
+        }
+        for id in down {
+            self.casualty(work, id, dice)?;
+        }
+        Ok(())
+    }
+
+    /// The rank (0 = front) of a figure in its unit's formation.
+    pub(super) fn rank_in_unit(&self, state: &GameState, f: &Figure) -> Option<usize> {
+        state.units.iter().find_map(|u| {
+            u.figures
+                .iter()
+                .position(|id| *id == f.id)
+                .map(|k| u.rank_of(k))
+        })
+    }
+}

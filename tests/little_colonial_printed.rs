@@ -1,0 +1,954 @@
+//! Little Colonial Rules as printed: each test quotes the sentence of the
+//! rule text it enforces (../shared/seeds/004_...). Dice are typed in.
+
+use crate::rule_actions::named;
+
+use approx::assert_relative_eq;
+use serde_json::json;
+use spotter::core::{Centimetre, Length, RefusalKind, UnitKind};
+use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::rules::little_colonial::engine::{in_the_fight, side_st, st};
+use spotter::rules::little_colonial::{LittleColonial, LittleColonialRules, close_combat_p};
+use spotter::rules::stand_to::Wound;
+use spotter::rules::{Registry, RuleError, RuleSet};
+use spotter::spec::SourceFile;
+
+fn rules() -> std::sync::Arc<dyn RuleSet> {
+    Registry::builtin()
+        .expect("rule sets")
+        .get("little-colonial")
+        .expect("little colonial")
+}
+
+fn data() -> LittleColonial {
+    LittleColonial::builtin().expect("built-in data")
+}
+
+fn scenario_text(spanish: &str, moros: &str, extra: &str) -> String {
+    format!(
+        r#"
+name = "t"
+rule_set = "little-colonial"
+[table]
+width_in = 60.0
+depth_in = 60.0
+[[side]]
+name = "Spanish"
+kind = "european"
+status = {{ {spanish} }}
+[[side]]
+name = "Moros"
+kind = "native"
+status = {{ {moros} }}
+{extra}
+"#
+    )
+}
+
+/// Spanish (side 0) and Moros (side 1) with five chits a pile unless set.
+fn state(spanish: &str, moros: &str, extra: &str) -> GameState {
+    let registry = Registry::builtin().expect("rule sets");
+    let text = scenario_text(spanish, moros, extra);
+    let mut s = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
+        .expect("scenario")
+        .state;
+    for (side, given) in [spanish, moros].iter().enumerate() {
+        if !given.contains("chits") {
+            s.sides[side].rules.little_colonial_mut().chits = Some(vec![5; 5]);
+        }
+    }
+    s
+}
+
+#[allow(clippy::too_many_arguments)] // a figure's table line
+fn fig(name: &str, rank: &str, side: &str, x: f64, y: f64, facing: f64, more: &str) -> String {
+    format!(
+        r#"
+[[figure]]
+name = "{name}"
+rank = "{rank}"
+side = "{side}"
+weapon = "rifle"
+melee_weapon = "bayonet"
+experience = 2
+x_in = {x}
+y_in = {y}
+facing_deg = {facing}
+base = "foot"
+{more}
+"#
+    )
+}
+
+fn mounted(text: String) -> String {
+    text.replace("base = \"foot\"", "base = \"mounted\"")
+}
+
+/// Six riflemen in three ranks of two, front rank at y = 10, facing +y.
+const LINE: &str = r#"
+[[unit]]
+name = "Line"
+side = "Spanish"
+formation = "line"
+frontage = 2
+count = 6
+x_in = 20.0
+y_in = 10.0
+facing_deg = 90.0
+weapon = "rifle"
+melee_weapon = "bayonet"
+experience = 2
+status = { level = "regular" }
+"#;
+
+fn lt() -> String {
+    fig(
+        "Lt",
+        "officer",
+        "Spanish",
+        20.0,
+        7.0,
+        90.0,
+        r#"status = { level = "seasoned", command = "platoon-officer" }"#,
+    )
+}
+
+fn action(name: &str, params: serde_json::Value) -> Command {
+    Command::LittleColonial(
+        spotter::rules::little_colonial::action::Action::parse(name, &params).expect(name),
+    )
+}
+
+fn card(s: &mut GameState, owner: &str) {
+    s.rules.little_colonial_mut().card = Some(format!("{owner}#1"));
+}
+
+fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
+    crate::rule_actions::run(&*rules(), s, c, faces)
+}
+
+fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
+    crate::rule_actions::refused(&*rules(), s, c, kind)
+}
+
+fn notes(ev: &[Event]) -> Vec<String> {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::Note { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn line_names() -> Vec<String> {
+    (1..=6).map(|k| format!("Line {k}")).collect()
+}
+
+/// The Moro group area fire lands on: W1 nearest the firers, three more
+/// warriors and an NCO beyond him, all within 6 cm.
+fn moro_group() -> String {
+    fig("W1", "warrior", "Moros", 20.0, 20.0, 270.0, "")
+        + &fig("W2", "warrior", "Moros", 20.0, 21.0, 270.0, "")
+        + &fig("W3", "warrior", "Moros", 21.0, 21.0, 270.0, "")
+        + &fig("W4", "warrior", "Moros", 19.0, 21.0, 270.0, "")
+        + &fig("Nco", "nco", "Moros", 20.0, 22.0, 270.0, "")
+}
+
+/// "Now you begin to eliminate enemy figures at your discretion within the
+/// semicircular area ... you can take away up to four soldier figures, or
+/// three soldiers and one leader/NCO."
+#[test]
+fn the_firer_chooses_whom_area_fire_removes() {
+    let mut s = state("", "", &(lt() + LINE + &moro_group()));
+    card(&mut s, "Lt");
+    // Six men out of formation: one box of six dice at 27.5 cm (6s), a
+    // 6 cm half circle beyond W1. Four hits, four saves failed.
+    let fire = action(
+        "fire",
+        json!({ "firers": line_names(), "target": "W1", "remove": ["W4", "W3", "W2", "Nco"] }),
+    );
+    let (after, _) = run(&s, &fire, &[6, 6, 6, 6, 1, 1, 1, 1, 1, 1]);
+    for n in ["W2", "W3", "W4", "Nco"] {
+        assert_eq!(named(&after, n).wound, Some(Wound::Killed), "{n}");
+    }
+    assert_eq!(named(&after, "W1").wound, None, "the firer spared W1");
+    // "you must eliminate at least 3 soldiers before a NCO can be removed"
+    let early = action(
+        "fire",
+        json!({ "firers": line_names(), "target": "W1", "remove": ["W4", "Nco"] }),
+    );
+    assert!(refused(&s, &early, RefusalKind::CannotDo).contains("at least 3 soldiers"));
+    // A figure outside the half circle cannot be chosen.
+    let far = action(
+        "fire",
+        json!({ "firers": line_names(), "target": "W1", "remove": ["Lt"] }),
+    );
+    assert!(refused(&s, &far, RefusalKind::CannotDo).contains("half circle"));
+}
+
+/// "Cavalry adds a card to the order deck for every 10 troopers or less.
+/// Each cavalry officer adds 1 additional card to his usual number"
+#[test]
+fn cavalry_troopers_add_order_cards() {
+    let troop = r#"
+[[unit]]
+name = "Lancers"
+side = "Spanish"
+formation = "line"
+frontage = 6
+count = 12
+x_in = 30.0
+y_in = 10.0
+facing_deg = 90.0
+spacing_in = 2.1
+base = "mounted"
+weapon = "carbine"
+melee_weapon = "lance"
+experience = 2
+status = { level = "regular", cavalry = "true" }
+"#;
+    let vega = mounted(fig(
+        "Vega",
+        "officer",
+        "Spanish",
+        30.0,
+        3.0,
+        90.0,
+        r#"status = { level = "regular", command = "platoon-officer", cavalry = "true", leads = "Lancers" }"#,
+    ));
+    let s = state("", "", &(troop.to_owned() + &vega));
+    let deck = s.deck("orders").expect("order deck");
+    let vegas = deck.draw.iter().filter(|c| c.starts_with("Vega#")).count();
+    // A regular officer's 2, +1 for cavalry, +2 for 12 troopers.
+    assert_eq!(vegas, 5, "{:?}", deck.draw);
+    assert!(deck.draw.iter().any(|c| c == "end-of-turn"));
+}
+
+fn gun_state() -> GameState {
+    let gun = r#"
+[[figure]]
+name = "Gun"
+rank = "nco"
+side = "Spanish"
+weapon = "napoleon"
+melee_weapon = "none"
+experience = 2
+x_in = 2.0
+y_in = 30.0
+facing_deg = 0.0
+base = "foot"
+status = { gunner = "true", level = "regular" }
+"#;
+    let extra = gun.to_owned()
+        + &fig("InLine", "warrior", "Moros", 12.0, 30.0, 180.0, "")
+        + &fig("Off", "warrior", "Moros", 12.0, 32.0, 180.0, "")
+        + &fig("Bounce", "warrior", "Moros", 23.5, 30.0, 180.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Gun");
+    s
+}
+
+/// "To hit with grapeshot: Automatic (as long as it is within range),
+/// Apply the rules for Area fire."
+#[test]
+fn grapeshot_hits_without_a_to_hit_roll() {
+    let s = gun_state();
+    let grape = action(
+        "artillery",
+        json!({ "gun": "Gun", "ammo": "grapeshot", "target": "Bounce" }),
+    );
+    // No to-hit dice: the gun's rating (12) hits, each saved on a 6. Twelve
+    // saves of 1: InLine and Off, the two in the 12 cm half circle, die.
+    let (after, ev) = run(&s, &grape, &[1; 12]);
+    assert_eq!(named(&after, "InLine").wound, Some(Wound::Killed));
+    assert_eq!(named(&after, "Off").wound, Some(Wound::Killed));
+    assert_eq!(named(&after, "Bounce").wound, None);
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "grapeshot")),
+        "no to-hit roll"
+    );
+    // Beyond its range it does not fire at all.
+    let mut far = s.clone();
+    let i = named(&far, "InLine").id.index();
+    let j = named(&far, "Off").id.index();
+    far.figures[i].placement.center_in_table.x = 40.0;
+    far.figures[j].placement.center_in_table.x = 40.0;
+    assert!(refused(&far, &grape, RefusalKind::OutOfRange).contains("grapeshot reaches"));
+}
+
+/// "Terrain Effects Chart: (formal movement allowances, classified in both
+/// linear and area features)": each area costs its own factor, not all as
+/// jungle.
+#[test]
+fn each_rough_area_costs_its_own_factor() {
+    let area = |name: &str| {
+        format!(
+            r#"
+[[terrain]]
+name = "{name}"
+kinds = ["rough"]
+polygon_in = [[32.0, 15.0], [45.0, 15.0], [45.0, 25.0], [32.0, 25.0]]
+"#
+        )
+    };
+    let walker = fig(
+        "Walker",
+        "private",
+        "Spanish",
+        30.0,
+        20.0,
+        0.0,
+        r#"status = { level = "veteran" }"#,
+    );
+    let w = fig("W", "warrior", "Moros", 55.0, 55.0, 270.0, "");
+    let go = |terrain: &str| {
+        let mut s = state("", "", &(area(terrain) + &walker + &w));
+        card(&mut s, "Walker");
+        let mv = action(
+            "move",
+            json!({ "figure": "Walker", "path_in": [[44.0, 20.0]] }),
+        );
+        run(&s, &mv, &[]).0
+    };
+    // 5 cm of clear, then 15 cm left: jungle x4 gives 3.75 cm (1.5 in),
+    // scrub x2 (house) 7.5 cm (3 in).
+    let x = |s: &GameState| named(s, "Walker").placement.center_in_table.x;
+    assert_relative_eq!(x(&go("Jungle east")), 33.5, epsilon = 0.03);
+    assert_relative_eq!(x(&go("scrub")), 35.0, epsilon = 0.03);
+    // A rough area the data has no factor for is a scenario error naming it.
+    let registry = Registry::builtin().expect("rule sets");
+    let text = scenario_text("", "", &(area("bog") + &walker + &w));
+    let err = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
+        .expect_err("no factor for bog")
+        .to_string();
+    assert!(err.contains("bog") && err.contains("jungle"), "{err}");
+}
+
+/// "Every time a figure moves within 2.5 centimetres (1 inch) of an
+/// enemy": the gap is between the bases, whatever their size.
+#[test]
+fn contact_is_measured_between_the_bases() {
+    let rider = mounted(fig(
+        "Rider",
+        "warrior",
+        "Moros",
+        20.0,
+        10.0,
+        90.0,
+        r#"status = { cavalry = "true" }"#,
+    ));
+    // The rider's base runs 1 in ahead of his centre: 0.8 in (2 cm) from
+    // the foot soldier's base, though their centres are 2.3 in (5.75 cm)
+    // apart.
+    let extra = rider + &fig("Foot", "private", "Spanish", 20.0, 12.3, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Foot");
+    let cc = action("close-combat", json!({ "a": "Foot", "b": "Rider" }));
+    assert!(
+        rules().check(&s, &cc).is_ok(),
+        "{:?}",
+        rules().check(&s, &cc)
+    );
+    let (_, ev) = run(&s, &cc, &[6, 1]);
+    let gap = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::Measured(r) => Some(r.clone()),
+            _ => None,
+        })
+        .expect("the gap is measured");
+    assert_eq!(gap.unit, UnitKind::Centimetre);
+    assert_relative_eq!(gap.value, 2.0, epsilon = 1e-6);
+    // Foot to foot 2.1 in apart: bases 1.1 in (2.75 cm) apart, no contact.
+    let mut apart = s.clone();
+    let r = named(&apart, "Rider").id.index();
+    apart.figures[r].placement.shape = spotter::geometry::BaseShape::FOOT;
+    apart.figures[r].placement.center_in_table.y = 12.3 - 2.1;
+    assert!(refused(&apart, &cc, RefusalKind::NotInContact).contains("not in contact"));
+}
+
+/// The text gives "+1 if in formation, fighting cavalry from the front":
+/// how wide the front is, and who stands "to the flank", are data.
+#[test]
+fn the_front_and_flank_angles_are_data() {
+    let d = data();
+    assert_relative_eq!(d.close_combat.front_half_arc_deg, 45.0);
+    assert_relative_eq!(d.close_combat.flank_spread_deg, 30.0);
+    assert_relative_eq!(d.close_combat.flank_gap_cm, 1.25);
+    // A rider 60 degrees off Line 1's facing: not from the front ...
+    let rider = mounted(fig(
+        "Rider",
+        "warrior",
+        "Moros",
+        19.5 + 1.8 * 30f64.to_radians().cos(),
+        10.0 + 1.8 * 30f64.to_radians().sin(),
+        210.0,
+        r#"status = { cavalry = "true" }"#,
+    ));
+    let mut s = state("", "", &(LINE.to_owned() + &rider));
+    card(&mut s, "Line 1");
+    let cc = action("close-combat", json!({ "a": "Line 1", "b": "Rider" }));
+    let third = |rules: &dyn RuleSet| {
+        let (_, ev) = crate::rule_actions::run(rules, &s, &cc, &[6, 1]);
+        notes(&ev)
+            .iter()
+            .any(|n| n.contains("third rank against cavalry"))
+    };
+    assert!(!third(&*rules()));
+    // ... unless the data's front is 60 degrees or wider each side.
+    let text = spotter::rules::little_colonial::BUILTIN_TOML
+        .replace("front_half_arc_deg = 45.0", "front_half_arc_deg = 65.0");
+    let wide = LittleColonialRules {
+        data: LittleColonial::from_source(&SourceFile::from_text("wide.toml", text))
+            .expect("edited data"),
+    };
+    assert!(third(&wide));
+}
+
+/// "Every time a figure moves within 2.5 centimetres (1 inch) of an enemy,
+/// the figure must stop and resolve a close combat."
+#[test]
+fn a_move_stops_within_2_5_cm_of_an_enemy() {
+    let extra = fig("Reg", "private", "Spanish", 10.0, 5.0, 90.0, "")
+        + &fig("W", "warrior", "Moros", 10.0, 9.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Reg");
+    let mv = action(
+        "move",
+        json!({ "figure": "Reg", "path_in": [[10.0, 15.0]] }),
+    );
+    let (after, ev) = run(&s, &mv, &[]);
+    // Bases 1 in apart when the centres are 2 in apart: he stops at y = 7.
+    let y = named(&after, "Reg").placement.center_in_table.y;
+    assert_relative_eq!(y, 7.0, epsilon = 0.03);
+    assert!(notes(&ev).iter().any(|n| n.contains("close combat")));
+    let cc = action("close-combat", json!({ "a": "Reg", "b": "W" }));
+    assert!(rules().check(&after, &cc).is_ok());
+}
+
+/// "Reform: is used to reform troops back into cohesive formations. Any
+/// number of adjacent soldiers can move 5 cm to close up a gap within a
+/// formation. (May only be ordered by officers and NCO's)"
+#[test]
+fn reform_closes_a_gap_by_5_cm() {
+    let mut s = state(
+        "",
+        "",
+        &(lt() + LINE + &fig("W", "warrior", "Moros", 20.0, 40.0, 270.0, "")),
+    );
+    card(&mut s, "Lt");
+    let from = named(&s, "Line 3").placement.center_in_table;
+    let close = action(
+        "reform",
+        json!({ "unit": "Line", "moves": [{ "figure": "Line 3", "to_in": [from.x + 2.0, from.y] }] }),
+    );
+    let (after, _) = run(&s, &close, &[]);
+    assert_relative_eq!(
+        named(&after, "Line 3").placement.center_in_table.x,
+        from.x + 2.0
+    );
+    let far = action(
+        "reform",
+        json!({ "unit": "Line", "moves": [{ "figure": "Line 3", "to_in": [from.x + 2.2, from.y] }] }),
+    );
+    assert!(refused(&s, &far, RefusalKind::TooFar).contains("5 cm"));
+    let mut private = s.clone();
+    card(&mut private, "Line 1");
+    assert!(refused(&private, &close, RefusalKind::CannotDo).contains("officer or NCO"));
+}
+
+/// "Activate: only officers and NCOs can activate figures of their unit(s)
+/// within their command radius. ... NCOs cannot activate officers.
+/// Subordinate officers cannot activate their superiors."
+#[test]
+fn nco_activates_his_unit_and_nobody_his_superior() {
+    let capt = fig(
+        "Capt",
+        "officer",
+        "Spanish",
+        22.0,
+        7.0,
+        90.0,
+        r#"status = { level = "veteran", command = "company-commander" }"#,
+    );
+    let sgt = fig(
+        "Sgt",
+        "nco",
+        "Spanish",
+        18.0,
+        7.0,
+        90.0,
+        r#"status = { command = "nco", leads = "Line" }"#,
+    );
+    let stray = fig("Stray", "private", "Spanish", 16.0, 7.0, 90.0, "");
+    let extra =
+        lt() + &capt + &sgt + &stray + LINE + &fig("W", "warrior", "Moros", 20.0, 40.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    let mv = |who: &str| action("move", json!({ "figure": who, "path_in": [[20.0, 3.0]] }));
+    card(&mut s, "Lt");
+    assert!(refused(&s, &mv("Capt"), RefusalKind::CannotDo).contains("superior"));
+    card(&mut s, "Sgt");
+    assert!(refused(&s, &mv("Stray"), RefusalKind::OutOfCommand).contains("own unit"));
+    assert!(
+        refused(&s, &mv("Lt"), RefusalKind::CannotDo).contains("NCOs cannot activate officers")
+    );
+    let line1 = action(
+        "move",
+        json!({ "figure": "Line 1", "path_in": [[19.5, 12.0]] }),
+    );
+    assert!(rules().check(&s, &line1).is_ok());
+    // The platoon officer may activate the stray man in his radius.
+    card(&mut s, "Lt");
+    assert!(rules().check(&s, &mv("Stray")).is_ok());
+}
+
+/// "A demoralised troop moves at twice its usual movement allowance, away
+/// from the enemy and towards its entry / starting point, each time the
+/// End of Turn card is drawn. If this point is blocked by enemy forces,
+/// the demoralised forces surrender."
+#[test]
+fn demoralised_troops_fall_back_at_the_end_of_turn_or_surrender() {
+    let extra = fig(
+        "Runner",
+        "warrior",
+        "Moros",
+        20.0,
+        20.0,
+        270.0,
+        r#"status = { level = "raw", entry-in = "20.0, 50.0" }"#,
+    ) + &fig(
+        "Cut off",
+        "warrior",
+        "Moros",
+        40.0,
+        20.0,
+        270.0,
+        r#"status = { level = "raw", entry-in = "40.0, 50.0" }"#,
+    ) + &fig("Blocker", "private", "Spanish", 40.0, 30.0, 270.0, "")
+        + &fig("Spaniard", "private", "Spanish", 20.0, 5.0, 90.0, "");
+    let mut s = state("", r#"chits = "0,5,5,5,5""#, &extra);
+    s.decks[0].draw = vec!["end-of-turn".into()];
+    s.decks[0].discard.clear();
+    // The card, then Runner's raw 3d6 = 12 cm: twice that, 24 cm (9.6 in),
+    // toward his entry point.
+    let (after, _) = run(&s, &action("draw", json!({})), &[1, 4, 4, 4]);
+    let runner = named(&after, "Runner").placement.center_in_table;
+    assert_relative_eq!(runner.y, 29.6, epsilon = 0.03);
+    assert_relative_eq!(runner.x, 20.0, epsilon = 1e-9);
+    // Cut off: the Spaniard stands on his way back: he surrenders, and a
+    // prisoner is a casualty for morale.
+    let cut = named(&after, "Cut off");
+    assert!(st(cut).surrendered && !in_the_fight(cut));
+    assert_eq!(side_st(&after, 1).piles(), [0, 4, 5, 5, 5]);
+}
+
+/// "If a 6 was rolled the figure may perform all actions as before, except
+/// now he must pay double movement penalties"
+#[test]
+fn a_light_wound_doubles_the_cost_of_movement() {
+    let extra = fig(
+        "Hurt",
+        "private",
+        "Spanish",
+        10.0,
+        5.0,
+        90.0,
+        r#"status = { wound = "light" }"#,
+    ) + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    assert_eq!(named(&s, "Hurt").wound, Some(Wound::Light));
+    card(&mut s, "Hurt");
+    let mv = action(
+        "move",
+        json!({ "figure": "Hurt", "path_in": [[10.0, 15.0]] }),
+    );
+    let (after, _) = run(&s, &mv, &[]);
+    // 20 cm at double cost: 10 cm, 4 in.
+    assert_relative_eq!(
+        named(&after, "Hurt").placement.center_in_table.y,
+        9.0,
+        epsilon = 0.03
+    );
+}
+
+/// "If a 5 was rolled, the figure can aid somewhat in his rescue and all
+/// movement penalties are tripled for the healthy figure that has come to
+/// his assistance. If two figures attempt to help a seriously wounded
+/// figure (die roll 5), he could be moved at normal (x1) movement rate."
+#[test]
+fn a_leg_wound_is_dragged_at_three_times_the_cost() {
+    let extra =
+        lt() + &fig(
+            "Down",
+            "private",
+            "Spanish",
+            20.0,
+            12.0,
+            90.0,
+            r#"status = { wound = "leg" }"#,
+        ) + &fig("Help", "private", "Spanish", 21.0, 12.0, 90.0, "")
+            + &fig("Help2", "private", "Spanish", 19.0, 12.0, 90.0, "")
+            + &fig("W", "warrior", "Moros", 20.0, 50.0, 270.0, "");
+    let mut s = state(
+        r#"wounded = "compassionate""#,
+        r#"wounded = "ruthless""#,
+        &extra,
+    );
+    assert_eq!(named(&s, "Down").wound, Some(Wound::Serious));
+    assert!(!in_the_fight(named(&s, "Down")));
+    card(&mut s, "Lt");
+    let one = action(
+        "drag",
+        json!({ "wounded": "Down", "helpers": ["Help"], "to_in": [21.0, 2.0] }),
+    );
+    let (after, _) = run(&s, &one, &[]);
+    // 20 cm / 3 = 6.67 cm: 2.67 in back; the wounded man comes with him.
+    let help = named(&after, "Help").placement.center_in_table;
+    assert_relative_eq!(help.y, 12.0 - 20.0 / 3.0 / 2.5, epsilon = 0.03);
+    // He is dragged behind his helper, a base's length back.
+    let down = named(&after, "Down").placement.center_in_table;
+    assert_relative_eq!(down.y, help.y + 1.0, epsilon = 1e-9);
+    let two = action(
+        "drag",
+        json!({ "wounded": "Down", "helpers": ["Help", "Help2"], "to_in": [21.0, 2.0] }),
+    );
+    let (after, _) = run(&s, &two, &[]);
+    assert_relative_eq!(
+        named(&after, "Help").placement.center_in_table.y,
+        4.0,
+        epsilon = 0.03
+    );
+    // "He can at NO TIME during the game attempt to give aid and relief to
+    // his troops": a Ruthless side does not drag.
+    let mut ruthless = state(r#"wounded = "ruthless""#, r#"wounded = "ruthless""#, &extra);
+    card(&mut ruthless, "Lt");
+    assert!(refused(&ruthless, &one, RefusalKind::CannotDo).contains("Ruthless"));
+    // A man who is not seriously wounded walks by himself.
+    let not = action(
+        "drag",
+        json!({ "wounded": "Help2", "helpers": ["Help"], "to_in": [21.0, 2.0] }),
+    );
+    assert!(refused(&s, &not, RefusalKind::CannotDo).contains("not seriously wounded"));
+}
+
+/// "+1 if in formation, fighting cavalry from the front and a third rank
+/// is supporting the fighting figure."
+#[test]
+fn a_third_rank_adds_one_against_cavalry_from_the_front() {
+    let rider = mounted(fig(
+        "Rider",
+        "warrior",
+        "Moros",
+        19.5,
+        11.9,
+        270.0,
+        r#"status = { cavalry = "true" }"#,
+    ));
+    let mut s = state("", "", &(LINE.to_owned() + &rider));
+    card(&mut s, "Line 1");
+    let cc = action("close-combat", json!({ "a": "Line 1", "b": "Rider" }));
+    let p = |s: &GameState| rules().odds(s, &cc).expect("odds")[0].p;
+    // Second rank +1 and third rank +1 against the rider's 0 (Line 2, at
+    // the flank, is in contact with the rider too: no flank bonus).
+    let d = data();
+    assert_relative_eq!(
+        p(&s),
+        close_combat_p(&d, 2, false, 0, false),
+        epsilon = 1e-12
+    );
+    let (_, ev) = run(&s, &cc, &[1, 2]);
+    assert!(
+        notes(&ev)
+            .iter()
+            .any(|n| n.contains("third rank against cavalry +1"))
+    );
+    // Without the third rank, only the second rank adds.
+    let mut two = s.clone();
+    for n in ["Line 5", "Line 6"] {
+        let i = named(&two, n).id.index();
+        two.figures[i].wound = Some(Wound::Killed);
+    }
+    assert_relative_eq!(
+        p(&two),
+        close_combat_p(&d, 1, false, 0, false),
+        epsilon = 1e-12
+    );
+}
+
+/// "You can fire pistols and revolvers while mounted, with a -2 modifier.
+/// You can fire carbines while mounted, with a -3 modifier": the weapons
+/// carry the modifier; the data has no second copy of it.
+#[test]
+fn mounted_fire_modifiers_live_on_the_weapons() {
+    let d = data();
+    assert_eq!(d.weapons["pistol"].mounted_add, -2);
+    assert_eq!(d.weapons["carbine"].mounted_add, -3);
+    assert!(!spotter::rules::little_colonial::BUILTIN_TOML.contains("mounted_pistol_add"));
+    // A mounted carbine at 8 in (20 cm, 5s): a 6 - 3 misses.
+    let rider = mounted(fig(
+        "Trooper",
+        "private",
+        "Spanish",
+        20.0,
+        10.0,
+        90.0,
+        r#"status = { cavalry = "true" }"#,
+    ))
+    .replace("weapon = \"rifle\"", "weapon = \"carbine\"");
+    let mut s = state(
+        "",
+        "",
+        &(rider + &fig("W", "warrior", "Moros", 20.0, 18.0, 270.0, "")),
+    );
+    card(&mut s, "Trooper");
+    let shot = action(
+        "fire",
+        json!({ "firers": ["Trooper"], "target": "W", "individual": true }),
+    );
+    let (after, _) = run(&s, &shot, &[6]);
+    assert_eq!(named(&after, "W").wound, None);
+}
+
+/// Check decides without dice: it returns the refusal resolve would, and
+/// never draws a card or rolls.
+#[test]
+fn check_is_not_a_resolve() {
+    let mut s = state("", "", &(lt() + LINE + &moro_group()));
+    // No card in play: the same refusal from check and resolve.
+    let fire = action(
+        "fire",
+        json!({ "firers": ["Line 1"], "target": "W1", "individual": true }),
+    );
+    let mut dice = spotter::rules::dice::TypedDice::new([]);
+    let r = rules().resolve(&s, &fire, &mut dice);
+    assert!(matches!(r, Err(RuleError::Refused(ref x)) if x.kind == RefusalKind::Cards));
+    assert!(refused(&s, &fire, RefusalKind::Cards).contains("no order card"));
+    card(&mut s, "Lt");
+    assert!(rules().check(&s, &fire).is_ok());
+}
+
+/// A fire at 38 cm is recorded in centimetres and printed as 38 cm by the
+/// one formatter the CLI and the app share (`Reading`'s text), and its "too
+/// close to call" is the geometry's margin on the positions' uncertainty,
+/// as Stand To!'s is.
+#[test]
+fn a_fire_at_38_cm_prints_38_cm_in_the_cli() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = |target_y: f64| {
+        let text = format!(
+            r#"
+name = "38 cm"
+rule_set = "little-colonial"
+position_sigma_in = 0.2
+[table]
+width_in = 48.0
+depth_in = 48.0
+[[side]]
+name = "Spanish"
+kind = "european"
+status = {{ chits = "5,5,5,5,5" }}
+[[side]]
+name = "Moros"
+kind = "native"
+status = {{ chits = "5,5,5,5,5" }}
+[[unit]]
+name = "Picket"
+side = "Spanish"
+formation = "loose"
+frontage = 1
+count = 1
+x_in = 10.0
+y_in = 10.0
+facing_deg = 90.0
+weapon = "rifle"
+melee_weapon = "bayonet"
+[[figure]]
+name = "Sgt"
+rank = "nco"
+side = "Spanish"
+weapon = "none"
+melee_weapon = "sword"
+experience = 2
+x_in = 10.0
+y_in = 8.0
+facing_deg = 90.0
+base = "foot"
+status = {{ command = "nco", leads = "Picket" }}
+[[figure]]
+name = "W"
+rank = "warrior"
+side = "Moros"
+weapon = "rifle"
+melee_weapon = "kris"
+experience = 2
+x_in = 10.0
+y_in = {target_y}
+facing_deg = 270.0
+base = "foot"
+"#
+        );
+        let path = dir.path().join(format!("lcr-{target_y}.toml"));
+        std::fs::write(&path, text).expect("scenario written");
+        path
+    };
+    let resolve = |path: &std::path::Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_spotter"))
+            .args(["resolve", "--scenario"])
+            .arg(path)
+            .args([
+                "--rule-action",
+                "draw",
+                "--action-params",
+                r#"{"then": "fire"}"#,
+                "--dice",
+                "1,2",
+            ])
+            .output()
+            .expect("spotter runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // 15.2 in = 38 cm; the target's 0.2 in is 0.5 cm.
+    let out = resolve(&scenario(10.0 + 38.0 / 2.5));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("measured range to W"))
+        .unwrap_or_else(|| panic!("a range in {out}"));
+    assert_eq!(line, "measured range to W: 38.0 cm \u{b1} 0.5", "{out}");
+    // At 59.5 cm the 60 cm edge is within two sigmas: too close to call,
+    // by the same test the geometry applies to every rule set.
+    let out = resolve(&scenario(10.0 + 59.5 / 2.5));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("measured range to W"))
+        .unwrap_or_else(|| panic!("a range in {out}"));
+    assert!(
+        line.contains("59.5 cm") && line.ends_with("TOO CLOSE TO CALL"),
+        "{line}"
+    );
+    assert!(Length::<Centimetre>::new(59.5, 0.5).near(60.0));
+    assert!(!Length::<Centimetre>::new(38.0, 0.5).near(60.0));
+}
+
+/// "When a group of active figures fire upon a group of enemy figures you
+/// must trace a line to the nearest enemy figure (not in close combat)."
+#[test]
+fn area_fire_passes_over_the_nearest_enemy_in_close_combat() {
+    let extra =
+        lt() + LINE + &moro_group() + &fig("Brawler", "private", "Spanish", 20.0, 18.8, 90.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Lt");
+    let fire = action("fire", json!({ "firers": line_names(), "target": "W1" }));
+    let (_, ev) = run(&s, &fire, &[1; 6]);
+    let target = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::Measured(r) => Some(r.what.clone()),
+            _ => None,
+        })
+        .expect("a range");
+    // W1 fights Brawler (bases 0.2 in apart): the line goes to the next.
+    assert!(
+        !target.contains("W1") && target.starts_with("range to W"),
+        "{target}"
+    );
+}
+
+/// "Officers always move as regular or better."
+#[test]
+fn a_raw_officer_moves_as_a_regular() {
+    let extra = fig(
+        "Raw Lt",
+        "officer",
+        "Spanish",
+        10.0,
+        5.0,
+        90.0,
+        r#"status = { level = "raw", command = "platoon-officer" }"#,
+    ) + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Raw Lt");
+    let mv = action(
+        "move",
+        json!({ "figure": "Raw Lt", "path_in": [[10.0, 15.0]] }),
+    );
+    // No dice: 20 cm, 8 in.
+    let (after, _) = run(&s, &mv, &[]);
+    assert_relative_eq!(
+        named(&after, "Raw Lt").placement.center_in_table.y,
+        13.0,
+        epsilon = 0.03
+    );
+}
+
+/// "The soldier can fire without restrictions, except that the line of
+/// fire must not pass over any friendly figure base(s), or is totally
+/// blocked by a high wall, a house or thick bamboo forest."
+#[test]
+fn individual_fire_is_blocked_by_friends_and_high_walls() {
+    let house = r#"
+[[terrain]]
+name = "house"
+kinds = ["blocking"]
+polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
+"#;
+    let extra = house.to_owned()
+        + &fig("Shot", "private", "Spanish", 20.0, 10.0, 90.0, "")
+        + &fig("Friend", "private", "Spanish", 20.0, 14.0, 90.0, "")
+        + &fig("Clear", "private", "Spanish", 30.0, 10.0, 90.0, "")
+        + &fig("W", "warrior", "Moros", 20.0, 20.0, 270.0, "")
+        + &fig("W2", "warrior", "Moros", 30.0, 20.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Shot");
+    let at = |who: &str, t: &str| {
+        action(
+            "fire",
+            json!({ "firers": [who], "target": t, "individual": true }),
+        )
+    };
+    assert!(refused(&s, &at("Shot", "W"), RefusalKind::OutOfSight).contains("Friend's base"));
+    card(&mut s, "Clear");
+    assert!(refused(&s, &at("Clear", "W2"), RefusalKind::OutOfSight).contains("house"));
+}
+
+/// "However, if at any time an enemy figure comes adjacent (in base to
+/// base/figure contact) to any of the enemy wounded, they are immediately
+/// declared and considered dead"
+#[test]
+fn a_ruthless_sides_wounded_die_when_an_enemy_reaches_them() {
+    let extra = fig("Mover", "private", "Spanish", 10.0, 5.0, 90.0, "")
+        + &fig(
+            "Left",
+            "warrior",
+            "Moros",
+            10.0,
+            12.0,
+            270.0,
+            r#"status = { wound = "torso" }"#,
+        )
+        + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let mut s = state(
+        r#"wounded = "compassionate""#,
+        r#"wounded = "ruthless""#,
+        &extra,
+    );
+    card(&mut s, "Mover");
+    let mv = action(
+        "move",
+        json!({ "figure": "Mover", "path_in": [[10.0, 11.0]] }),
+    );
+    let (after, _) = run(&s, &mv, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
+    // Short of his base, he lives.
+    let short = action(
+        "move",
+        json!({ "figure": "Mover", "path_in": [[10.0, 9.0]] }),
+    );
+    let (after, _) = run(&s, &short, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Serious));
+}
