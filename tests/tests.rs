@@ -32,6 +32,7 @@ mod robust_inputs;
 mod robust_log;
 mod robust_props;
 mod soldiers_in_time_actions;
+mod soldiers_in_time_printed;
 mod soldiers_in_time_rules;
 mod standto_cli;
 mod standto_frequencies;
