@@ -62,7 +62,11 @@ fn firing_while_charging_costs_4_not_6() {
     ) + &fig("Target", "Black", 10.0, 15.0, 270.0, "");
     let s = at_phase(state(&figs, "", ""), "shooting", 0);
     // Experience 6: a d10 of 1 or 2 hits at +4 (at +6 nothing could).
-    assert_relative_eq!(odd(&s, &fire("Zulu", "Target"), "p_hit"), 0.2, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&s, &fire("Zulu", "Target"), "p_hit"),
+        0.2,
+        epsilon = 1e-12
+    );
 }
 
 #[test]
@@ -82,13 +86,23 @@ fn a_leader_under_a_passed_forward_march_may_snap_fire() {
         .check(&s, &fire("Sgt", "Target"))
         .expect("a leader under a passed forward march snaps");
     // Snap fire +2: 1 to 4 on the d10.
-    assert_relative_eq!(odd(&s, &fire("Sgt", "Target"), "p_hit"), 0.4, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&s, &fire("Sgt", "Target"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
 }
 
 /// A leader and one man; the leader flips `card` for `order`.
 fn after_activation(order: &str, card: &str) -> GameState {
-    let figs = fig("Sgt", "Red", 10.0, 10.0, 90.0, "leader = true\nloaded = true")
-        + &fig("Pte", "Red", 12.0, 10.0, 90.0, "loaded = true")
+    let figs = fig(
+        "Sgt",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "leader = true\nloaded = true",
+    ) + &fig("Pte", "Red", 12.0, 10.0, 90.0, "loaded = true")
         + &fig("Target", "Black", 10.0, 15.0, 270.0, "");
     let mut s = at_phase(state(&figs, "", ""), "command", 0);
     set_deck(&mut s, "Red", &[card]);
@@ -106,15 +120,16 @@ fn a_failed_forward_march_snaps_but_not_its_leader() {
     // However, everyone in the unit may still snap fire except the leader
     // this turn."
     let s = after_activation("forward-march", "9H");
-    assert!(
-        refused(&s, &fire("Sgt", "Target"), RefusalKind::NoOrder).contains("not its leader")
-    );
+    assert!(refused(&s, &fire("Sgt", "Target"), RefusalKind::NoOrder).contains("not its leader"));
     rules()
         .check(&s, &fire("Pte", "Target"))
         .expect("the man snaps");
     let mut moving = at_phase(s, "movement-men", 0);
     moving.turn = 1;
-    let mv = action("move", json!({ "figure": "Pte", "path_in": [[12.0, 12.0]] }));
+    let mv = action(
+        "move",
+        json!({ "figure": "Pte", "path_in": [[12.0, 12.0]] }),
+    );
     assert!(refused(&moving, &mv, RefusalKind::NoOrder).contains("does not move"));
 }
 
@@ -146,7 +161,10 @@ fn the_figures_beside_a_routing_man_are_found_where_he_stood() {
     let mut s = at_phase(state(&figs, "", ""), "melee", 0);
     // A: a black King without a leader routs; B holds on a 2.
     set_deck(&mut s, "Red", &["KS", "2H", "3H"]);
-    let check = action("morale-check", json!({ "figure": "A", "reason": "charged" }));
+    let check = action(
+        "morale-check",
+        json!({ "figure": "A", "reason": "charged" }),
+    );
     let (after, ev) = resolve(&s, &check, &[1, 1, 1]);
     assert!(sit(named(&after, "A")).routed);
     assert_relative_eq!(
@@ -181,7 +199,11 @@ fn independent_fire_ends_when_its_leader_dies() {
         json!({ "leader": "Lt", "order": "independent-fire", "men": ["Pte"] }),
     );
     let (s, _) = run(&s, &order, &[1]);
-    assert!(rules().check(&at_phase(s.clone(), "shooting", 0), &fire("Pte", "Enemy")).is_ok());
+    assert!(
+        rules()
+            .check(&at_phase(s.clone(), "shooting", 0), &fire("Pte", "Enemy"))
+            .is_ok()
+    );
     // The enemy shoots the Lt: hit on a 1, damage 10, save card 9H fails.
     let black = at_phase(s, "shooting", 1);
     let (after, _) = resolve(&black, &fire("Enemy", "Lt"), &[1, 10, 1, 1]);
@@ -195,8 +217,14 @@ fn independent_fire_ends_when_its_leader_dies() {
 fn a_routed_figure_cannot_start_a_melee() {
     // 8: "A routing figure will not melee or shoot and must move directly
     // toward friendly lines."
-    let figs = fig("R", "Red", 10.0, 10.0, 90.0, "status = { routed = \"true\" }")
-        + &fig("E", "Black", 10.0, 11.2, 270.0, "");
+    let figs = fig(
+        "R",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { routed = \"true\" }",
+    ) + &fig("E", "Black", 10.0, 11.2, 270.0, "");
     let s = at_phase(state(&figs, "", ""), "melee", 0);
     let melee = action("melee", json!({ "a": "R", "b": "E" }));
     assert!(refused(&s, &melee, RefusalKind::Morale).contains("routed"));
@@ -215,7 +243,14 @@ fn minefield() -> GameState {
         0.0,
         "status = { order = \"forward-march\", armour = \"9\" }",
     ) + &fig("Enemy", "Black", 40.0, 40.0, 270.0, "")
-        + &fig("Bystander", "Red", 7.0, 12.8, 0.0, "status = { armour = \"9\" }");
+        + &fig(
+            "Bystander",
+            "Red",
+            7.0,
+            12.8,
+            0.0,
+            "status = { armour = \"9\" }",
+        );
     at_phase(state(&figs, "", r#", mines = "8,10""#), "movement-men", 0)
 }
 
@@ -235,7 +270,10 @@ fn a_mine_explodes_in_its_square() {
     // exploded mine like a grenade explosion with a radius of 2 inches."
     let mut s = minefield();
     set_deck(&mut s, "Red", &["2H", "3H"]);
-    let through = action("move", json!({ "figure": "Sapper", "path_in": [[12.0, 11.0]] }));
+    let through = action(
+        "move",
+        json!({ "figure": "Sapper", "path_in": [[12.0, 11.0]] }),
+    );
     // The mine goes off on a 3; blast d10 5 against armour 9 for each man
     // caught, each holding his morale.
     let (after, ev) = resolve(&s, &through, &[3, 5, 1, 5, 1]);
@@ -246,7 +284,8 @@ fn a_mine_explodes_in_its_square() {
     );
     let bystander = named(&s, "Bystander").id;
     assert!(
-        ev.iter().any(|e| matches!(e, Event::Rolled { purpose, figure, .. }
+        ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, figure, .. }
             if purpose == "blast damage" && *figure == Some(bystander))),
         "the man beside the square's edge is within 2 in of the blast: {ev:#?}"
     );
@@ -258,7 +297,10 @@ fn stopping_inside_a_minefield_rolls_once_now_and_once_moving_on() {
     // field segment, a soldier who has to stop in the mine field will have
     // to roll at least twice."
     let s = minefield();
-    let stop = action("move", json!({ "figure": "Sapper", "path_in": [[9.5, 11.0]] }));
+    let stop = action(
+        "move",
+        json!({ "figure": "Sapper", "path_in": [[9.5, 11.0]] }),
+    );
     let (inside, ev) = resolve(&s, &stop, &[5, 5, 5]);
     assert_eq!(mine_dice(&ev), 1, "entering the square: one roll");
     let p = ev.iter().find_map(|e| match e {
@@ -278,7 +320,10 @@ fn stopping_inside_a_minefield_rolls_once_now_and_once_moving_on() {
         passed: true,
         by: None,
     });
-    let out = action("move", json!({ "figure": "Sapper", "path_in": [[12.5, 11.0]] }));
+    let out = action(
+        "move",
+        json!({ "figure": "Sapper", "path_in": [[12.5, 11.0]] }),
+    );
     let (_, ev) = resolve(&next, &out, &[5, 5, 5]);
     assert_eq!(mine_dice(&ev), 1, "moving on through it: the second roll");
 }
@@ -288,18 +333,34 @@ fn the_melee_tie_rule_is_a_marked_house_value() {
     // 7 step 6: "Check to see which player has highest number and wins that
     // round of melee." Equal totals are not in the text.
     let d = data();
-    assert!(d.melee.house.get("tie").is_some_and(|h| h.contains("no rule")));
+    assert!(
+        d.melee
+            .house
+            .get("tie")
+            .is_some_and(|h| h.contains("no rule"))
+    );
 }
 
 #[test]
 fn the_melee_loser_retreats_1_in() {
     // 7 step 9: "The losing figure retreats at least 1 inch in all cases."
     let figs = fig("A", "Red", 10.0, 10.0, 90.0, "")
-        + &fig("B", "Black", 10.0, 11.1, 270.0, "status = { armour = \"9\" }");
+        + &fig(
+            "B",
+            "Black",
+            10.0,
+            11.1,
+            270.0,
+            "status = { armour = \"9\" }",
+        );
     let mut s = at_phase(state(&figs, "", ""), "melee", 0);
     set_deck(&mut s, "Black", &["2S"]);
     // A 10 against B's 1: damage 9 against armour 9, a morale check B holds.
-    let (after, _) = run(&s, &action("melee", json!({ "a": "A", "b": "B" })), &[10, 1, 1]);
+    let (after, _) = run(
+        &s,
+        &action("melee", json!({ "a": "A", "b": "B" })),
+        &[10, 1, 1],
+    );
     assert_relative_eq!(
         named(&after, "B").placement.center_in_table,
         Point2::new(10.0, 12.1),
@@ -327,7 +388,9 @@ fn a_lone_soldier_out_of_command_range_acts_on_the_house_chart() {
     };
     // Today's gap closed: without a card he cannot move, and is told why.
     let moving = at_phase(base.clone(), "movement-men", 0);
-    assert!(refused(&moving, &mv([30.0, 14.0], false), RefusalKind::NoOrder).contains("individual"));
+    assert!(
+        refused(&moving, &mv([30.0, 14.0], false), RefusalKind::NoOrder).contains("individual")
+    );
     // A man within 3 in takes his orders from his leader.
     let near = action("individual", json!({ "figure": "Near" }));
     let command = at_phase(base, "command", 0);
@@ -338,24 +401,38 @@ fn a_lone_soldier_out_of_command_range_acts_on_the_house_chart() {
     set_deck(&mut s, "Red", &["5H"]);
     let (acted, _) = run(&s, &lone, &[1]);
     assert_eq!(
-        sit(named(&acted, "Lone")).order.map(|o| (o.order, o.passed)),
+        sit(named(&acted, "Lone"))
+            .order
+            .map(|o| (o.order, o.passed)),
         Some((Order::Individual, true))
     );
     let moving = at_phase(acted, "movement-men", 0);
-    assert!(refused(&moving, &mv([30.0, 18.0], true), RefusalKind::NoOrder).contains("formed charge"));
+    assert!(
+        refused(&moving, &mv([30.0, 18.0], true), RefusalKind::NoOrder).contains("formed charge")
+    );
     let (moved, _) = run(&moving, &mv([30.0, 14.0], false), &[]);
     let shooting = at_phase(moved, "shooting", 0);
     // Snap +2 at 6 in: 1 to 4.
-    assert_relative_eq!(odd(&shooting, &fire("Lone", "Enemy"), "p_hit"), 0.4, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&shooting, &fire("Lone", "Enemy"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
     // A 9 fails: he holds, and may only snap fire.
     let mut s = command;
     set_deck(&mut s, "Red", &["9H"]);
     let (held, _) = run(&s, &lone, &[1]);
     let moving = at_phase(held.clone(), "movement-men", 0);
-    assert!(refused(&moving, &mv([30.0, 14.0], false), RefusalKind::NoOrder).contains("does not move"));
+    assert!(
+        refused(&moving, &mv([30.0, 14.0], false), RefusalKind::NoOrder).contains("does not move")
+    );
     let shooting = at_phase(held, "shooting", 0);
     // Snap +2 at 10 in (beyond half the musket's 18 in, +2): 1 or 2.
-    assert_relative_eq!(odd(&shooting, &fire("Lone", "Enemy"), "p_hit"), 0.2, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&shooting, &fire("Lone", "Enemy"), "p_hit"),
+        0.2,
+        epsilon = 1e-12
+    );
 }
 
 #[test]
@@ -386,11 +463,22 @@ fn the_turn_flips_a_card_for_who_goes_first_in_each_phase() {
     )
     .replace("base = \"foot\"", "base = \"mounted\"");
     let figs = rider
-        + &fig("Pte", "Red", 20.0, 10.0, 90.0, "status = { order = \"forward-march\" }")
+        + &fig(
+            "Pte",
+            "Red",
+            20.0,
+            10.0,
+            90.0,
+            "status = { order = \"forward-march\" }",
+        )
         + &fig("Enemy", "Black", 20.0, 40.0, 270.0, "");
     let mut s = state(&figs, "", "");
     assert_eq!(rules().phases(), crate::soldiers_in_time_actions::PHASES);
-    let deck = s.decks.iter_mut().find(|d| d.name == "turn cards").expect("the turn's deck");
+    let deck = s
+        .decks
+        .iter_mut()
+        .find(|d| d.name == "turn cards")
+        .expect("the turn's deck");
     deck.draw = vec!["KS".into(), "AH".into()];
     let end = Command::EndPhase;
     // Red's rally, then Black's: no card within a phase.
@@ -405,15 +493,25 @@ fn the_turn_flips_a_card_for_who_goes_first_in_each_phase() {
     // The horses' sub-phase: a red Ace, Red first.
     let (s, _) = run(&s, &end, &[1]);
     assert_eq!((s.phase, s.active_side), (2, 0));
-    let walk = action("move", json!({ "figure": "Pte", "path_in": [[20.0, 14.0]] }));
+    let walk = action(
+        "move",
+        json!({ "figure": "Pte", "path_in": [[20.0, 14.0]] }),
+    );
     assert!(refused(&s, &walk, RefusalKind::WrongPhase).contains("movement-men"));
-    let ride = action("move", json!({ "figure": "Rider", "path_in": [[10.0, 15.0]] }));
+    let ride = action(
+        "move",
+        json!({ "figure": "Rider", "path_in": [[10.0, 15.0]] }),
+    );
     rules().check(&s, &ride).expect("horses move first");
     // The turn ends: orders end, but independent fire.
     let mut last = at_phase(s, "follow-through", 1);
     last.rules.soldiers_in_time_mut().first = None;
     last.active_side = 0;
-    let deck = last.decks.iter_mut().find(|d| d.name == "turn cards").unwrap();
+    let deck = last
+        .decks
+        .iter_mut()
+        .find(|d| d.name == "turn cards")
+        .unwrap();
     deck.draw = vec!["2D".into()];
     // Red is the phase's first side (no flip recorded): Black ends it.
     let (last, _) = run(&last, &end, &[]);
@@ -427,8 +525,14 @@ fn the_turn_flips_a_card_for_who_goes_first_in_each_phase() {
 fn a_reloaded_musket_stays_loaded_for_a_later_shot() {
     // 6.2: "If they have reloaded then they may fire during the shooting
     // phase or they may stay 'loaded' for a future shooting phase."
-    let figs = fig("Pte", "Red", 10.0, 10.0, 90.0, "status = { order = \"independent-fire\" }")
-        + &fig("Enemy", "Black", 10.0, 15.0, 270.0, "");
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { order = \"independent-fire\" }",
+    ) + &fig("Enemy", "Black", 10.0, 15.0, 270.0, "");
     let s = at_phase(state(&figs, "", ""), "shooting", 0);
     let reload = action("reload", json!({ "figure": "Pte" }));
     // The musket reloads on 1 to 5.
@@ -450,12 +554,26 @@ fn range_cover_moving_and_size_modify_the_shot() {
     // 6.2: "adjust the die roll number by applying range modifiers, cover
     // modifiers, movement modifiers, target size modifiers and type of fire
     // modifiers" (the tables are lost: house values).
-    let figs = fig("Pte", "Red", 10.0, 10.0, 90.0, "loaded = true\nstatus = { order = \"independent-fire\" }")
-        + &fig("Near", "Black", 10.0, 15.0, 270.0, "")
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "loaded = true\nstatus = { order = \"independent-fire\" }",
+    ) + &fig("Near", "Black", 10.0, 15.0, 270.0, "")
         + &fig("Far", "Black", 20.0, 22.0, 270.0, "")
         + &fig("Covered", "Black", 22.0, 15.0, 270.0, "")
-        + &fig("Runner", "Black", 5.0, 15.0, 270.0, "status = { \"moved-turn\" = \"1\", \"moved-in\" = \"4\" }")
-        + &fig("Rider", "Black", 2.0, 12.0, 270.0, "mount_speed = \"walk\"").replace("base = \"foot\"\nmount", "base = \"mounted\"\nmount")
+        + &fig(
+            "Runner",
+            "Black",
+            5.0,
+            15.0,
+            270.0,
+            "status = { \"moved-turn\" = \"1\", \"moved-in\" = \"4\" }",
+        )
+        + &fig("Rider", "Black", 2.0, 12.0, 270.0, "mount_speed = \"walk\"")
+            .replace("base = \"foot\"\nmount", "base = \"mounted\"\nmount")
         + "\n[[terrain]]\nname = \"scrub\"\nkinds = [\"soft-cover\"]\npolygon_in = [[20.0, 14.0], [24.0, 14.0], [24.0, 16.0], [20.0, 16.0]]\n";
     let s = at_phase(state(&figs, "", ""), "shooting", 0);
     let d = data();

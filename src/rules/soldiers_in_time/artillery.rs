@@ -15,9 +15,7 @@ use super::engine::{
 };
 use super::event::Event as SitEvent;
 use super::status::Ammo;
-use super::{
-    ArtilleryKind, NAME, WeaponData, damage_distribution, damage_odds, hit_p, hits,
-};
+use super::{ArtilleryKind, NAME, WeaponData, damage_distribution, damage_odds, hit_p, hits};
 use crate::core::dice::{Dice, total};
 use crate::core::odds::{NamedOdds, named};
 use crate::core::{Inch, Length, RefusalKind};
@@ -49,11 +47,7 @@ impl SoldiersInTimeRules {
         state: &'a GameState,
         p: &LoadGunParams,
     ) -> Result<(&'a Figure, Ammo), RuleError> {
-        self.phase(
-            state,
-            "load-gun",
-            &[RALLY, COMMAND, HORSES, MEN, VEHICLES],
-        )?;
+        self.phase(state, "load-gun", &[RALLY, COMMAND, HORSES, MEN, VEHICLES])?;
         let g = figure(state, &p.gun)?;
         require_active_side(NAME, state, g)?;
         let w = self.weapon(g)?;
@@ -320,10 +314,8 @@ impl SoldiersInTimeRules {
         };
         let from = g.placement.center_in_table;
         work.push(Event::Measured(
-            Length::<Inch>::path((aim - from).norm(), &g.placement).reading(
-                format!("{} to the target", g.name),
-                &[plan.weapon.range_in],
-            ),
+            Length::<Inch>::path((aim - from).norm(), &g.placement)
+                .reading(format!("{} to the target", g.name), &[plan.weapon.range_in]),
         ));
         let t = target.and_then(|t| state.figure(t));
         let (dmg_dice, dmg_add, p_hit, modifier) = self.gun_numbers(state, g, &plan, t);
@@ -476,7 +468,9 @@ impl SoldiersInTimeRules {
             purpose: format!("{} throws a grenade", s.name),
             odds: named(&odds),
         });
-        work.push(sit(SitEvent::GrenadeThrown { figure: plan.thrower }));
+        work.push(sit(SitEvent::GrenadeThrown {
+            figure: plan.thrower,
+        }));
         let h = work.roll1(dice, self.data.fire.die, "grenade throw", Some(s.id))?;
         let from = s.placement.center_in_table;
         let landed = if hits(h, plan.modifier, s.experience) {

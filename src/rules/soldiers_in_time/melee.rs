@@ -5,9 +5,7 @@
 //! table inches, with the positions' uncertainty.
 
 use super::action::{ImpactParams, MeleeParams};
-use super::engine::{
-    MELEE, SoldiersInTimeRules, edge_gap, in_play, refuse, routed, st, within,
-};
+use super::engine::{MELEE, SoldiersInTimeRules, edge_gap, in_play, refuse, routed, st, within};
 use super::status::HorseSize;
 use super::{
     NAME, activation_odds, activation_passes, damage_odds, horse_impact_distribution, melee_base,
@@ -142,7 +140,10 @@ impl SoldiersInTimeRules {
         let after = work.fig(loser.id)?.clone();
         if in_play(&after) && !routed(&after) {
             let retreat = self.data.melee.retreat_in;
-            work.note(format!("{} lost the round: he retreats {retreat} in", after.name));
+            work.note(format!(
+                "{} lost the round: he retreats {retreat} in",
+                after.name
+            ));
             let from = work.fig(winner.id)?.placement.center_in_table;
             let e = Self::away_event(&work.now, &after, Some(from), retreat, Pace::Walk);
             work.push(e);

@@ -186,7 +186,12 @@ impl SoldiersInTimeRules {
         // Who was influenced by him, before he fell.
         let mut queue = Vec::new();
         let mut orders_end = Vec::new();
-        for n in work.now.figures.iter().filter(|n| n.side == f.side && n.id != id) {
+        for n in work
+            .now
+            .figures
+            .iter()
+            .filter(|n| n.side == f.side && n.id != id)
+        {
             if f.leader
                 && st(n).order.is_some_and(|o| {
                     o.by == Some(id) && o.order == Order::IndependentFire && o.passed

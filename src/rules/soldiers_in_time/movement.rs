@@ -296,7 +296,11 @@ impl SoldiersInTimeRules {
         })
     }
 
-    pub(super) fn plan_move(&self, state: &GameState, p: &MoveParams) -> Result<MovePlan, RuleError> {
+    pub(super) fn plan_move(
+        &self,
+        state: &GameState,
+        p: &MoveParams,
+    ) -> Result<MovePlan, RuleError> {
         let f = self.check_mover(state, p)?;
         let mut path = vec![f.placement.center_in_table];
         path.extend(p.path_in.iter().copied().map(point));
@@ -316,7 +320,11 @@ impl SoldiersInTimeRules {
             } else {
                 Pace::Walk
             };
-            (Some(level).filter(|l| Some(*l) != f.mount_level), allowance, pace)
+            (
+                Some(level).filter(|l| Some(*l) != f.mount_level),
+                allowance,
+                pace,
+            )
         } else {
             let allowance = self.foot_move(state, f, p)?;
             let pace = if p.charge {
@@ -387,7 +395,9 @@ impl SoldiersInTimeRules {
                     .windows(2)
                     .rev()
                     .find(|w| (w[1] - w[0]).norm() > f64::EPSILON)
-                    .map_or(work.fig(id)?.placement.facing_deg, |w| bearing_deg(w[0], w[1]));
+                    .map_or(work.fig(id)?.placement.facing_deg, |w| {
+                        bearing_deg(w[0], w[1])
+                    });
                 (end, heading, plan.length)
             }
         };
@@ -395,7 +405,9 @@ impl SoldiersInTimeRules {
             figure: id,
             to_in: end,
             facing_deg: crate::geometry::normalize_deg(
-                plan.facing_deg.filter(|_| blown.is_none()).unwrap_or(heading),
+                plan.facing_deg
+                    .filter(|_| blown.is_none())
+                    .unwrap_or(heading),
             ),
             pace: plan.pace,
             distance_in: length,

@@ -189,11 +189,9 @@ impl SoldiersInTimeRules {
         let f = figure(state, &p.figure)?;
         require_active_side(NAME, state, f)?;
         if !in_play(f) || routed(f) {
-            return Err(refuse(
-                RefusalKind::OutOfTheFight,
-                format!("{} cannot act", f.name),
-            )
-            .by(f.id));
+            return Err(
+                refuse(RefusalKind::OutOfTheFight, format!("{} cannot act", f.name)).by(f.id),
+            );
         }
         if f.leader {
             return Err(refuse(

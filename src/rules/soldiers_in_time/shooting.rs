@@ -53,7 +53,11 @@ impl SoldiersInTimeRules {
             .figures
             .iter()
             .filter(|t| t.side != s.side && in_play(t))
-            .min_by(|a, b| centre_gap(a, s).value().total_cmp(&centre_gap(b, s).value()))
+            .min_by(|a, b| {
+                centre_gap(a, s)
+                    .value()
+                    .total_cmp(&centre_gap(b, s).value())
+            })
     }
 
     /// May `s` fire this turn, and is it a snap shot (true) or aimed? By his
@@ -173,7 +177,10 @@ impl SoldiersInTimeRules {
         if routed(s) {
             return Err(refuse(
                 RefusalKind::Morale,
-                format!("{} is routed: a routing figure will not melee or shoot", s.name),
+                format!(
+                    "{} is routed: a routing figure will not melee or shoot",
+                    s.name
+                ),
             )
             .by(s.id));
         }
@@ -195,7 +202,11 @@ impl SoldiersInTimeRules {
         Ok(w)
     }
 
-    pub(super) fn plan_fire(&self, state: &GameState, p: &FireParams) -> Result<FirePlan, RuleError> {
+    pub(super) fn plan_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<FirePlan, RuleError> {
         let s = figure(state, &p.shooter)?;
         let w = self.check_shooter(state, s)?.clone();
         let t = match &p.target {
@@ -241,7 +252,12 @@ impl SoldiersInTimeRules {
         if !sight.clear.value && !sight.clear.too_close_to_call {
             return Err(refuse(
                 RefusalKind::OutOfSight,
-                format!("{} cannot see {}: {}", s.name, t.name, sight.areas.join(", ")),
+                format!(
+                    "{} cannot see {}: {}",
+                    s.name,
+                    t.name,
+                    sight.areas.join(", ")
+                ),
             )
             .by(t.id));
         }
@@ -313,7 +329,12 @@ impl SoldiersInTimeRules {
             already_loaded: s.loaded,
             ..self.shot_for(&state, &t, s.experience, plan.modifier)
         };
-        let o = shot_odds(&self.data, &plan.weapon, &shot, &Self::deck_pile(&state, t.side));
+        let o = shot_odds(
+            &self.data,
+            &plan.weapon,
+            &shot,
+            &Self::deck_pile(&state, t.side),
+        );
         work.push(Event::Measured(plan.reading));
         work.push(Event::Odds {
             purpose: format!(
@@ -321,7 +342,11 @@ impl SoldiersInTimeRules {
                 s.name,
                 if plan.snap { "a snap shot" } else { "aimed" },
                 t.name,
-                if plan.why.is_empty() { "no modifiers" } else { &plan.why }
+                if plan.why.is_empty() {
+                    "no modifiers"
+                } else {
+                    &plan.why
+                }
             ),
             odds: named(&[
                 ("p_reloaded", o.p_reloaded),

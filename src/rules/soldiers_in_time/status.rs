@@ -411,6 +411,9 @@ mod tests {
         let e = SideStatus::from_raw(&raw(&[("colour", "green")])).unwrap_err();
         assert!(e.contains("red or black"), "{e}");
         let s = SideStatus::from_raw(&raw(&[("mines", "8,10; 11,10")])).expect("mines");
-        assert_eq!(s.mines, vec![Point2::new(8.0, 10.0), Point2::new(11.0, 10.0)]);
+        assert_eq!(
+            s.mines,
+            vec![Point2::new(8.0, 10.0), Point2::new(11.0, 10.0)]
+        );
     }
 }
