@@ -221,7 +221,7 @@ fn grapeshot_hits_every_enemy_in_the_cone_within_8_in() {
     assert_relative_eq!(moved, 4.0, epsilon = 1e-9);
     assert_eq!(named(&after, "Wide").wound, None);
     assert_eq!(named(&after, "Beyond").wound, None);
-    assert!(!sit(named(&after, "Gun")).loaded_with.is_some());
+    assert!(sit(named(&after, "Gun")).loaded_with.is_none());
     let grape_dice = ev
         .iter()
         .filter(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "grapeshot"))
