@@ -34,6 +34,7 @@ mod robust_log;
 mod robust_props;
 mod rules_describe;
 mod soldiers_in_time_actions;
+mod soldiers_in_time_printed;
 mod soldiers_in_time_rules;
 mod standto_cli;
 mod standto_frequencies;

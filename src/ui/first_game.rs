@@ -22,8 +22,9 @@ const AUTO_BIND_MAX_MOVE_IN: f64 = 1.0;
 /// Enemies tried as the first target of each actor, nearest first.
 const TARGETS_PER_ACTOR: usize = 3;
 /// Phases ended at most while looking for one in which the first action can
-/// be taken (Stand To!'s turn has six; the others fewer).
-const MAX_PHASES_SKIPPED: usize = 8;
+/// be taken: every phase of both sides of a turn (Soldiers in Time has
+/// eight phases, each played by both sides).
+const MAX_PHASES_SKIPPED: usize = 24;
 
 /// What the first-screen set-up has done.
 #[derive(Debug, Default)]

@@ -17,8 +17,10 @@ use crate::rules::RuleError;
 pub enum Action {
     Rally(RallyParams),
     Activate(ActivateParams),
+    Individual(IndividualParams),
     LoadGun(LoadGunParams),
     Move(MoveParams),
+    Reload(ReloadParams),
     Fire(FireParams),
     Volley(VolleyParams),
     Artillery(ArtilleryParams),
@@ -34,8 +36,10 @@ impl Action {
     pub const NAMES: &[&str] = &[
         "rally",
         "activate",
+        "individual",
         "load-gun",
         "move",
+        "reload",
         "fire",
         "volley",
         "artillery",
@@ -51,8 +55,10 @@ impl Action {
         match self {
             Self::Rally(_) => "rally",
             Self::Activate(_) => "activate",
+            Self::Individual(_) => "individual",
             Self::LoadGun(_) => "load-gun",
             Self::Move(_) => "move",
+            Self::Reload(_) => "reload",
             Self::Fire(_) => "fire",
             Self::Volley(_) => "volley",
             Self::Artillery(_) => "artillery",
@@ -77,9 +83,25 @@ impl Action {
 #[serde(deny_unknown_fields)]
 pub struct ActivateParams {
     pub leader: String,
-    pub order: String,
+    pub order: super::status::Order,
     /// The men the order is for (those within command range obey).
     pub men: Vec<String>,
+}
+
+/// A figure outside every leader's command range flips a card on the out
+/// of command range chart (a house chart: our copy of the text lost it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndividualParams {
+    pub figure: String,
+}
+
+/// A figure rolls his reload d10 and stays loaded for this or a later
+/// shooting phase (6.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReloadParams {
+    pub figure: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

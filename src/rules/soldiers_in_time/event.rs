@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::status::{Ammo, FigureStatus, FirstSide, Order, Ordered};
 use crate::core::FigureId;
 use crate::rules::GameState;
 
@@ -19,6 +20,52 @@ pub enum Event {
         target: FigureId,
         snap: bool,
     },
+    /// He rolled his reload d10 this turn; `loaded`: it came up, and he
+    /// stays loaded for this or a later shooting phase (6.2).
+    Reloaded {
+        figure: FigureId,
+        turn: u32,
+        loaded: bool,
+    },
+    /// The figures are under this order for the turn (a passed or failed
+    /// activation card).
+    Ordered {
+        figures: Vec<FigureId>,
+        order: Order,
+        passed: bool,
+        by: Option<FigureId>,
+    },
+    /// His order is over (the turn ended, or the leader of an independent
+    /// fire order fell).
+    OrderEnded { figure: FigureId },
+    /// Failed morale: he routs.
+    Routed { figure: FigureId },
+    /// He rallied in the rally phase.
+    Rallied { figure: FigureId },
+    /// He leaves the battle (failed to rally).
+    Removed { figure: FigureId, reason: String },
+    /// He charges this turn, the `run`-th turn running.
+    Charged {
+        figure: FigureId,
+        turn: u32,
+        run: u32,
+    },
+    /// The turn after the charge: the charging modifiers are gone.
+    ChargeSpent { figure: FigureId },
+    /// He moved `moved_in` inches in `turn`.
+    MovedThisTurn {
+        figure: FigureId,
+        turn: u32,
+        moved_in: f64,
+    },
+    /// A gun's marker is placed face down.
+    GunLoaded { figure: FigureId, ammo: Ammo },
+    /// A gun fired: its marker is taken off.
+    GunFired { figure: FigureId },
+    /// One grenade fewer.
+    GrenadeThrown { figure: FigureId },
+    /// The card flip of a phase: `side` goes first.
+    FirstSide(FirstSide),
 }
 
 impl Event {
@@ -30,6 +77,86 @@ impl Event {
                     f.loaded = false;
                 }
             }
+            Self::Reloaded {
+                figure,
+                turn,
+                loaded,
+            } => {
+                if let Some(f) = state.figures.get_mut(figure.index()) {
+                    f.loaded |= *loaded;
+                }
+                status(state, *figure, |s| s.reload_turn = Some(*turn));
+            }
+            Self::Ordered {
+                figures,
+                order,
+                passed,
+                by,
+            } => {
+                for id in figures {
+                    status(state, *id, |s| {
+                        s.order = Some(Ordered {
+                            order: *order,
+                            passed: *passed,
+                            by: *by,
+                        });
+                    });
+                }
+            }
+            Self::FirstSide(first) => {
+                state.rules.soldiers_in_time_mut().first = Some(*first);
+            }
+            other => {
+                if let Some(id) = other.figure() {
+                    status(state, id, |s| other.apply_to(s));
+                }
+            }
         }
+    }
+
+    /// The one figure a status event is about.
+    fn figure(&self) -> Option<FigureId> {
+        match self {
+            Self::OrderEnded { figure }
+            | Self::Routed { figure }
+            | Self::Rallied { figure }
+            | Self::Removed { figure, .. }
+            | Self::Charged { figure, .. }
+            | Self::ChargeSpent { figure }
+            | Self::MovedThisTurn { figure, .. }
+            | Self::GunLoaded { figure, .. }
+            | Self::GunFired { figure }
+            | Self::GrenadeThrown { figure } => Some(*figure),
+            _ => None,
+        }
+    }
+
+    fn apply_to(&self, s: &mut FigureStatus) {
+        match self {
+            Self::OrderEnded { .. } => s.order = None,
+            Self::Routed { .. } => s.routed = true,
+            Self::Rallied { .. } => s.routed = false,
+            Self::Removed { reason, .. } => s.removed = Some(reason.clone()),
+            Self::Charged { turn, run, .. } => {
+                s.charging = true;
+                s.charge_turns = *run;
+                s.charged_turn = Some(*turn);
+            }
+            Self::ChargeSpent { .. } => s.charging = false,
+            Self::MovedThisTurn { turn, moved_in, .. } => {
+                s.moved_turn = Some(*turn);
+                s.moved_in = *moved_in;
+            }
+            Self::GunLoaded { ammo, .. } => s.loaded_with = Some(*ammo),
+            Self::GunFired { .. } => s.loaded_with = None,
+            Self::GrenadeThrown { .. } => s.grenades = s.grenades.saturating_sub(1),
+            _ => {}
+        }
+    }
+}
+
+fn status(state: &mut GameState, id: FigureId, change: impl FnOnce(&mut FigureStatus)) {
+    if let Some(f) = state.figures.get_mut(id.index()) {
+        change(f.rules.soldiers_in_time_mut());
     }
 }

@@ -47,13 +47,29 @@ pub fn actions() -> Vec<ActionSpec> {
             .in_phases(&["rally"]),
         ActionSpec::new("activate", "Activate", "a leader gives an order to his men")
             .param(figure("leader", "the leader"))
-            .param(ParamSpec::given("order", ParamKind::Text, "the order"))
+            .param(ParamSpec::given(
+                "order",
+                ParamKind::Word(vec![
+                    "forward-march",
+                    "formed-charge",
+                    "volley-fire",
+                    "independent-fire",
+                    "follow-him",
+                    "individual",
+                ]),
+                "the order",
+            ))
             .param(ParamSpec::given(
                 "men",
                 ParamKind::Figures,
                 "the men it is for",
             ))
-            .in_phases(&["command", "movement"]),
+            .in_phases(&[
+                "command",
+                "movement-horses",
+                "movement-men",
+                "movement-vehicles",
+            ]),
         ActionSpec::new("load-gun", "Load gun", "the crew loads a gun")
             .param(figure("gun", "the gun"))
             .param(ParamSpec::optional(
@@ -61,7 +77,13 @@ pub fn actions() -> Vec<ActionSpec> {
                 ParamKind::Word(vec!["ball", "grapeshot"]),
                 "cannons",
             ))
-            .in_phases(&["rally", "command", "movement"]),
+            .in_phases(&[
+                "rally",
+                "command",
+                "movement-horses",
+                "movement-men",
+                "movement-vehicles",
+            ]),
         ActionSpec::new("move", "Move", "a figure moves along a path")
             .param(figure("figure", "the figure that moves"))
             .param(ParamSpec::given(
@@ -85,7 +107,7 @@ pub fn actions() -> Vec<ActionSpec> {
                 ParamKind::Text,
                 "a rider's horse speed",
             ))
-            .in_phases(&["movement"]),
+            .in_phases(&["movement-horses", "movement-men", "movement-vehicles"]),
         ActionSpec::new(
             "volley",
             "Volley",
@@ -139,5 +161,24 @@ pub fn actions() -> Vec<ActionSpec> {
         )
         .param(figure("figure", "the figure that tests"))
         .param(ParamSpec::given("reason", ParamKind::Text, "why he tests")),
+        ActionSpec::new(
+            "individual",
+            "Individual action",
+            "a man out of command range rolls on the chart to act alone",
+        )
+        .param(figure("figure", "the man"))
+        .in_phases(&[
+            "command",
+            "movement-horses",
+            "movement-men",
+            "movement-vehicles",
+        ]),
+        ActionSpec::new(
+            "reload",
+            "Reload",
+            "a figure rolls his reload d10; a loaded shot keeps",
+        )
+        .param(figure("figure", "the man who reloads"))
+        .in_phases(&["shooting"]),
     ]
 }

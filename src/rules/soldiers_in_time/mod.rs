@@ -11,10 +11,16 @@
 //!   is added to the die and makes success harder.
 
 pub mod action;
+mod artillery;
 pub mod engine;
 pub mod event;
+mod melee;
 pub mod menu;
+mod morale;
+mod movement;
+mod orders;
 mod overlay;
+mod shooting;
 pub mod status;
 
 use std::collections::BTreeMap;
@@ -40,6 +46,8 @@ pub use crate::rules::common::House;
 #[serde(deny_unknown_fields)]
 pub struct TurnData {
     pub phases: Vec<String>,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +69,15 @@ pub struct FireData {
     pub charging_firer_add: i32,
     pub charging_target_add: i32,
     pub hidden_target_add: i32,
+    /// Beyond this fraction of the weapon's range a shot is at long range.
+    pub long_range_from: f64,
+    pub long_range_add: i32,
+    pub soft_cover_add: i32,
+    pub hard_cover_add: i32,
+    /// The target moved this turn (not charging: that is its own +4).
+    pub moving_target_add: i32,
+    /// A horse and rider is a bigger target.
+    pub mounted_target_add: i32,
     pub rout_in: f64,
     pub adjacent_in: f64,
     #[serde(default)]
@@ -240,6 +257,22 @@ impl SoldiersInTime {
                     format!("the order `{order}` is missing"),
                 ));
             }
+        }
+        for phase in engine::PHASES {
+            if !data.turn.phases.iter().any(|p| p == phase) {
+                problems.push(src.problem(
+                    None,
+                    "turn.phases",
+                    format!("the phase `{phase}` is missing"),
+                ));
+            }
+        }
+        if !(0.0..=1.0).contains(&data.fire.long_range_from) {
+            problems.push(src.problem(
+                None,
+                "fire.long_range_from",
+                "a fraction of the weapon's range, 0 to 1",
+            ));
         }
         if data.movement.horse_speeds.len() != data.movement.horse_speeds_in.len()
             || data.movement.horse_speeds.is_empty()

@@ -75,7 +75,7 @@ impl SoldiersInTimeRules {
                 members_within(friends(), r, edge_gap),
             ));
         }
-        if me.status.contains_key("flag") {
+        if super::status::of(me).flag {
             let r = self.data.special.flag_bearer_radius_in;
             out.push(zone_around_base(
                 me,
@@ -144,7 +144,6 @@ impl SoldiersInTimeRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::overlay::Member;
     use crate::rules::overlay::probe::{band_to, fire_arc, members, movement_radii};
     use nalgebra::Vector2;
 
@@ -169,10 +168,19 @@ mod tests {
             |state: &GameState| members(&rules.overlay_shapes(state, hale), Purpose::Command);
         // Bases 1 in across: centres 3.5 in apart leave a 2.5 in gap.
         state.figures[adams.index()].placement.center_in_table = at + Vector2::new(3.5, 0.0);
-        assert!(command(&state).unwrap().contains(&Member {
-            figure: adams,
-            too_close_to_call: false
-        }));
+        // Measured with the positions' uncertainty: the member carries the
+        // shared call, which is sure 0.5 in inside the edge.
+        let inside = command(&state).unwrap();
+        let adams_in = inside.iter().find(|m| m.figure == adams).expect("in range");
+        let gap = crate::core::Length::<crate::core::Inch>::between(
+            &state.figure(adams).unwrap().placement,
+            &state.figure(hale).unwrap().placement,
+            RangeMethod::EdgeToEdge,
+        );
+        assert_eq!(
+            adams_in.too_close_to_call,
+            gap.near(rules.data.command.range_in)
+        );
         // 5 in apart: a 4 in gap, outside the 3 in command range.
         state.figures[adams.index()].placement.center_in_table = at + Vector2::new(5.0, 0.0);
         assert!(!command(&state).unwrap().iter().any(|m| m.figure == adams));

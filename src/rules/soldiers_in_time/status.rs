@@ -2,21 +2,418 @@
 //! the game, as Rust types (no string maps). The scenario file's `status`
 //! tables are read into these once, when the scenario is loaded, and a key
 //! or value the rule set does not know is a scenario error naming it.
+//!
+//! # Conventions
+//! Table inches; turns count from 1. The scenario keys of a figure are
+//! [`FIGURE_KEYS`], of a side [`SIDE_KEYS`]; Soldiers in Time keeps nothing
+//! about units or the game as a whole outside [`GameStatus`].
 
+use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
+
+use crate::core::FigureId;
+use crate::rules::{Figure, GameState, Side, Status};
+
+/// The five group orders of 5.2 and a lone figure's individual action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    ForwardMarch,
+    FormedCharge,
+    VolleyFire,
+    IndependentFire,
+    FollowHim,
+    /// A figure outside every leader's command range, on the out of
+    /// command range chart (a house chart: our copy lost it).
+    Individual,
+}
+
+impl Order {
+    /// Every order, as data files and scripts name them.
+    pub const ALL: [Self; 6] = [
+        Self::ForwardMarch,
+        Self::FormedCharge,
+        Self::VolleyFire,
+        Self::IndependentFire,
+        Self::FollowHim,
+        Self::Individual,
+    ];
+
+    /// The name in data files and scripts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ForwardMarch => "forward-march",
+            Self::FormedCharge => "formed-charge",
+            Self::VolleyFire => "volley-fire",
+            Self::IndependentFire => "independent-fire",
+            Self::FollowHim => "follow-him",
+            Self::Individual => "individual",
+        }
+    }
+
+    /// The order called `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    /// Orders under which a figure moves.
+    pub fn moves(self) -> bool {
+        matches!(
+            self,
+            Self::ForwardMarch | Self::FormedCharge | Self::FollowHim | Self::Individual
+        )
+    }
+
+    /// Orders under which a figure takes an aimed shot.
+    pub fn fires_aimed(self) -> bool {
+        matches!(
+            self,
+            Self::VolleyFire | Self::IndependentFire | Self::Individual
+        )
+    }
+}
+
+/// An order a figure is under this turn: which, whether its activation
+/// card passed, and who gave it (None: his own individual action).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ordered {
+    pub order: Order,
+    pub passed: bool,
+    #[serde(default)]
+    pub by: Option<FigureId>,
+}
+
+/// What a cannon is loaded with (the face-down marker).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ammo {
+    Ball,
+    Grapeshot,
+    /// A catapult's rock or a bolt thrower's bolt.
+    Shot,
+}
+
+impl Ammo {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ball => "ball",
+            Self::Grapeshot => "grapeshot",
+            Self::Shot => "shot",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Ball, Self::Grapeshot, Self::Shot]
+            .into_iter()
+            .find(|a| a.name() == s)
+    }
+}
+
+/// A horse's size for its impact (5.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HorseSize {
+    Small,
+    Big,
+}
+
+/// A side's card colour (2, setup): its face cards are its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Colour {
+    Red,
+    #[default]
+    Black,
+}
 
 /// What Soldiers in Time records about one figure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct FigureStatus {}
+#[serde(default)]
+pub struct FigureStatus {
+    /// Armour factor taken off damage.
+    pub armour: u32,
+    /// Carries the flag (10.3): steadies morale within 8 in, does not fight.
+    pub flag: bool,
+    /// Routed: will not melee or shoot; must rally next rally phase.
+    pub routed: bool,
+    /// Left the battle (failed to rally): why.
+    pub removed: Option<String>,
+    /// Charged this turn (+2 in melee, +4 to hit him, +4 on his own shots).
+    pub charging: bool,
+    /// Charges running up to `charged_turn`.
+    pub charge_turns: u32,
+    pub charged_turn: Option<u32>,
+    /// May charge more than two turns running (Zulus, Vikings).
+    pub tireless: bool,
+    /// Moved `moved_in` inches in turn `moved_turn`.
+    pub moved_in: f64,
+    pub moved_turn: Option<u32>,
+    /// The order he is under.
+    pub order: Option<Ordered>,
+    /// The turn he last rolled his reload d10 (once a turn).
+    pub reload_turn: Option<u32>,
+    /// A gun's marker.
+    pub loaded_with: Option<Ammo>,
+    pub grenades: u32,
+    pub horse: Option<HorseSize>,
+    /// The rider's horsemanship number (his experience when None).
+    pub horsemanship: Option<u8>,
+}
 
-/// What Soldiers in Time records about one unit.
+/// What Soldiers in Time assumes about a figure it has no state of.
+pub const NO_FIGURE_STATUS: FigureStatus = FigureStatus {
+    armour: 0,
+    flag: false,
+    routed: false,
+    removed: None,
+    charging: false,
+    charge_turns: 0,
+    charged_turn: None,
+    tireless: false,
+    moved_in: 0.0,
+    moved_turn: None,
+    order: None,
+    reload_turn: None,
+    loaded_with: None,
+    grenades: 0,
+    horse: None,
+    horsemanship: None,
+};
+
+/// What Soldiers in Time records about one unit (nothing: it orders men).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitStatus {}
 
 /// What Soldiers in Time records about one side.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SideStatus {}
+#[serde(default)]
+pub struct SideStatus {
+    pub colour: Colour,
+    /// Its minefield squares by lower-left corner, table inches.
+    pub mines: Vec<Point2<f64>>,
+}
 
 /// What Soldiers in Time records about the whole game.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct GameStatus {}
+#[serde(default)]
+pub struct GameStatus {
+    /// The side that goes first in the present phase (the card flip), and
+    /// the turn and phase it was flipped for.
+    pub first: Option<FirstSide>,
+}
+
+/// The card flip of a phase: who goes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstSide {
+    pub turn: u32,
+    pub phase: usize,
+    pub side: usize,
+}
+
+/// The figure status keys a scenario may give.
+pub const FIGURE_KEYS: [&str; 15] = [
+    "armour",
+    "flag",
+    "routed",
+    "removed",
+    "charging",
+    "charge-turns",
+    "charged-turn",
+    "tireless",
+    "moved-in",
+    "moved-turn",
+    "order",
+    "loaded-with",
+    "grenades",
+    "horse",
+    "horsemanship",
+];
+
+/// The side status keys a scenario may give.
+pub const SIDE_KEYS: [&str; 2] = ["colour", "mines"];
+
+fn bad(key: &str, value: &str, want: &str) -> String {
+    format!("status `{key}` = \"{value}\" cannot be read: {want}")
+}
+
+fn flag(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "true" | "yes" => Ok(true),
+        "false" | "no" => Ok(false),
+        _ => Err(bad(key, value, "write \"true\" or \"false\"")),
+    }
+}
+
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| bad(key, value, "write a whole number"))
+}
+
+fn unknown(key: &str, known: &[&str]) -> String {
+    format!(
+        "Soldiers in Time has no status `{key}`; the keys it knows are {}",
+        known.join(", ")
+    )
+}
+
+impl FigureStatus {
+    /// Reads a figure's scenario `status` table; every key is checked.
+    pub fn from_raw(raw: &Status) -> Result<Self, String> {
+        let mut s = Self::default();
+        for (key, value) in raw {
+            s.read(key, value)?;
+        }
+        Ok(s)
+    }
+
+    fn read(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "armour" => self.armour = number(key, value)?,
+            "flag" => self.flag = flag(key, value)?,
+            "routed" => self.routed = flag(key, value)?,
+            "removed" => self.removed = Some(value.to_owned()),
+            "charging" => self.charging = flag(key, value)?,
+            "charge-turns" => self.charge_turns = number(key, value)?,
+            "charged-turn" => self.charged_turn = Some(number(key, value)?),
+            "tireless" => self.tireless = flag(key, value)?,
+            "moved-in" => {
+                let v: f64 = value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| bad(key, value, "write inches, 0 or more"))?;
+                self.moved_in = v;
+            }
+            "moved-turn" => self.moved_turn = Some(number(key, value)?),
+            "order" => {
+                let order = Order::parse(value).ok_or_else(|| {
+                    let names: Vec<&str> = Order::ALL.iter().map(|o| o.name()).collect();
+                    bad(key, value, &format!("the orders are {}", names.join(", ")))
+                })?;
+                self.order = Some(Ordered {
+                    order,
+                    passed: true,
+                    by: None,
+                });
+            }
+            "loaded-with" => {
+                self.loaded_with = Some(
+                    Ammo::parse(value)
+                        .ok_or_else(|| bad(key, value, "write ball, grapeshot or shot"))?,
+                );
+            }
+            "grenades" => self.grenades = number(key, value)?,
+            "horse" => {
+                self.horse = Some(match value {
+                    "small" => HorseSize::Small,
+                    "big" => HorseSize::Big,
+                    _ => return Err(bad(key, value, "write small or big")),
+                });
+            }
+            "horsemanship" => self.horsemanship = Some(number(key, value)?),
+            _ => return Err(unknown(key, &FIGURE_KEYS)),
+        }
+        Ok(())
+    }
+}
+
+impl SideStatus {
+    /// Reads a side's scenario `status` table: `colour` (`red`, `black`),
+    /// `mines` (`x,y;x,y`, the lower-left corners of its minefield squares).
+    pub fn from_raw(raw: &Status) -> Result<Self, String> {
+        let mut s = Self::default();
+        for (key, value) in raw {
+            match key.as_str() {
+                "colour" => {
+                    s.colour = match value.as_str() {
+                        "red" => Colour::Red,
+                        "black" => Colour::Black,
+                        _ => return Err(bad(key, value, "write red or black")),
+                    };
+                }
+                "mines" => s.mines = mines(value).map_err(|w| bad(key, value, &w))?,
+                _ => return Err(unknown(key, &SIDE_KEYS)),
+            }
+        }
+        Ok(s)
+    }
+}
+
+fn mines(value: &str) -> Result<Vec<Point2<f64>>, String> {
+    let want = || "write square corners as x,y;x,y in inches".to_owned();
+    value
+        .split(';')
+        .filter(|xy| !xy.trim().is_empty())
+        .map(|xy| {
+            let (x, y) = xy.split_once(',').ok_or_else(want)?;
+            let n = |v: &str| {
+                v.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(want)
+            };
+            Ok(Point2::new(n(x)?, n(y)?))
+        })
+        .collect()
+}
+
+/// A figure's Soldiers in Time state (the defaults when it has none).
+pub fn of(f: &Figure) -> &FigureStatus {
+    f.rules.soldiers_in_time().unwrap_or(&NO_FIGURE_STATUS)
+}
+
+/// A side's Soldiers in Time state (a black side without mines when none).
+pub fn side_of(s: &Side) -> SideStatus {
+    s.rules.soldiers_in_time().cloned().unwrap_or_default()
+}
+
+/// The game's Soldiers in Time state.
+pub fn game_of(state: &GameState) -> GameStatus {
+    state.rules.soldiers_in_time().cloned().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(pairs: &[(&str, &str)]) -> Status {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_figure_status_reads_into_its_fields() {
+        let s = FigureStatus::from_raw(&raw(&[
+            ("armour", "3"),
+            ("order", "volley-fire"),
+            ("loaded-with", "grapeshot"),
+            ("horse", "big"),
+        ]))
+        .expect("reads");
+        assert_eq!(s.armour, 3);
+        assert_eq!(s.order.map(|o| o.order), Some(Order::VolleyFire));
+        assert_eq!(s.loaded_with, Some(Ammo::Grapeshot));
+        assert_eq!(s.horse, Some(HorseSize::Big));
+    }
+
+    #[test]
+    fn an_unknown_key_or_bad_value_is_named() {
+        let e = FigureStatus::from_raw(&raw(&[("armor", "3")])).unwrap_err();
+        assert!(e.contains("`armor`") && e.contains("armour"), "{e}");
+        let e = FigureStatus::from_raw(&raw(&[("armour", "heavy")])).unwrap_err();
+        assert!(e.contains("`armour`") && e.contains("heavy"), "{e}");
+        let e = SideStatus::from_raw(&raw(&[("colour", "green")])).unwrap_err();
+        assert!(e.contains("red or black"), "{e}");
+        let s = SideStatus::from_raw(&raw(&[("mines", "8,10; 11,10")])).expect("mines");
+        assert_eq!(
+            s.mines,
+            vec![Point2::new(8.0, 10.0), Point2::new(11.0, 10.0)]
+        );
+    }
+}

@@ -1,0 +1,238 @@
+//! Melee (7) and a charging horse's impact on a footman (5.5).
+//!
+//! # Conventions
+//! Contact is base edge to base edge within the adjacent distance (1 in),
+//! table inches, with the positions' uncertainty.
+
+use super::action::{ImpactParams, MeleeParams};
+use super::engine::{MELEE, SoldiersInTimeRules, edge_gap, in_play, refuse, routed, st, within};
+use super::status::HorseSize;
+use super::{
+    NAME, activation_odds, activation_passes, damage_odds, horse_impact_distribution, melee_base,
+    melee_odds,
+};
+use crate::core::RefusalKind;
+use crate::core::dice::Dice;
+use crate::core::odds::named;
+use crate::rules::common::{Work, figure, require_active_side};
+use crate::rules::{Event, Figure, FigureId, GameState, Pace, RuleError};
+
+/// A melee, decided but for the dice.
+pub(super) struct MeleePlan {
+    a: FigureId,
+    b: FigureId,
+    a_total: i32,
+    b_total: i32,
+}
+
+impl SoldiersInTimeRules {
+    fn melee_total(&self, f: &Figure) -> Result<i32, RuleError> {
+        let base =
+            melee_base(&self.data, &f.melee_weapon, f.experience).ok_or(RuleError::Unknown {
+                what: "melee weapon",
+                name: f.melee_weapon.clone(),
+            })?;
+        Ok(base
+            + if st(f).charging {
+                self.data.melee.charging_add
+            } else {
+                0
+            })
+    }
+
+    pub(super) fn plan_melee(
+        &self,
+        state: &GameState,
+        p: &MeleeParams,
+    ) -> Result<MeleePlan, RuleError> {
+        self.phase(state, "melee", &[MELEE])?;
+        let a = figure(state, &p.a)?;
+        let b = figure(state, &p.b)?;
+        if a.side == b.side || (a.side != state.active_side && b.side != state.active_side) {
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "a melee is between a figure of the side whose turn it is and an enemy",
+            ));
+        }
+        if !in_play(a) || !in_play(b) {
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                "both figures must be in the fight",
+            ));
+        }
+        let starter = if a.side == state.active_side { a } else { b };
+        if routed(starter) {
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!(
+                    "{} is routed: a routing figure will not melee or shoot",
+                    starter.name
+                ),
+            )
+            .by(starter.id));
+        }
+        if st(starter).flag {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} bears the flag: he does not fight", starter.name),
+            )
+            .by(starter.id));
+        }
+        let adjacent = self.data.fire.adjacent_in;
+        if !within(edge_gap(a, b), adjacent) {
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!(
+                    "{} and {} are not in contact (over {adjacent} in apart)",
+                    a.name, b.name
+                ),
+            )
+            .by(a.id));
+        }
+        Ok(MeleePlan {
+            a: a.id,
+            b: b.id,
+            a_total: self.melee_total(a)?,
+            b_total: self.melee_total(b)?,
+        })
+    }
+
+    /// 7: both roll a d10 on their base number; the higher strikes home for
+    /// the difference; equal totals strike nobody (house: the text has no
+    /// tie rule). The loser "retreats at least 1 inch in all cases" (4 in
+    /// when he routs).
+    pub(super) fn resolve_melee(
+        &self,
+        state: &GameState,
+        p: &MeleeParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let plan = self.plan_melee(state, p)?;
+        let gone = || refuse(RefusalKind::OutOfTheFight, "a figure of the melee is gone");
+        let a = state.figure(plan.a).ok_or_else(gone)?;
+        let b = state.figure(plan.b).ok_or_else(gone)?;
+        let (ta, tb) = (plan.a_total, plan.b_total);
+        let mut work = Work::new(state);
+        let o = melee_odds(&self.data, ta, tb, st(b).armour);
+        work.push(Event::Odds {
+            purpose: format!("melee {} against {}", a.name, b.name),
+            odds: named(&[
+                ("p_a_wins", o.p_a_wins),
+                ("p_b_wins", o.p_b_wins),
+                ("p_tie", o.p_tie),
+            ]),
+        });
+        let rolls = work.roll(
+            dice,
+            2,
+            self.data.melee.die,
+            format!("melee {} ({ta:+}) against {} ({tb:+})", a.name, b.name),
+            Some(plan.a),
+        )?;
+        let face = |i: usize| i32::try_from(rolls[i].face).unwrap_or(i32::MAX);
+        let (sa, sb) = (ta + face(0), tb + face(1));
+        if sa == sb {
+            work.note("equal totals: nobody strikes home (house rule)");
+            return Ok(work.into_events());
+        }
+        let (winner, loser) = if sa > sb { (a, b) } else { (b, a) };
+        self.apply_damage(&mut work, loser.id, sa.abs_diff(sb), dice)?;
+        let after = work.fig(loser.id)?.clone();
+        if in_play(&after) && !routed(&after) {
+            let retreat = self.data.melee.retreat_in;
+            work.note(format!(
+                "{} lost the round: he retreats {retreat} in",
+                after.name
+            ));
+            let from = work.fig(winner.id)?.placement.center_in_table;
+            let e = Self::away_event(&work.now, &after, Some(from), retreat, Pace::Walk);
+            work.push(e);
+        }
+        Ok(work.into_events())
+    }
+
+    pub(super) fn plan_impact<'a>(
+        &self,
+        state: &'a GameState,
+        p: &ImpactParams,
+    ) -> Result<(&'a Figure, &'a Figure), RuleError> {
+        self.phase(state, "horse-impact", &[MELEE])?;
+        let r = figure(state, &p.rider)?;
+        let t = figure(state, &p.footman)?;
+        require_active_side(NAME, state, r)?;
+        if !r.mounted() || t.mounted() || r.side == t.side {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                "a rider's horse hits an enemy on foot",
+            ));
+        }
+        if !in_play(r) || !in_play(t) {
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                "both figures must be in the fight",
+            ));
+        }
+        if !within(edge_gap(r, t), self.data.fire.adjacent_in) {
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!("{}'s horse does not reach {}", r.name, t.name),
+            )
+            .by(r.id));
+        }
+        Ok((r, t))
+    }
+
+    /// 5.5: the rider's horsemanship check to go in, then the impact's
+    /// damage (1-5, +2 over 10 in, size of the horse).
+    pub(super) fn resolve_impact(
+        &self,
+        state: &GameState,
+        p: &ImpactParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (r, t) = self.plan_impact(state, p)?;
+        let speed = self.data.horse_speed_in(r.mount_level.unwrap_or(0));
+        let size = match st(r).horse {
+            Some(HorseSize::Small) => self.data.horse_impact.small_add,
+            Some(HorseSize::Big) => self.data.horse_impact.big_add,
+            None => 0,
+        };
+        let mut work = Work::new(state);
+        let dist = horse_impact_distribution(&self.data, speed, size);
+        if dist.is_empty() {
+            work.note(format!(
+                "{}'s horse is under {} in: it just stops",
+                r.name, self.data.horse_impact.stops_under_in
+            ));
+            return Ok(work.into_events());
+        }
+        let number = st(r)
+            .horsemanship
+            .filter(|n| *n > 0)
+            .unwrap_or(r.experience);
+        let pile = Self::deck_pile(state, r.side);
+        let p_in = activation_odds(&self.data, &pile, number, r.leader);
+        let (_, _, k) = damage_odds(
+            &dist,
+            &self.shot_for(state, t, 0, 0),
+            &Self::deck_pile(state, t.side),
+        );
+        work.push(Event::Odds {
+            purpose: format!("{}'s horse at {}", r.name, t.name),
+            odds: named(&[("p_goes_in", p_in), ("p_footman_killed", p_in * k)]),
+        });
+        let card = Self::draw(&mut work, r.side, dice)?;
+        if !activation_passes(&self.data, card, number, r.leader) {
+            work.note(format!("{}'s horse sheers off", r.name));
+            return Ok(work.into_events());
+        }
+        let face = work.roll1(dice, self.data.horse_impact.die, "horse impact", Some(r.id))?;
+        let damage = self
+            .data
+            .horse_impact_damage(face, speed, size)
+            .unwrap_or(0);
+        work.note(format!("{}'s horse knocks {} down", r.name, t.name));
+        self.apply_damage(&mut work, t.id, damage, dice)?;
+        Ok(work.into_events())
+    }
+}

@@ -1,0 +1,475 @@
+//! Shooting (6): who may fire and how (aimed or snap, by his order), the
+//! reload d10 (6.2), the to-hit modifiers (6.1, 6.3, 5.1), a shot and a
+//! volley.
+//!
+//! # Conventions
+//! Range centre to centre, table inches, with the positions' uncertainty
+//! (a range too close to call is allowed and the reading says so). A
+//! modifier of +N is added to the d10 and makes a hit harder.
+//!
+//! The to-hit tables of 6.3 are lost from our copy: range, cover, moving
+//! target and target size modifiers are house values of the data file's
+//! `[fire]` table.
+
+use super::action::{FireParams, ReloadParams, VolleyParams};
+use super::engine::{
+    SHOOTING, SoldiersInTimeRules, centre_gap, in_play, refuse, routed, sit, st, within,
+};
+use super::event::Event as SitEvent;
+use super::status::Order;
+use super::{NAME, WeaponData, hits, shot_odds};
+use crate::core::dice::{Dice, total};
+use crate::core::odds::named;
+use crate::core::{Reading, RefusalKind};
+use crate::geometry::{Cover, line_of_sight};
+use crate::rules::common::{Work, figure, require_active_side};
+use crate::rules::{Event, Figure, FigureId, GameState, RuleError};
+
+/// How far in front of a target the line of fire looks for cover, table
+/// inches (a wall near the firer is one he shoots over).
+pub(super) const COVER_REACH_IN: f64 = 1.0;
+
+/// A shot, decided but for the dice.
+pub(super) struct FirePlan {
+    shooter: FigureId,
+    target: FigureId,
+    snap: bool,
+    modifier: i32,
+    weapon: WeaponData,
+    reading: Reading,
+    why: String,
+}
+
+impl SoldiersInTimeRules {
+    pub(super) fn weapon(&self, f: &Figure) -> Result<&WeaponData, RuleError> {
+        self.data.weapons.get(&f.weapon).ok_or(RuleError::Unknown {
+            what: "weapon",
+            name: f.weapon.clone(),
+        })
+    }
+
+    fn nearest_enemy<'a>(state: &'a GameState, s: &Figure) -> Option<&'a Figure> {
+        state
+            .figures
+            .iter()
+            .filter(|t| t.side != s.side && in_play(t))
+            .min_by(|a, b| {
+                centre_gap(a, s)
+                    .value()
+                    .total_cmp(&centre_gap(b, s).value())
+            })
+    }
+
+    /// May `s` fire this turn, and is it a snap shot (true) or aimed? By his
+    /// order (5.2): a fire order gives an aimed shot; a passed Forward March,
+    /// Follow Him or Formed Charge snap fire, the leader too; a failed
+    /// Forward March snap fire "except the leader"; a failed Formed Charge
+    /// none ("No snap fire is allowed since the men used their time
+    /// encouraging others to charge"); a lone man under the out of command
+    /// range chart an aimed shot if he has not moved.
+    pub(super) fn fire_kind(
+        &self,
+        state: &GameState,
+        s: &Figure,
+        want_snap: bool,
+    ) -> Result<bool, RuleError> {
+        let no = |why: String| Err(refuse(RefusalKind::NoOrder, why).by(s.id));
+        let moved = st(s).moved_turn == Some(state.turn) && st(s).moved_in > 0.0;
+        match st(s).order {
+            Some(o) if o.passed => Ok(match o.order {
+                Order::VolleyFire | Order::IndependentFire => want_snap,
+                Order::Individual => want_snap || moved,
+                Order::ForwardMarch | Order::FollowHim | Order::FormedCharge => true,
+            }),
+            Some(o) if o.order == Order::FormedCharge => no(format!(
+                "{}'s formed charge failed: no snap fire, he spent his time urging the others on",
+                s.name
+            )),
+            Some(o) if s.leader => no(format!(
+                "{} failed his {} activation: the unit may snap fire, but not its leader",
+                s.name,
+                o.order.name()
+            )),
+            Some(_) => Ok(true),
+            None if s.leader => no(format!("{} has no fire order", s.name)),
+            None if !self.leader_in_range(state, s) => no(format!(
+                "{} is outside every leader's command range: he flips on the out of command \
+                 range chart first (`individual`)",
+                s.name
+            )),
+            None => Ok(true),
+        }
+    }
+
+    /// The to-hit modifiers of a shot by `s` at `t`, each named. `far`: the
+    /// target is beyond the weapon's short range (None: no range modifier,
+    /// a thrown grenade).
+    pub(super) fn fire_modifiers(
+        &self,
+        state: &GameState,
+        s: &Figure,
+        t: &Figure,
+        snap: bool,
+        far: Option<bool>,
+    ) -> Vec<(&'static str, i32)> {
+        let fire = &self.data.fire;
+        let mut m = Vec::new();
+        // 6.1: "Foot soldiers may fire in the same turn that they charge at a
+        // penalty of +4": the charge's penalty is the type of fire.
+        if st(s).charging {
+            m.push(("firing while charging", fire.charging_firer_add));
+        } else if snap {
+            m.push(("snap fire", fire.snap_add));
+        }
+        if st(t).charging {
+            m.push(("charging target", fire.charging_target_add));
+        }
+        if far == Some(true) {
+            m.push(("long range", fire.long_range_add));
+        }
+        let cover = line_of_sight(&s.placement, &t.placement, &state.terrain, COVER_REACH_IN)
+            .cover
+            .value;
+        // 11: "Hidden troops receive a +2 because of the benefit of cover".
+        if t.concealed {
+            m.push(("hidden target", fire.hidden_target_add));
+        } else if cover == Cover::Hard {
+            m.push(("hard cover", fire.hard_cover_add));
+        } else if cover == Cover::Soft {
+            m.push(("soft cover", fire.soft_cover_add));
+        }
+        if st(t).moved_turn == Some(state.turn) && st(t).moved_in > 0.0 && !st(t).charging {
+            m.push(("moving target", fire.moving_target_add));
+        }
+        if t.mounted() {
+            m.push(("mounted target", fire.mounted_target_add));
+        }
+        m.retain(|(_, v)| *v != 0);
+        m
+    }
+
+    /// The sum of the modifiers.
+    pub(super) fn fire_modifier(
+        &self,
+        state: &GameState,
+        s: &Figure,
+        t: &Figure,
+        snap: bool,
+        far: Option<bool>,
+    ) -> i32 {
+        self.fire_modifiers(state, s, t, snap, far)
+            .iter()
+            .map(|(_, v)| v)
+            .sum()
+    }
+
+    /// The shooter may fire at all (in the fight, not routed, a hand
+    /// weapon).
+    fn check_shooter(&self, state: &GameState, s: &Figure) -> Result<&WeaponData, RuleError> {
+        require_active_side(NAME, state, s)?;
+        if !in_play(s) {
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is out of the fight", s.name),
+            )
+            .by(s.id));
+        }
+        if routed(s) {
+            return Err(refuse(
+                RefusalKind::Morale,
+                format!(
+                    "{} is routed: a routing figure will not melee or shoot",
+                    s.name
+                ),
+            )
+            .by(s.id));
+        }
+        let w = self.weapon(s)?;
+        if w.artillery.is_some() {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} serves a gun: use `artillery`", s.name),
+            )
+            .by(s.id));
+        }
+        if w.reload_max == 0 || st(s).flag {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{} has no missile weapon", s.name),
+            )
+            .by(s.id));
+        }
+        Ok(w)
+    }
+
+    pub(super) fn plan_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+    ) -> Result<FirePlan, RuleError> {
+        let s = figure(state, &p.shooter)?;
+        let w = self.check_shooter(state, s)?.clone();
+        let t = match &p.target {
+            Some(name) => figure(state, name)?,
+            None => Self::nearest_enemy(state, s)
+                .ok_or_else(|| refuse(RefusalKind::OutOfTheFight, "no enemy left in the fight"))?,
+        };
+        if !in_play(t) {
+            return Err(refuse(
+                RefusalKind::OutOfTheFight,
+                format!("{} is out of the fight", t.name),
+            )
+            .by(t.id));
+        }
+        if s.side == t.side {
+            return Err(refuse(
+                RefusalKind::NotAnEnemy,
+                "no firing at one's own side",
+            ));
+        }
+        let snap = self.fire_kind(state, s, p.snap)?;
+        if !s.loaded && st(s).reload_turn == Some(state.turn) {
+            return Err(refuse(
+                RefusalKind::NotLoaded,
+                format!("{} rolled his reload this turn and is not loaded", s.name),
+            )
+            .by(s.id));
+        }
+        let range = centre_gap(s, t);
+        if !within(range, w.range_in) {
+            return Err(refuse(
+                RefusalKind::OutOfRange,
+                format!(
+                    "{} is {:.1} in away, beyond {} in",
+                    t.name,
+                    range.value(),
+                    w.range_in
+                ),
+            )
+            .by(t.id));
+        }
+        let sight = line_of_sight(&s.placement, &t.placement, &state.terrain, COVER_REACH_IN);
+        if !sight.clear.value && !sight.clear.too_close_to_call {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{} cannot see {}: {}",
+                    s.name,
+                    t.name,
+                    sight.areas.join(", ")
+                ),
+            )
+            .by(t.id));
+        }
+        let short = w.range_in * self.data.fire.long_range_from;
+        let mods = self.fire_modifiers(state, s, t, snap, Some(range.value() > short));
+        let why = mods
+            .iter()
+            .map(|(n, v)| format!("{n} {v:+}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok(FirePlan {
+            shooter: s.id,
+            target: t.id,
+            snap,
+            modifier: mods.iter().map(|(_, v)| v).sum(),
+            reading: range.reading(format!("{} to {}", s.name, t.name), &[short, w.range_in]),
+            weapon: w,
+            why,
+        })
+    }
+
+    pub(super) fn resolve_fire(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        self.phase(state, "fire", &[SHOOTING])?;
+        let mut work = Work::new(state);
+        self.fire_into(&mut work, p, dice)?;
+        Ok(work.into_events())
+    }
+
+    /// The reload d10 of a shot (6.2), when he is not loaded: false when it
+    /// fails and he cannot fire this turn.
+    fn reload_roll(
+        &self,
+        work: &mut Work,
+        s: &Figure,
+        w: &WeaponData,
+        dice: &mut dyn Dice,
+    ) -> Result<bool, RuleError> {
+        let r = work.roll1(dice, self.data.fire.die, "reload", Some(s.id))?;
+        let loaded = r <= w.reload_max;
+        work.push(sit(SitEvent::Reloaded {
+            figure: s.id,
+            turn: work.now.turn,
+            loaded,
+        }));
+        if !loaded {
+            work.note(format!("{} is still reloading", s.name));
+        }
+        Ok(loaded)
+    }
+
+    fn fire_into(
+        &self,
+        work: &mut Work,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let plan = self.plan_fire(&work.now, p)?;
+        let state = work.now.clone();
+        let (s, t) = (
+            work.fig(plan.shooter)?.clone(),
+            work.fig(plan.target)?.clone(),
+        );
+        let shot = super::Shot {
+            already_loaded: s.loaded,
+            ..self.shot_for(&state, &t, s.experience, plan.modifier)
+        };
+        let o = shot_odds(
+            &self.data,
+            &plan.weapon,
+            &shot,
+            &Self::deck_pile(&state, t.side),
+        );
+        work.push(Event::Measured(plan.reading));
+        work.push(Event::Odds {
+            purpose: format!(
+                "{} fires {} at {} ({})",
+                s.name,
+                if plan.snap { "a snap shot" } else { "aimed" },
+                t.name,
+                if plan.why.is_empty() {
+                    "no modifiers"
+                } else {
+                    &plan.why
+                }
+            ),
+            odds: named(&[
+                ("p_reloaded", o.p_reloaded),
+                ("p_hit", o.p_hit),
+                ("p_morale_check_only", o.p_morale_check_only),
+                ("p_killed", o.p_killed),
+            ]),
+        });
+        if !s.loaded && !self.reload_roll(work, &s, &plan.weapon, dice)? {
+            return Ok(());
+        }
+        let h = work.roll1(dice, self.data.fire.die, "to hit", Some(s.id))?;
+        work.push(sit(SitEvent::Fired {
+            figure: s.id,
+            target: t.id,
+            snap: plan.snap,
+        }));
+        if !hits(h, plan.modifier, s.experience) {
+            work.note(format!("{} misses", s.name));
+            return Ok(());
+        }
+        let w = &plan.weapon;
+        let dmg = work.roll(
+            dice,
+            w.damage_dice as usize,
+            w.damage_sides,
+            "damage",
+            Some(s.id),
+        )?;
+        let damage = total(&dmg) + w.damage_add;
+        self.apply_damage(work, t.id, damage, dice).map(drop)
+    }
+
+    pub(super) fn plan_volley(
+        &self,
+        state: &GameState,
+        p: &VolleyParams,
+    ) -> Result<Vec<FigureId>, RuleError> {
+        self.phase(state, "volley", &[SHOOTING])?;
+        p.men
+            .iter()
+            .map(|name| {
+                let m = figure(state, name)?;
+                require_active_side(NAME, state, m)?;
+                Ok(m.id)
+            })
+            .collect()
+    }
+
+    /// Each man still able fires at the nearest enemy in turn; later shots
+    /// see the results of earlier ones.
+    pub(super) fn resolve_volley(
+        &self,
+        state: &GameState,
+        p: &VolleyParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        self.plan_volley(state, p)?;
+        let mut work = Work::new(state);
+        for name in &p.men {
+            let shot = FireParams {
+                shooter: name.clone(),
+                target: None,
+                snap: false,
+            };
+            let mut attempt = work.clone();
+            match self.fire_into(&mut attempt, &shot, dice) {
+                Ok(()) => work = attempt,
+                Err(RuleError::Refused(why)) => {
+                    work.note(format!("{name} does not fire: {why}"));
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(work.into_events())
+    }
+
+    pub(super) fn plan_reload<'a>(
+        &self,
+        state: &'a GameState,
+        p: &ReloadParams,
+    ) -> Result<(&'a Figure, WeaponData), RuleError> {
+        self.phase(state, "reload", &[SHOOTING])?;
+        let s = figure(state, &p.figure)?;
+        let w = self.check_shooter(state, s)?.clone();
+        self.fire_kind(state, s, true)?;
+        if s.loaded {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} is loaded already", s.name),
+            )
+            .by(s.id));
+        }
+        if st(s).reload_turn == Some(state.turn) {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has rolled his reload this turn", s.name),
+            )
+            .by(s.id));
+        }
+        Ok((s, w))
+    }
+
+    /// 6.2: "If they have reloaded then they may fire during the shooting
+    /// phase or they may stay 'loaded' for a future shooting phase."
+    pub(super) fn resolve_reload(
+        &self,
+        state: &GameState,
+        p: &ReloadParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (s, w) = self.plan_reload(state, p)?;
+        let mut work = Work::new(state);
+        work.push(Event::Odds {
+            purpose: format!("{} reloads", s.name),
+            odds: named(&[(
+                "p_reloaded",
+                f64::from(w.reload_max.min(self.data.fire.die)) / f64::from(self.data.fire.die),
+            )]),
+        });
+        if self.reload_roll(&mut work, s, &w, dice)? {
+            work.note(format!("{} is loaded: he may fire now or later", s.name));
+        }
+        Ok(work.into_events())
+    }
+}

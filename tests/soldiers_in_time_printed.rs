@@ -1,0 +1,591 @@
+//! Soldiers in Time as printed: each test quotes the sentence of the text it
+//! enforces (issue 14's "wrong today" and "missing today" items). Dice and
+//! cards are typed in.
+
+use crate::rule_actions::named;
+use crate::soldiers_in_time_actions::{
+    action, at_phase, data, fig, refused, rules, run, set_deck, sit, state,
+};
+
+use approx::assert_relative_eq;
+use nalgebra::Point2;
+use serde_json::json;
+use spotter::core::RefusalKind;
+use spotter::game::{Command, Event, GameState};
+use spotter::rules::dice::TypedDice;
+use spotter::rules::soldiers_in_time::status::Order;
+use spotter::rules::stand_to::Wound;
+
+/// Resolves without asserting that every typed die is used (the old code
+/// used fewer or more).
+fn resolve(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
+    let mut dice = TypedDice::new(faces.iter().copied());
+    let ev = rules().resolve(s, c, &mut dice).expect("resolves");
+    let mut after = s.clone();
+    for e in &ev {
+        after.apply(e);
+    }
+    (after, ev)
+}
+
+/// The named odds of a command's first roll.
+fn odd(s: &GameState, c: &Command, name: &str) -> f64 {
+    rules()
+        .odds(s, c)
+        .expect("odds")
+        .into_iter()
+        .find(|o| o.name == name)
+        .map_or_else(|| panic!("no {name}"), |o| o.p)
+}
+
+fn fire(shooter: &str, target: &str) -> Command {
+    action("fire", json!({ "shooter": shooter, "target": target }))
+}
+
+fn checks_morale(ev: &[Event], who: &str) -> bool {
+    ev.iter().any(|e| {
+        matches!(e, Event::Odds { purpose, .. } if purpose.starts_with(&format!("{who} checks morale")))
+    })
+}
+
+#[test]
+fn firing_while_charging_costs_4_not_6() {
+    // 6.1: "Note: Foot soldiers may fire in the same turn that they charge
+    // at a penalty of +4."
+    let figs = fig(
+        "Zulu",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "loaded = true\nstatus = { order = \"formed-charge\", charging = \"true\" }",
+    ) + &fig("Target", "Black", 10.0, 15.0, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "shooting", 0);
+    // Experience 6: a d10 of 1 or 2 hits at +4 (at +6 nothing could).
+    assert_relative_eq!(
+        odd(&s, &fire("Zulu", "Target"), "p_hit"),
+        0.2,
+        epsilon = 1e-12
+    );
+}
+
+#[test]
+fn a_leader_under_a_passed_forward_march_may_snap_fire() {
+    // 5.2: "Forward March (up to full movement and snap fire)"; the leader
+    // is in the unit.
+    let figs = fig(
+        "Sgt",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "leader = true\nloaded = true\nstatus = { order = \"forward-march\" }",
+    ) + &fig("Target", "Black", 10.0, 15.0, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "shooting", 0);
+    rules()
+        .check(&s, &fire("Sgt", "Target"))
+        .expect("a leader under a passed forward march snaps");
+    // Snap fire +2: 1 to 4 on the d10.
+    assert_relative_eq!(
+        odd(&s, &fire("Sgt", "Target"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
+}
+
+/// A leader and one man; the leader flips `card` for `order`.
+fn after_activation(order: &str, card: &str) -> GameState {
+    let figs = fig(
+        "Sgt",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "leader = true\nloaded = true",
+    ) + &fig("Pte", "Red", 12.0, 10.0, 90.0, "loaded = true")
+        + &fig("Target", "Black", 10.0, 15.0, 270.0, "");
+    let mut s = at_phase(state(&figs, "", ""), "command", 0);
+    set_deck(&mut s, "Red", &[card]);
+    let act = action(
+        "activate",
+        json!({ "leader": "Sgt", "order": order, "men": ["Pte"] }),
+    );
+    let (after, _) = run(&s, &act, &[1]);
+    at_phase(after, "shooting", 0)
+}
+
+#[test]
+fn a_failed_forward_march_snaps_but_not_its_leader() {
+    // 5.2: "If the Activation Check is failed, then unit does not move ...
+    // However, everyone in the unit may still snap fire except the leader
+    // this turn."
+    let s = after_activation("forward-march", "9H");
+    assert!(refused(&s, &fire("Sgt", "Target"), RefusalKind::NoOrder).contains("not its leader"));
+    rules()
+        .check(&s, &fire("Pte", "Target"))
+        .expect("the man snaps");
+    let mut moving = at_phase(s, "movement-men", 0);
+    moving.turn = 1;
+    let mv = action(
+        "move",
+        json!({ "figure": "Pte", "path_in": [[12.0, 12.0]] }),
+    );
+    assert!(refused(&moving, &mv, RefusalKind::NoOrder).contains("does not move"));
+}
+
+#[test]
+fn men_of_a_failed_formed_charge_may_not_snap_fire() {
+    // 5.2, Formed Charge: "If the Activation Check is failed, the unit does
+    // not move ... No snap fire is allowed since the men used their time
+    // encouraging others to charge."
+    let s = after_activation("formed-charge", "9H");
+    let why = refused(&s, &fire("Pte", "Target"), RefusalKind::NoOrder);
+    assert!(why.contains("no snap fire"), "{why}");
+    let passed = after_activation("formed-charge", "2H");
+    rules()
+        .check(&passed, &fire("Pte", "Target"))
+        .expect("a passed formed charge may snap");
+}
+
+#[test]
+fn the_figures_beside_a_routing_man_are_found_where_he_stood() {
+    // 8: "Friendly Figure within one inch (adjacent or in front) is
+    // routed/killed" checks morale; 7 step 9: "The routing figures (4+
+    // inches) cause a morale check to any adjacent figures".
+    let figs = fig("A", "Red", 10.0, 10.0, 90.0, "")
+        // 0.5 in from A where he stands.
+        + &fig("B", "Red", 11.5, 10.0, 90.0, "")
+        // 0.2 in from where A's 4 in rout (away from the enemy) ends.
+        + &fig("C", "Red", 11.2, 6.0, 90.0, "")
+        + &fig("Enemy", "Black", 10.0, 30.0, 270.0, "");
+    let mut s = at_phase(state(&figs, "", ""), "melee", 0);
+    // A: a black King without a leader routs; B holds on a 2.
+    set_deck(&mut s, "Red", &["KS", "2H", "3H"]);
+    let check = action(
+        "morale-check",
+        json!({ "figure": "A", "reason": "charged" }),
+    );
+    let (after, ev) = resolve(&s, &check, &[1, 1, 1]);
+    assert!(sit(named(&after, "A")).routed);
+    assert_relative_eq!(
+        named(&after, "A").placement.center_in_table,
+        Point2::new(10.0, 6.0),
+        epsilon = 1e-9
+    );
+    assert!(checks_morale(&ev, "B"), "B stood beside him: {ev:#?}");
+    assert!(!checks_morale(&ev, "C"), "C was 3 in away when he broke");
+}
+
+#[test]
+fn independent_fire_ends_when_its_leader_dies() {
+    // 5.2: "Soldiers under Independent Fire orders do not have to roll for
+    // an activation check until the leader either dies or gives different
+    // orders."
+    let figs = fig("Lt", "Red", 10.0, 10.0, 90.0, "leader = true")
+        + &fig("Pte", "Red", 12.5, 10.0, 90.0, "loaded = true")
+        + &fig(
+            "Enemy",
+            "Black",
+            10.0,
+            20.0,
+            270.0,
+            "loaded = true\nstatus = { order = \"independent-fire\" }",
+        );
+    let mut s = at_phase(state(&figs, "", ""), "command", 0);
+    // The order passes (2), the Lt's save fails (9), Pte holds (2).
+    set_deck(&mut s, "Red", &["2H", "9H", "2D"]);
+    let order = action(
+        "activate",
+        json!({ "leader": "Lt", "order": "independent-fire", "men": ["Pte"] }),
+    );
+    let (s, _) = run(&s, &order, &[1]);
+    assert!(
+        rules()
+            .check(&at_phase(s.clone(), "shooting", 0), &fire("Pte", "Enemy"))
+            .is_ok()
+    );
+    // The enemy shoots the Lt: hit on a 1, damage 10, save card 9H fails.
+    let black = at_phase(s, "shooting", 1);
+    let (after, _) = resolve(&black, &fire("Enemy", "Lt"), &[1, 10, 1, 1]);
+    assert_eq!(named(&after, "Lt").wound, Some(Wound::Killed));
+    let red = at_phase(after, "shooting", 0);
+    let why = refused(&red, &fire("Pte", "Enemy"), RefusalKind::NoOrder);
+    assert!(why.contains("command range"), "{why}");
+}
+
+#[test]
+fn a_routed_figure_cannot_start_a_melee() {
+    // 8: "A routing figure will not melee or shoot and must move directly
+    // toward friendly lines."
+    let figs = fig(
+        "R",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { routed = \"true\" }",
+    ) + &fig("E", "Black", 10.0, 11.2, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "melee", 0);
+    let melee = action("melee", json!({ "a": "R", "b": "E" }));
+    assert!(refused(&s, &melee, RefusalKind::Morale).contains("routed"));
+    let shooting = at_phase(s, "shooting", 0);
+    assert!(refused(&shooting, &fire("R", "E"), RefusalKind::Morale).contains("routed"));
+}
+
+/// A sapper under a forward march beside Black's minefield square 8..11,
+/// 10..13, and a friend near where he enters it.
+fn minefield() -> GameState {
+    let figs = fig(
+        "Sapper",
+        "Red",
+        6.5,
+        11.0,
+        0.0,
+        "status = { order = \"forward-march\", armour = \"9\" }",
+    ) + &fig("Enemy", "Black", 40.0, 40.0, 270.0, "")
+        + &fig(
+            "Bystander",
+            "Red",
+            7.0,
+            12.8,
+            0.0,
+            "status = { armour = \"9\" }",
+        );
+    at_phase(state(&figs, "", r#", mines = "8,10""#), "movement-men", 0)
+}
+
+fn mine_dice(ev: &[Event]) -> usize {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::Rolled { purpose, dice, .. } if purpose == "mine" => Some(dice.len()),
+            _ => None,
+        })
+        .sum()
+}
+
+#[test]
+fn a_mine_explodes_in_its_square() {
+    // 10.3: "When a soldier enters a mine field segment there is a 1-3
+    // chance (1d10) per square that a mine will explode ... Treat an
+    // exploded mine like a grenade explosion with a radius of 2 inches."
+    let mut s = minefield();
+    set_deck(&mut s, "Red", &["2H", "3H"]);
+    let through = action(
+        "move",
+        json!({ "figure": "Sapper", "path_in": [[12.0, 11.0]] }),
+    );
+    // The mine goes off on a 3; blast d10 5 against armour 9 for each man
+    // caught, each holding his morale.
+    let (after, ev) = resolve(&s, &through, &[3, 5, 1, 5, 1]);
+    assert_relative_eq!(
+        named(&after, "Sapper").placement.center_in_table,
+        Point2::new(8.0, 11.0),
+        epsilon = 1e-9
+    );
+    let bystander = named(&s, "Bystander").id;
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, figure, .. }
+            if purpose == "blast damage" && *figure == Some(bystander))),
+        "the man beside the square's edge is within 2 in of the blast: {ev:#?}"
+    );
+}
+
+#[test]
+fn stopping_inside_a_minefield_rolls_once_now_and_once_moving_on() {
+    // 10.3: "Because he must roll each time he moves into or through a mine
+    // field segment, a soldier who has to stop in the mine field will have
+    // to roll at least twice."
+    let s = minefield();
+    let stop = action(
+        "move",
+        json!({ "figure": "Sapper", "path_in": [[9.5, 11.0]] }),
+    );
+    let (inside, ev) = resolve(&s, &stop, &[5, 5, 5]);
+    assert_eq!(mine_dice(&ev), 1, "entering the square: one roll");
+    let p = ev.iter().find_map(|e| match e {
+        Event::Odds { odds, .. } => Some(odds[0].p),
+        _ => None,
+    });
+    assert_relative_eq!(p.expect("mine odds"), 0.3, epsilon = 1e-12);
+    // Next turn he moves on out of it: the second roll.
+    let mut next = inside;
+    next.turn += 1;
+    let sapper = named(&next, "Sapper").id;
+    next.figures[sapper.index()]
+        .rules
+        .soldiers_in_time_mut()
+        .order = Some(spotter::rules::soldiers_in_time::status::Ordered {
+        order: Order::ForwardMarch,
+        passed: true,
+        by: None,
+    });
+    let out = action(
+        "move",
+        json!({ "figure": "Sapper", "path_in": [[12.5, 11.0]] }),
+    );
+    let (_, ev) = resolve(&next, &out, &[5, 5, 5]);
+    assert_eq!(mine_dice(&ev), 1, "moving on through it: the second roll");
+}
+
+#[test]
+fn the_melee_tie_rule_is_a_marked_house_value() {
+    // 7 step 6: "Check to see which player has highest number and wins that
+    // round of melee." Equal totals are not in the text.
+    let d = data();
+    assert!(
+        d.melee
+            .house
+            .get("tie")
+            .is_some_and(|h| h.contains("no rule"))
+    );
+}
+
+#[test]
+fn the_melee_loser_retreats_1_in() {
+    // 7 step 9: "The losing figure retreats at least 1 inch in all cases."
+    let figs = fig("A", "Red", 10.0, 10.0, 90.0, "")
+        + &fig(
+            "B",
+            "Black",
+            10.0,
+            11.1,
+            270.0,
+            "status = { armour = \"9\" }",
+        );
+    let mut s = at_phase(state(&figs, "", ""), "melee", 0);
+    set_deck(&mut s, "Black", &["2S"]);
+    // A 10 against B's 1: damage 9 against armour 9, a morale check B holds.
+    let (after, _) = run(
+        &s,
+        &action("melee", json!({ "a": "A", "b": "B" })),
+        &[10, 1, 1],
+    );
+    assert_relative_eq!(
+        named(&after, "B").placement.center_in_table,
+        Point2::new(10.0, 12.1),
+        epsilon = 1e-9
+    );
+    // Equal totals: nobody moves.
+    let (after, _) = run(&s, &action("melee", json!({ "a": "A", "b": "B" })), &[4, 4]);
+    assert_eq!(after.figures, s.figures);
+}
+
+#[test]
+fn a_lone_soldier_out_of_command_range_acts_on_the_house_chart() {
+    // 1.2: "All figures outside of the command range of any leader must roll
+    // for their orders on the 'out of command range orders chart'."
+    let figs = fig("Sgt", "Red", 10.0, 10.0, 90.0, "leader = true")
+        + &fig("Near", "Red", 12.0, 10.0, 90.0, "")
+        + &fig("Lone", "Red", 30.0, 10.0, 90.0, "loaded = true")
+        + &fig("Enemy", "Black", 30.0, 20.0, 270.0, "");
+    let base = state(&figs, "", "");
+    let mv = |to: [f64; 2], run: bool| {
+        action(
+            "move",
+            json!({ "figure": "Lone", "path_in": [to], "run": run }),
+        )
+    };
+    // Today's gap closed: without a card he cannot move, and is told why.
+    let moving = at_phase(base.clone(), "movement-men", 0);
+    assert!(
+        refused(&moving, &mv([30.0, 14.0], false), RefusalKind::NoOrder).contains("individual")
+    );
+    // A man within 3 in takes his orders from his leader.
+    let near = action("individual", json!({ "figure": "Near" }));
+    let command = at_phase(base, "command", 0);
+    assert!(refused(&command, &near, RefusalKind::NoOrder).contains("command range"));
+    // A 5 passes his 6: he walks (not runs) and, having moved, snap fires.
+    let lone = action("individual", json!({ "figure": "Lone" }));
+    let mut s = command.clone();
+    set_deck(&mut s, "Red", &["5H"]);
+    let (acted, _) = run(&s, &lone, &[1]);
+    assert_eq!(
+        sit(named(&acted, "Lone"))
+            .order
+            .map(|o| (o.order, o.passed)),
+        Some((Order::Individual, true))
+    );
+    let moving = at_phase(acted, "movement-men", 0);
+    assert!(
+        refused(&moving, &mv([30.0, 18.0], true), RefusalKind::NoOrder).contains("formed charge")
+    );
+    let (moved, _) = run(&moving, &mv([30.0, 14.0], false), &[]);
+    let shooting = at_phase(moved, "shooting", 0);
+    // Snap +2 at 6 in: 1 to 4.
+    assert_relative_eq!(
+        odd(&shooting, &fire("Lone", "Enemy"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
+    // A 9 fails: he holds, and may only snap fire.
+    let mut s = command;
+    set_deck(&mut s, "Red", &["9H"]);
+    let (held, _) = run(&s, &lone, &[1]);
+    let moving = at_phase(held.clone(), "movement-men", 0);
+    assert!(
+        refused(&moving, &mv([30.0, 14.0], false), RefusalKind::NoOrder).contains("does not move")
+    );
+    let shooting = at_phase(held, "shooting", 0);
+    // Snap +2 at 10 in (beyond half the musket's 18 in, +2): 1 or 2.
+    assert_relative_eq!(
+        odd(&shooting, &fire("Lone", "Enemy"), "p_hit"),
+        0.2,
+        epsilon = 1e-12
+    );
+}
+
+#[test]
+fn out_of_the_enemys_sight_a_lone_soldier_needs_no_card() {
+    // 4: "A player does not have to flip cards for orders for figures when
+    // out of the enemies line of sight."
+    let figs = fig("Lone", "Red", 30.0, 10.0, 90.0, "")
+        + &fig("Enemy", "Black", 30.0, 30.0, 270.0, "")
+        + "\n[[terrain]]\nname = \"ridge\"\nkinds = [\"blocking\"]\npolygon_in = [[20.0, 18.0], [40.0, 18.0], [40.0, 20.0], [20.0, 20.0]]\n";
+    let s = at_phase(state(&figs, "", ""), "command", 0);
+    let (after, ev) = run(&s, &action("individual", json!({ "figure": "Lone" })), &[]);
+    assert!(!ev.iter().any(|e| matches!(e, Event::CardDrawn { .. })));
+    assert!(sit(named(&after, "Lone")).order.is_some_and(|o| o.passed));
+}
+
+#[test]
+fn the_turn_flips_a_card_for_who_goes_first_in_each_phase() {
+    // 2: "Flip a playing card and look at the color to decide who goes
+    // first for each sub phase." Movement is "divided into three sub phases
+    // depending on the type of figure/unit": horses, then men, then vehicles.
+    let rider = fig(
+        "Rider",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "mount_speed = \"walk\"\nstatus = { order = \"independent-fire\" }",
+    )
+    .replace("base = \"foot\"", "base = \"mounted\"");
+    let figs = rider
+        + &fig(
+            "Pte",
+            "Red",
+            20.0,
+            10.0,
+            90.0,
+            "status = { order = \"forward-march\" }",
+        )
+        + &fig("Enemy", "Black", 20.0, 40.0, 270.0, "");
+    let mut s = state(&figs, "", "");
+    assert_eq!(rules().phases(), crate::soldiers_in_time_actions::PHASES);
+    let deck = s
+        .decks
+        .iter_mut()
+        .find(|d| d.name == "turn cards")
+        .expect("the turn's deck");
+    deck.draw = vec!["KS".into(), "AH".into()];
+    let end = Command::EndPhase;
+    // Red's rally, then Black's: no card within a phase.
+    let (s, ev) = run(&s, &end, &[]);
+    assert_eq!((s.phase, s.active_side), (0, 1));
+    assert!(!ev.iter().any(|e| matches!(e, Event::CardDrawn { .. })));
+    // The command phase: a black King, Black goes first, then Red.
+    let (s, _) = run(&s, &end, &[1]);
+    assert_eq!((s.phase, s.active_side), (1, 1));
+    let (s, _) = run(&s, &end, &[]);
+    assert_eq!((s.phase, s.active_side), (1, 0));
+    // The horses' sub-phase: a red Ace, Red first.
+    let (s, _) = run(&s, &end, &[1]);
+    assert_eq!((s.phase, s.active_side), (2, 0));
+    let walk = action(
+        "move",
+        json!({ "figure": "Pte", "path_in": [[20.0, 14.0]] }),
+    );
+    assert!(refused(&s, &walk, RefusalKind::WrongPhase).contains("movement-men"));
+    let ride = action(
+        "move",
+        json!({ "figure": "Rider", "path_in": [[10.0, 15.0]] }),
+    );
+    rules().check(&s, &ride).expect("horses move first");
+    // The turn ends: orders end, but independent fire.
+    let mut last = at_phase(s, "follow-through", 1);
+    last.rules.soldiers_in_time_mut().first = None;
+    last.active_side = 0;
+    let deck = last
+        .decks
+        .iter_mut()
+        .find(|d| d.name == "turn cards")
+        .unwrap();
+    deck.draw = vec!["2D".into()];
+    // Red is the phase's first side (no flip recorded): Black ends it.
+    let (last, _) = run(&last, &end, &[]);
+    let (next, _) = run(&last, &end, &[1]);
+    assert_eq!((next.turn, next.phase), (2, 0));
+    assert!(sit(named(&next, "Pte")).order.is_none());
+    assert!(sit(named(&next, "Rider")).order.is_some());
+}
+
+#[test]
+fn a_reloaded_musket_stays_loaded_for_a_later_shot() {
+    // 6.2: "If they have reloaded then they may fire during the shooting
+    // phase or they may stay 'loaded' for a future shooting phase."
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { order = \"independent-fire\" }",
+    ) + &fig("Enemy", "Black", 10.0, 15.0, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "shooting", 0);
+    let reload = action("reload", json!({ "figure": "Pte" }));
+    // The musket reloads on 1 to 5.
+    let (loaded, _) = run(&s, &reload, &[3]);
+    assert!(named(&loaded, "Pte").loaded);
+    assert!(refused(&loaded, &reload, RefusalKind::AlreadyActed).contains("loaded already"));
+    // Next turn he is still loaded: no reload roll before the shot.
+    let mut later = loaded.clone();
+    later.turn += 1;
+    assert_relative_eq!(odd(&later, &fire("Pte", "Enemy"), "p_reloaded"), 1.0);
+    // A 6 fails: he cannot try again this turn.
+    let (unloaded, _) = run(&s, &reload, &[6]);
+    assert!(!named(&unloaded, "Pte").loaded);
+    assert!(refused(&unloaded, &fire("Pte", "Enemy"), RefusalKind::NotLoaded).contains("reload"));
+}
+
+#[test]
+fn range_cover_moving_and_size_modify_the_shot() {
+    // 6.2: "adjust the die roll number by applying range modifiers, cover
+    // modifiers, movement modifiers, target size modifiers and type of fire
+    // modifiers" (the tables are lost: house values).
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "loaded = true\nstatus = { order = \"independent-fire\" }",
+    ) + &fig("Near", "Black", 10.0, 15.0, 270.0, "")
+        + &fig("Far", "Black", 20.0, 22.0, 270.0, "")
+        + &fig("Covered", "Black", 22.0, 15.0, 270.0, "")
+        + &fig(
+            "Runner",
+            "Black",
+            5.0,
+            15.0,
+            270.0,
+            "status = { \"moved-turn\" = \"1\", \"moved-in\" = \"4\" }",
+        )
+        + &fig("Rider", "Black", 2.0, 12.0, 270.0, "mount_speed = \"walk\"")
+            .replace("base = \"foot\"\nmount", "base = \"mounted\"\nmount")
+        + "\n[[terrain]]\nname = \"scrub\"\nkinds = [\"soft-cover\"]\npolygon_in = [[20.0, 14.0], [24.0, 14.0], [24.0, 16.0], [20.0, 16.0]]\n";
+    let s = at_phase(state(&figs, "", ""), "shooting", 0);
+    let d = data();
+    let p = |t: &str| odd(&s, &fire("Pte", t), "p_hit");
+    let hit = |m: i32| f64::from((6 - m).clamp(0, 10)) / 10.0;
+    assert_relative_eq!(p("Near"), hit(0), epsilon = 1e-12);
+    assert_relative_eq!(p("Far"), hit(d.fire.long_range_add), epsilon = 1e-12);
+    assert_relative_eq!(
+        p("Covered"),
+        hit(d.fire.long_range_add + d.fire.soft_cover_add),
+        epsilon = 1e-12
+    );
+    assert_relative_eq!(p("Runner"), hit(d.fire.moving_target_add), epsilon = 1e-12);
+    assert_relative_eq!(p("Rider"), hit(d.fire.mounted_target_add), epsilon = 1e-12);
+}
