@@ -91,7 +91,6 @@ fn print_event(e: &Event) {
             active_side,
             phase,
         } => println!("     now turn {turn}, side {active_side}, phase {phase}"),
-        Event::Status { of, key, value } => println!("     {of:?} {key} = {value:?}"),
         _ => {}
     }
 }

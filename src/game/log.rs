@@ -29,16 +29,22 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, Event, GameState};
 
-/// Schema name written in the start record. Version 2: the rule sets'
-/// actions are typed commands (`volley-fire`, `soldiers-in-time`,
-/// `little-colonial`, `observe`, `roll-experience`) and a measurement names
-/// its unit; version 1 wrote `rule-action` with its name and parameters.
-pub const LOG_SCHEMA: &str = "spotter.gamelog/2";
+/// Schema name written in the start record. Version 3: each rule set's
+/// state and events are its own types (`"event": "volley-fire"` ...); the
+/// string `status` event and the string status of figures, units and sides
+/// are gone. Version 2: the rule sets' actions are typed commands
+/// (`volley-fire`, `soldiers-in-time`, `little-colonial`, `observe`,
+/// `roll-experience`) and a measurement names its unit; version 1 wrote
+/// `rule-action` with its name and parameters.
+pub const LOG_SCHEMA: &str = "spotter.gamelog/3";
+/// Version 2 logs load when they hold no `status` event (Stand To! games);
+/// one that does is refused at that line, naming the event.
+pub const LOG_SCHEMA_V2: &str = "spotter.gamelog/2";
 /// The first schema, which old logs without a schema field are.
 pub const LOG_SCHEMA_V1: &str = "spotter.gamelog/1";
 /// Every schema this build reads (a version-1 command is read through
 /// `Command::Untyped` and typed when the game resumes).
-pub const KNOWN_SCHEMAS: [&str; 2] = [LOG_SCHEMA_V1, LOG_SCHEMA];
+pub const KNOWN_SCHEMAS: [&str; 3] = [LOG_SCHEMA_V1, LOG_SCHEMA_V2, LOG_SCHEMA];
 /// Event fields that hold a figure id (JSON keys of [`Event`]).
 const FIGURE_KEYS: [&str; 7] = [
     "figure",

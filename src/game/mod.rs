@@ -25,9 +25,9 @@ pub mod script;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use crate::rules::Event;
 pub use crate::rules::{AimUse, Command, FireMode, Observed, OrderVia};
 pub use crate::rules::{Deck, Status, Unit};
-pub use crate::rules::{Event, StatusOf};
 pub use crate::rules::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,
 };

@@ -438,7 +438,6 @@ impl Scenario {
                     preservation_limit: raw.side[i].preservation_limit,
                     broken: false,
                     first_attack_rolled: false,
-                    status,
                     rules: typed,
                 }
             })
@@ -572,7 +571,6 @@ impl Scenario {
                 pending_order: None,
                 obstacle: ObstacleStage::Clear,
                 ammo: f.ammo,
-                status: f.status.clone(),
                 rules: match rules.as_ref().map(|r| r.figure_status(&f.status)) {
                     Some(Err(e)) => {
                         problems.push(src.problem(None, field("status"), e));
@@ -609,7 +607,6 @@ impl Scenario {
                 figures: Vec::new(),
                 formation: u.formation.clone(),
                 frontage: u.frontage,
-                status: u.unit_status.clone(),
                 rules: match rules.as_ref().map(|r| r.unit_status(&u.unit_status)) {
                     Some(Err(e)) => {
                         problems.push(src.problem(None, format!("unit[{i}].unit_status"), e));
@@ -684,7 +681,6 @@ impl Scenario {
                 orders_this_turn: vec![0; n_sides],
                 units,
                 decks: Vec::new(),
-                status: BTreeMap::new(),
                 rules: GameRules::None,
             },
         };

@@ -35,11 +35,6 @@ pub fn figure<'a>(state: &'a GameState, name: &str) -> Result<&'a Figure, RuleEr
     })
 }
 
-/// A numeric figure status (0 when missing or not a number).
-pub fn status_num(f: &Figure, key: &str) -> u32 {
-    f.status.get(key).and_then(|v| v.parse().ok()).unwrap_or(0)
-}
-
 /// Base edge to base edge, table inches.
 pub fn edge_gap_in(a: &Figure, b: &Figure) -> f64 {
     range_in(&a.placement, &b.placement, RangeMethod::EdgeToEdge).value_in

@@ -173,13 +173,6 @@ pub enum Event {
         formation: String,
         frontage: u32,
     },
-    /// A rule-set status value of a figure, unit or side changes (None
-    /// removes it): `shaken`, `routed`, `morale-chits`, ...
-    Status {
-        of: StatusOf,
-        key: String,
-        value: Option<String>,
-    },
     /// A Soldiers in Time event.
     SoldiersInTime(SoldiersInTimeEvent),
     /// A Volley Fire! event.
@@ -198,16 +191,6 @@ pub use crate::rules::soldiers_in_time::event::Event as SoldiersInTimeEvent;
 pub use crate::rules::stand_to::event::Event as StandToEvent;
 /// Volley Fire!'s own events.
 pub use crate::rules::volley_fire::event::Event as VolleyFireEvent;
-
-/// What a [`Event::Status`] is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "of", content = "id", rename_all = "kebab-case")]
-pub enum StatusOf {
-    Figure(FigureId),
-    Unit(usize),
-    Side(usize),
-    Game,
-}
 
 impl Event {
     /// All dice in this event (empty for most).

@@ -30,7 +30,7 @@ use crate::core::Refusal;
 pub use crate::core::{dice, odds};
 pub use command::{AimUse, Command, FireMode, Observed, OrderVia, SHARED_ACTIONS};
 use dice::{Dice, DiceError};
-pub use event::{Event, StatusOf};
+pub use event::Event;
 use odds::NamedOdds;
 pub use state::{Deck, FigureRules, GameRules, SideRules, Status, Unit, UnitRules};
 pub use state::{

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
-use super::event::{Event, StatusOf};
+use super::event::Event;
 use super::stand_to::Wound;
 use crate::geometry::{Placement, Scale, TerrainArea};
 
@@ -122,10 +122,6 @@ pub struct Figure {
     pub obstacle: ObstacleStage,
     /// Ammunition left (guns).
     pub ammo: Option<u32>,
-    /// Rule-set values that only one rule set reads (armour, troop class,
-    /// routed ...), keyed by name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub status: Status,
     /// The rule set's own typed state of this figure.
     #[serde(default, skip_serializing_if = "FigureRules::is_none")]
     pub rules: FigureRules,
@@ -276,8 +272,6 @@ pub struct Unit {
     pub formation: String,
     /// Figures per rank (0: all in one rank).
     pub frontage: u32,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub status: Status,
     /// The rule set's own typed state of this unit.
     #[serde(default, skip_serializing_if = "UnitRules::is_none")]
     pub rules: UnitRules,
@@ -336,9 +330,6 @@ pub struct Side {
     pub broken: bool,
     /// The novice leader's first-attack reaction has been rolled.
     pub first_attack_rolled: bool,
-    /// Rule-set values of the side (card colour, morale chits ...).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub status: Status,
     /// The rule set's own typed state of this side.
     #[serde(default, skip_serializing_if = "SideRules::is_none")]
     pub rules: SideRules,
@@ -372,9 +363,6 @@ pub struct GameState {
     pub units: Vec<Unit>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decks: Vec<Deck>,
-    /// Rule-set values of the game (the officer whose card is up ...).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub status: Status,
     /// The rule set's own typed state of the game.
     #[serde(default, skip_serializing_if = "GameRules::is_none")]
     pub rules: GameRules,
@@ -431,16 +419,6 @@ impl GameState {
         self.decks.iter_mut().find(|d| d.name == name)
     }
 
-    /// The status map an event of this kind changes.
-    fn status_mut(&mut self, of: StatusOf) -> Option<&mut Status> {
-        match of {
-            StatusOf::Figure(id) => self.fig_mut(id).map(|f| &mut f.status),
-            StatusOf::Unit(i) => self.units.get_mut(i).map(|u| &mut u.status),
-            StatusOf::Side(i) => self.sides.get_mut(i).map(|s| &mut s.status),
-            StatusOf::Game => Some(&mut self.status),
-        }
-    }
-
     /// Applies the events that are about cards, units and status values
     /// (the parts of the state that card-driven and unit rule sets use).
     fn apply_units_and_cards(&mut self, event: &Event) {
@@ -487,18 +465,6 @@ impl GameState {
                     u.frontage = *frontage;
                 }
             }
-            Event::Status { of, key, value } => {
-                if let Some(s) = self.status_mut(*of) {
-                    match value {
-                        Some(v) => {
-                            s.insert(key.clone(), v.clone());
-                        }
-                        None => {
-                            s.remove(key);
-                        }
-                    }
-                }
-            }
             _ => {}
         }
     }
@@ -512,8 +478,7 @@ impl GameState {
             | Event::CardReserved { .. }
             | Event::CardPlayed { .. }
             | Event::DeckShuffled { .. }
-            | Event::Formed { .. }
-            | Event::Status { .. } => self.apply_units_and_cards(event),
+            | Event::Formed { .. } => self.apply_units_and_cards(event),
             Event::SoldiersInTime(e) => e.apply(self),
             Event::VolleyFire(e) => e.apply(self),
             Event::StandTo(e) => e.apply(self),
