@@ -347,3 +347,33 @@ fn app_says_whether_it_resumed_and_refuses_corrupt_bindings() {
     let r = app_headless(&games, &["--demo"]);
     assert!(!r.ok && r.stderr.contains("bindings"), "{}", r.stderr);
 }
+
+#[test]
+fn a_refusal_is_printed_once_with_what_to_do() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spotter"))
+        .args([
+            "resolve",
+            "--scenario",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/scenarios/demo-soldiers-in-time.toml"
+            ),
+            "--rule-action",
+            "fire",
+            "--action-params",
+            r#"{"shooter": "Captain Morgan", "target": "Pte Abbott"}"#,
+            "--phase",
+            "shooting",
+        ])
+        .output()
+        .expect("spotter runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    let why = err
+        .split("not allowed: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("a refusal: {err}"))
+        .trim();
+    assert!(!why.is_empty(), "{err}");
+    assert_eq!(err.matches(why).count(), 1, "said once: {err}");
+}

@@ -43,8 +43,10 @@ pub enum RuleError {
     /// The rules forbid the command now (wrong phase, out of range, ...):
     /// a typed [`Refusal`] naming the rule set, the figure and the kind of
     /// rule.
+    /// (Not the error's `source`: its text is already in this message, so
+    /// a chain printed with `{:#}` says it once.)
     #[error("not allowed: {0}")]
-    Refused(#[from] Refusal),
+    Refused(Refusal),
     /// The parameters of an action cannot be read (a mistyped field, a
     /// missing figure name): the command is wrong, not the moment.
     #[error("the parameters of `{action}` cannot be read: {reason}")]
@@ -57,6 +59,12 @@ pub enum RuleError {
     Unsupported { rule_set: String, action: String },
     #[error(transparent)]
     Dice(#[from] DiceError),
+}
+
+impl From<Refusal> for RuleError {
+    fn from(r: Refusal) -> Self {
+        Self::Refused(r)
+    }
 }
 
 impl RuleError {
