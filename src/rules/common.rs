@@ -165,3 +165,13 @@ impl Work {
         self.ev
     }
 }
+
+/// A scenario `status` table from key and value pairs (tests of the rule
+/// sets' status readers).
+#[cfg(test)]
+pub(crate) fn raw_status(pairs: &[(&str, &str)]) -> super::Status {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}

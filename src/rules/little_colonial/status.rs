@@ -342,12 +342,7 @@ fn point(key: &str, value: &str) -> Result<[f64; 2], String> {
 mod tests {
     use super::*;
 
-    fn raw(pairs: &[(&str, &str)]) -> Status {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::rules::common::raw_status as raw;
 
     #[test]
     fn a_figure_reads_its_typed_values() {

@@ -380,12 +380,7 @@ pub fn game_of(state: &GameState) -> GameStatus {
 mod tests {
     use super::*;
 
-    fn raw(pairs: &[(&str, &str)]) -> Status {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::rules::common::raw_status as raw;
 
     #[test]
     fn a_figure_status_reads_into_its_fields() {

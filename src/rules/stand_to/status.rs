@@ -152,12 +152,7 @@ pub fn of_side(s: &crate::rules::Side) -> SideStatus {
 mod tests {
     use super::*;
 
-    fn raw(pairs: &[(&str, &str)]) -> Status {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::rules::common::raw_status as raw;
 
     #[test]
     fn charging_and_green_are_read_and_unknown_keys_refused() {

@@ -284,12 +284,7 @@ impl SideStatus {
 mod tests {
     use super::*;
 
-    fn raw(pairs: &[(&str, &str)]) -> Status {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::rules::common::raw_status as raw;
 
     #[test]
     fn a_unit_status_reads_its_keys_and_names_the_known_ones_otherwise() {
