@@ -8,8 +8,9 @@ use std::process::Command as Process;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use spotter::game::{AimUse, Command, FireMode, Game, GameState};
+use spotter::game::{Command, Game, GameState};
 use spotter::rules::dice::{Dice, seeded};
+use spotter::rules::stand_to::action::{Action as St, AimUse, FireMode};
 
 const SEED: u64 = 4242;
 const CHILD_ENV: &str = "SPOTTER_TEST_CHILD_LOG";
@@ -45,14 +46,14 @@ fn step(game: &mut Game, i: u64, dice: &mut dyn Dice) {
                 .iter()
                 .find(|t| t.side != shooter.side && t.alive())
             {
-                let cmd = Command::Fire {
+                let cmd = Command::StandTo(St::Fire {
                     shooter: shooter.id,
                     target: target.id,
                     mode: FireMode::Snap,
                     rapid: false,
                     aim_use: AimUse::Best,
                     at_mount: false,
-                };
+                });
                 if game.check(&cmd).is_ok() {
                     game.execute(cmd, dice).expect("checked command runs");
                     return;
@@ -258,4 +259,45 @@ fn a_log_of_untyped_rule_actions_resumes_as_typed_commands() {
         "{commands:?}"
     );
     assert_eq!(commands[1], &rally);
+}
+
+/// A Stand To! game logged by the Spotter of schema 3 (its commands,
+/// events and figure fields were the game's shared ones then; fixture
+/// `fixtures/logs/st-zareba.v3.jsonl`, see the fixtures' README) resumes
+/// to the state today's Spotter reaches playing the same script, with the
+/// same commands in its history.
+#[test]
+fn a_stand_to_log_of_schema_3_resumes_where_the_script_ends() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let registry = registry();
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("st-zareba.v3.jsonl");
+    std::fs::copy(root.join("fixtures/logs/st-zareba.v3.jsonl"), &old).unwrap();
+    let text = std::fs::read_to_string(&old).unwrap();
+    assert!(text.starts_with(r#"{"kind":"start","schema":"spotter.gamelog/3""#));
+    assert!(
+        text.contains(r#""command":{"command":"fire""#),
+        "an old-form command"
+    );
+    let resumed = Game::resume(&old, &registry).expect("the old log resumes");
+    let script = spotter::game::script::Script::load(
+        &root.join("scenarios/scripts/st-zareba.toml"),
+        &registry,
+    )
+    .unwrap();
+    let played = script.play(&registry, None, |_, _, _| {}).unwrap();
+    assert_eq!(resumed.state(), played.state());
+    let commands = |g: &Game| {
+        g.history()
+            .iter()
+            .map(|p| p.command.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(commands(&resumed), commands(&played));
+    assert!(
+        commands(&resumed)
+            .iter()
+            .any(|c| matches!(c, Command::StandTo(St::Fire { .. }))),
+        "the old fire commands are Stand To!'s own"
+    );
 }

@@ -9,6 +9,7 @@ use nalgebra::Point2;
 use spotter::game::log::{self, LogError};
 use spotter::game::{Command, Game, GameError, GameState, Pace};
 use spotter::rules::dice::seeded;
+use spotter::rules::stand_to::action::Action as St;
 
 use crate::common::*;
 
@@ -66,13 +67,13 @@ fn nan_facing_never_reaches_the_log() {
     let before = std::fs::read_to_string(&path).unwrap();
     let err = g
         .execute(
-            Command::Move {
+            Command::StandTo(St::Move {
                 figure: tommy,
                 path_in: vec![Point2::new(10.0, 10.0), Point2::new(11.0, 10.0)],
                 facing_deg: f64::NAN,
                 pace: Pace::Walk,
                 mount_level: None,
-            },
+            }),
             &mut seeded(1),
         )
         .unwrap_err();
@@ -196,7 +197,7 @@ fn inconsistent_records_are_repaired_with_a_message() {
     let lines: Vec<&str> = text.lines().collect();
     let first_new = lines.len() + 1;
     let command_1 = lines[command_line(&text, 1) - 1..command_line(&text, 2) - 1].join("\n");
-    let event = r#"{"kind":"event","n":4,"event":{"event":"shot-fired","figure":99,"target":0,"mode":"snap"}}"#;
+    let event = r#"{"kind":"event","n":4,"event":{"event":"stand-to","what":"shot-fired","figure":99,"target":0,"mode":"snap"}}"#;
     let cases: Vec<(&str, usize, String)> = vec![
         ("second start", first_new, format!("{text}{}\n", lines[0])),
         (

@@ -4,10 +4,12 @@
 
 use crate::common::*;
 use nalgebra::Point2;
-use spotter::game::{AimUse, Command, Event, FigureId, FireMode, GameState, Scenario};
+use spotter::game::{Command, Event, FigureId, GameState, Scenario};
 use spotter::rules::RuleSet;
 use spotter::rules::dice::seeded;
 use spotter::rules::stand_to::Wound;
+use spotter::rules::stand_to::action::{Action as St, AimUse, FireMode};
+use spotter::rules::stand_to::event::Event as StandToEvent;
 
 const TRIALS: u32 = 10_000;
 
@@ -101,14 +103,14 @@ fn aimed_fire_dragoon() {
     let mut s = load("scenarios/dragoon.toml");
     at_phase(&mut s, "fire", "Trooper Hobbs");
     let (a, t) = (id(&s, "Trooper Hobbs"), id(&s, "Hadendowa warrior"));
-    let cmd = Command::Fire {
+    let cmd = Command::StandTo(St::Fire {
         shooter: a,
         target: t,
         mode: FireMode::Aimed,
         rapid: false,
         aim_use: AimUse::Best,
         at_mount: false,
-    };
+    });
     check("aimed fire", 1, &s, &cmd, &*fire_classes(t));
 }
 
@@ -137,16 +139,17 @@ fn aimed_fire_with_aiming_bonus_at_a_leader_in_soft_cover() {
     ));
     at_phase(&mut s, "fire", "Tommy");
     let (a, t) = (id(&s, "Tommy"), id(&s, "Chief"));
-    s.figures[a.index()].aim_ready = true;
-    s.figures[a.index()].aiming_at = Some(t);
-    let cmd = Command::Fire {
+    let aim = s.figures[a.index()].rules.stand_to_mut();
+    aim.aiming_at = Some(t);
+    aim.aim_ready_from = Some(0);
+    let cmd = Command::StandTo(St::Fire {
         shooter: a,
         target: t,
         mode: FireMode::Aimed,
         rapid: false,
         aim_use: AimUse::Best,
         at_mount: false,
-    };
+    });
     check("aimed+bonus", 2, &s, &cmd, &*fire_classes(t));
 }
 
@@ -167,14 +170,14 @@ fn snapshot_at_a_mounted_target() {
     ));
     at_phase(&mut s, "fire", "Tommy");
     let (a, t) = (id(&s, "Tommy"), id(&s, "Rider"));
-    let cmd = Command::Fire {
+    let cmd = Command::StandTo(St::Fire {
         shooter: a,
         target: t,
         mode: FireMode::Snap,
         rapid: false,
         aim_use: AimUse::Best,
         at_mount: true,
-    };
+    });
     check("snap mounted", 3, &s, &cmd, &*fire_classes(t));
 }
 
@@ -183,10 +186,10 @@ fn melee_one_on_one_pawnee() {
     let mut s = load("scenarios/pawnee.toml");
     at_phase(&mut s, "melee", "Pawnee brave");
     let (p, t) = (id(&s, "Pawnee brave"), id(&s, "Trooper Kelly"));
-    let cmd = Command::Melee {
+    let cmd = Command::StandTo(St::Melee {
         attackers: vec![p],
         defenders: vec![t],
-    };
+    });
     check("melee", 4, &s, &cmd, &move |_, ev| {
         let mut out = Vec::new();
         let (aw, dw) = (
@@ -240,10 +243,10 @@ fn melee_outnumbered() {
         fig("B", "Natives", "thrown-spear", 2, 50.0, 51.5, "")
     ));
     at_phase(&mut s, "melee", "A");
-    let cmd = Command::Melee {
+    let cmd = Command::StandTo(St::Melee {
         attackers: vec![id(&s, "A"), id(&s, "B")],
         defenders: vec![id(&s, "Tommy")],
-    };
+    });
     check("outnumbered", 5, &s, &cmd, &|st, ev| {
         named_wounds(st, ev, "wounded")
     });
@@ -283,7 +286,7 @@ fn artillery_cone() {
         )
     ));
     at_phase(&mut s, "fire", "Gun");
-    let cmd = Command::FireGun { gun: id(&s, "Gun") };
+    let cmd = Command::StandTo(St::FireGun { gun: id(&s, "Gun") });
     check("gun", 6, &s, &cmd, &|st, ev| {
         let mut out = named_wounds(st, ev, "hit");
         if ev.iter().any(
@@ -320,12 +323,15 @@ fn spotting_novice_leader_advance_recovery_rescue() {
         )
     ));
     at_phase(&mut s, "observe", "Scout");
-    let cmd = Command::Spot {
+    let cmd = Command::StandTo(St::Spot {
         scout: id(&s, "Scout"),
         center_in: Point2::new(30.5, 30.0),
-    };
+    });
     check("spot", 7, &s, &cmd, &|_, ev| {
-        if ev.iter().any(|e| matches!(e, Event::Spotted { .. })) {
+        if ev
+            .iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::Spotted { .. })))
+        {
             vec!["p_spotted".into()]
         } else {
             vec![]
@@ -342,7 +348,10 @@ fn spotting_novice_leader_advance_recovery_rescue() {
         "rank = \"officer\"\nleader = true",
     ));
     let exp = |_: &GameState, ev: &[Event]| -> Vec<String> {
-        if ev.iter().any(|e| matches!(e, Event::Experience { .. })) {
+        if ev
+            .iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::Experience { .. })))
+        {
             vec!["p_becomes_trained".into(), "p_advance".into()]
         } else {
             vec![]
@@ -352,9 +361,9 @@ fn spotting_novice_leader_advance_recovery_rescue() {
         "first attack",
         8,
         &s,
-        &Command::FirstAttack {
+        &Command::StandTo(St::FirstAttack {
             leader: id(&s, "Lt"),
-        },
+        }),
         &exp,
     );
     // Advancement after a battle.
@@ -363,9 +372,9 @@ fn spotting_novice_leader_advance_recovery_rescue() {
         "advance",
         9,
         &s,
-        &Command::Advance {
+        &Command::StandTo(St::Advance {
             figure: id(&s, "Pte"),
-        },
+        }),
         &exp,
     );
     // Recovery from a serious wound.
@@ -375,15 +384,15 @@ fn spotting_novice_leader_advance_recovery_rescue() {
         "recover",
         10,
         &s,
-        &Command::Recover {
+        &Command::StandTo(St::Recover {
             figure: id(&s, "Pte"),
             cared_for: false,
-        },
+        }),
         &|_, ev| {
             let mut out = Vec::new();
             if ev
                 .iter()
-                .any(|e| matches!(e, Event::Healed { wound: None, .. }))
+                .any(|e| matches!(e, Event::StandTo(StandToEvent::Healed { wound: None, .. })))
             {
                 out.push("p_healed".into());
             }
@@ -412,12 +421,15 @@ fn spotting_novice_leader_advance_recovery_rescue() {
         "rescue",
         11,
         &s,
-        &Command::Rescue {
+        &Command::StandTo(St::Rescue {
             wounded: id(&s, "Hurt"),
-        },
+        }),
         &|_, ev| {
             let mut out = Vec::new();
-            if ev.iter().any(|e| matches!(e, Event::Idle { .. })) {
+            if ev
+                .iter()
+                .any(|e| matches!(e, Event::StandTo(StandToEvent::Idle { .. })))
+            {
                 out.push("p_freeze".into());
             }
             if ev

@@ -4,9 +4,10 @@
 use crate::common::*;
 use nalgebra::Point2;
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, Game, GameState, OrderVia, Pace, Scenario};
+use spotter::game::{Command, Event, Game, GameState, Pace, Scenario};
 use spotter::rules::RuleSet;
 use spotter::rules::dice::TypedDice;
+use spotter::rules::stand_to::action::{Action as St, OrderVia};
 use spotter::rules::stand_to::event::Event as StandToEvent;
 use spotter::spec::SourceFile;
 
@@ -83,19 +84,19 @@ fn order(
 ) -> Result<String, String> {
     let ev = run(
         s,
-        Command::Order {
+        Command::StandTo(St::Order {
             giver: id(s, giver),
             to: vec![id(s, to)],
             order: text.into(),
             via,
-        },
+        }),
         &[],
     )
     .map_err(|e| e.to_string())?;
     Ok(ev
         .iter()
         .find_map(|e| match e {
-            Event::OrderGiven { order, .. } => Some(order.clone()),
+            Event::StandTo(StandToEvent::OrderGiven { order, .. }) => Some(order.clone()),
             _ => None,
         })
         .expect("an order event"))
@@ -105,12 +106,12 @@ fn order(
 fn order_refusal(s: &GameState, giver: &str, to: &str, text: &str, via: OrderVia) -> RefusalKind {
     refusal_kind(run(
         s,
-        Command::Order {
+        Command::StandTo(St::Order {
             giver: id(s, giver),
             to: vec![id(s, to)],
             order: text.into(),
             via,
-        },
+        }),
         &[],
     ))
 }
@@ -276,13 +277,13 @@ fn fanatic_state(exp: u8, wall: bool) -> GameState {
 }
 
 fn move_cmd(s: &GameState, to: (f64, f64), pace: Pace) -> Command {
-    Command::Move {
+    Command::StandTo(St::Move {
         figure: id(s, "Zealot"),
         path_in: vec![Point2::new(to.0, to.1)],
         facing_deg: 0.0,
         pace,
         mount_level: None,
-    }
+    })
 }
 
 #[test]
@@ -342,28 +343,27 @@ fn once_charging_a_fanatic_reacts_to_nothing_else() {
     }
     let ev = g
         .execute(
-            Command::Order {
+            Command::StandTo(St::Order {
                 giver: id(g.state(), "Induna"),
                 to: vec![zealot],
                 order: "halt".into(),
                 via: OrderVia::Shout,
-            },
+            }),
             &mut TypedDice::default(),
         )
         .unwrap();
-    assert!(
-        ev.iter()
-            .any(|e| matches!(e, Event::OrderGiven { to, .. } if to.is_empty()))
-    );
+    assert!(ev.iter().any(
+        |e| matches!(e, Event::StandTo(StandToEvent::OrderGiven { to, .. }) if to.is_empty())
+    ));
     assert!(
         ev.iter()
             .any(|e| matches!(e, Event::Note { text } if text.contains("reacts to no order")))
     );
     // Nor does he go to ground.
-    let prone = Command::Prone {
+    let prone = Command::StandTo(St::Prone {
         figure: zealot,
         prone: true,
-    };
+    });
     assert_eq!(game_refusal_kind(g.check(&prone)), RefusalKind::NoOrder);
 }
 
@@ -392,11 +392,16 @@ fn the_british_go_first_unless_the_referee_rules_otherwise() {
 }
 
 fn roll_experience(s: &GameState, who: &str, face: u32) -> (u8, Vec<(String, f64)>) {
-    let ev = run(s, Command::RollExperience { figure: who.into() }, &[face]).unwrap();
+    let ev = run(
+        s,
+        Command::StandTo(St::RollExperience { figure: who.into() }),
+        &[face],
+    )
+    .unwrap();
     let number = ev
         .iter()
         .find_map(|e| match e {
-            Event::Experience { number, .. } => Some(*number),
+            Event::StandTo(StandToEvent::Experience { number, .. }) => Some(*number),
             _ => None,
         })
         .unwrap();

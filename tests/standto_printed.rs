@@ -5,11 +5,13 @@
 use crate::common::*;
 use nalgebra::Point2;
 use spotter::core::RefusalKind;
-use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
+use spotter::game::{Command, Event, Game, GameState, Pace};
 use spotter::rules::dice::TypedDice;
 use spotter::rules::stand_to::Wound;
+use spotter::rules::stand_to::action::{Action as St, AimUse, FireMode, OrderVia};
 use spotter::rules::stand_to::action::{Action, DismountParams, DrivePegParams, HoldBy};
 use spotter::rules::stand_to::event::Event as StandToEvent;
+use spotter::rules::stand_to::status::st;
 use spotter::rules::{RuleError, RuleSet};
 
 fn game(s: GameState) -> Game {
@@ -37,14 +39,14 @@ fn advance_to(g: &mut Game, who: &str, phase: &str) {
 }
 
 fn fire(g: &Game, shooter: &str, target: &str, mode: FireMode) -> Command {
-    Command::Fire {
+    Command::StandTo(St::Fire {
         shooter: id(g.state(), shooter),
         target: id(g.state(), target),
         mode,
         rapid: false,
         aim_use: AimUse::Best,
         at_mount: false,
-    }
+    })
 }
 
 fn refusal(r: Result<Vec<Event>, spotter::game::GameError>) -> spotter::core::Refusal {
@@ -91,8 +93,11 @@ fn rifleman_at(weapon: &str, range_in: f64) -> Game {
 fn a_breechloader_fires_aimed_every_other_turn() {
     let mut g = rifleman_and_target("breech-loading-rifle");
     let carter = id(g.state(), "Pte Carter");
-    g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
-        .expect("loads on the first turn");
+    g.execute(
+        Command::StandTo(St::Load { figure: carter }),
+        &mut TypedDice::default(),
+    )
+    .expect("loads on the first turn");
     advance_to(&mut g, "Pte Carter", "fire");
     let r = refusal(g.execute(
         fire(&g, "Pte Carter", "Warrior", FireMode::Aimed),
@@ -108,7 +113,10 @@ fn a_breechloader_fires_aimed_every_other_turn() {
     )
     .expect("fires on the second turn");
     // He cannot load again in the turn he fired.
-    let r = refusal(g.execute(Command::Load { figure: carter }, &mut TypedDice::default()));
+    let r = refusal(g.execute(
+        Command::StandTo(St::Load { figure: carter }),
+        &mut TypedDice::default(),
+    ));
     assert_eq!(r.kind, RefusalKind::AlreadyActed);
     assert_eq!(r.figure, Some(carter));
     assert!(
@@ -127,8 +135,11 @@ fn a_breechloader_fires_aimed_every_other_turn() {
             g.execute(aimed, &mut TypedDice::new(MISS)).unwrap();
             shots += 1;
         } else {
-            g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
-                .expect("loads in a turn he does not fire");
+            g.execute(
+                Command::StandTo(St::Load { figure: carter }),
+                &mut TypedDice::default(),
+            )
+            .expect("loads in a turn he does not fire");
         }
     }
     assert_eq!(shots, 3, "an aimed shot every other turn");
@@ -161,15 +172,24 @@ fn a_musket_loads_one_turn_at_a_time() {
     let carter = id(g.state(), "Pte Carter");
     let turns = rules().data.weapon("musket").unwrap().aimed_load_turns;
     assert_eq!(turns, 3);
-    g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
-        .unwrap();
-    let r = refusal(g.execute(Command::Load { figure: carter }, &mut TypedDice::default()));
+    g.execute(
+        Command::StandTo(St::Load { figure: carter }),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    let r = refusal(g.execute(
+        Command::StandTo(St::Load { figure: carter }),
+        &mut TypedDice::default(),
+    ));
     assert_eq!(r.kind, RefusalKind::AlreadyActed);
     assert!(r.why.contains("has loaded this turn"), "{}", r.why);
     for _ in 1..turns {
         advance_to(&mut g, "Pte Carter", "non-combat");
-        g.execute(Command::Load { figure: carter }, &mut TypedDice::default())
-            .unwrap();
+        g.execute(
+            Command::StandTo(St::Load { figure: carter }),
+            &mut TypedDice::default(),
+        )
+        .unwrap();
     }
     assert!(g.state().figure(carter).unwrap().loaded);
     advance_to(&mut g, "Pte Carter", "fire");
@@ -225,12 +245,12 @@ fn two_leaders() -> Game {
 }
 
 fn shout(g: &Game, giver: &str, order: &str) -> Command {
-    Command::Order {
+    Command::StandTo(St::Order {
         giver: id(g.state(), giver),
         to: vec![id(g.state(), "Pte Adams")],
         order: order.into(),
         via: OrderVia::Shout,
-    }
+    })
 }
 
 /// "A leader can issue only one order per turn, so if he wants his men to
@@ -299,23 +319,23 @@ fn charge_state() -> Game {
 
 fn charge_in(g: &mut Game) -> Vec<Event> {
     g.execute(
-        Command::Move {
+        Command::StandTo(St::Move {
             figure: id(g.state(), "Brave"),
             path_in: vec![Point2::new(20.0, 21.2)],
             facing_deg: 270.0,
             pace: Pace::Charge,
             mount_level: None,
-        },
+        }),
         &mut TypedDice::default(),
     )
     .expect("the charge")
 }
 
 fn melee(g: &Game, a: &str, d: &str) -> Command {
-    Command::Melee {
+    Command::StandTo(St::Melee {
         attackers: vec![id(g.state(), a)],
         defenders: vec![id(g.state(), d)],
-    }
+    })
 }
 
 fn totals(ev: &[Event]) -> (i32, i32) {
@@ -448,24 +468,29 @@ fn a_concealed_figure_who_enters_the_open_is_seen() {
     let mut g = hidden_in_scrub();
     advance_to(&mut g, "Lurker", "move");
     let lurker = id(g.state(), "Lurker");
-    let walk = |to: (f64, f64)| Command::Move {
-        figure: lurker,
-        path_in: vec![Point2::new(to.0, to.1)],
-        facing_deg: 270.0,
-        pace: Pace::Walk,
-        mount_level: None,
+    let walk = |to: (f64, f64)| {
+        Command::StandTo(St::Move {
+            figure: lurker,
+            path_in: vec![Point2::new(to.0, to.1)],
+            facing_deg: 270.0,
+            pace: Pace::Walk,
+            mount_level: None,
+        })
     };
     // Within the scrub he stays hidden.
     let ev = g
         .execute(walk((20.0, 27.0)), &mut TypedDice::default())
         .unwrap();
-    assert!(!ev.iter().any(|e| matches!(e, Event::Spotted { .. })));
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::Spotted { .. })))
+    );
     assert!(g.state().figure(lurker).unwrap().concealed);
     advance_to(&mut g, "Lurker", "move");
     let ev = g
         .execute(walk((20.0, 23.5)), &mut TypedDice::default())
         .unwrap();
-    assert!(ev.contains(&Event::Spotted { figure: lurker }));
+    assert!(ev.contains(&Event::StandTo(StandToEvent::Spotted { figure: lurker })));
     assert!(!g.state().figure(lurker).unwrap().concealed);
     // Now Tommy may shoot him.
     advance_to(&mut g, "Tommy", "fire");
@@ -502,7 +527,7 @@ fn priority_state(order: Option<&str>) -> Game {
     ));
     if let Some(o) = order {
         let t = id(&s, "Tommy");
-        s.figures[t.index()].order = Some(o.into());
+        s.figures[t.index()].rules.stand_to_mut().order = Some(o.into());
     }
     at_phase(&mut s, "fire", "Tommy");
     game(s)
@@ -537,10 +562,10 @@ fn the_enemy_aimed_at_comes_first() {
     let (tommy, near) = (id(g.state(), "Tommy"), id(g.state(), "Near"));
     // Aiming is a choice of the target too: he aims at Near this turn...
     g.execute(
-        Command::Aim {
+        Command::StandTo(St::Aim {
             figure: tommy,
             target: near,
-        },
+        }),
         &mut TypedDice::default(),
     )
     .unwrap();
@@ -601,29 +626,38 @@ fn shed_1d6_once_a_turn_and_only_in_a_protected_position() {
     // Behind the kopje, 40 in from the warrior: protected.
     let mut g = broken_side((50.0, 10.0));
     let side = g.state().active_side;
-    g.execute(Command::Shed { side }, &mut TypedDice::new([2]))
-        .expect("a turn in a protected position sheds 1d6");
+    g.execute(
+        Command::StandTo(St::Shed { side }),
+        &mut TypedDice::new([2]),
+    )
+    .expect("a turn in a protected position sheds 1d6");
     assert_eq!(g.state().sides[side].preservation_points, 3);
-    let r = refusal(g.execute(Command::Shed { side }, &mut TypedDice::new([2])));
+    let r = refusal(g.execute(
+        Command::StandTo(St::Shed { side }),
+        &mut TypedDice::new([2]),
+    ));
     assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
     advance_to(&mut g, "Lt Smythe", "reactions");
-    g.execute(Command::Shed { side }, &mut TypedDice::new([1]))
-        .expect("the next turn sheds again");
+    g.execute(
+        Command::StandTo(St::Shed { side }),
+        &mut TypedDice::new([1]),
+    )
+    .expect("the next turn sheds again");
     // In the open, seen by the warrior: not protected.
     let g = broken_side((10.0, 30.0));
     let r = refusal(
-        g.check(&Command::Shed {
+        g.check(&Command::StandTo(St::Shed {
             side: g.state().active_side,
-        })
+        }))
         .map(|()| Vec::new()),
     );
     assert_eq!(r.kind, RefusalKind::Morale, "{}", r.why);
     // Behind the kopje but within his charge: not protected either.
     let g = broken_side((22.0, 10.0));
     let r = refusal(
-        g.check(&Command::Shed {
+        g.check(&Command::StandTo(St::Shed {
             side: g.state().active_side,
-        })
+        }))
         .map(|()| Vec::new()),
     );
     assert!(r.why.contains("charge"), "{}", r.why);
@@ -669,18 +703,21 @@ fn the_gun_uses_its_crew_and_its_ammunition() {
     assert_eq!((w.crew, w.ammo), (Some(3), Some(20)));
     let mut g = gun_state(2, "loaded = true");
     let gunner = id(g.state(), "Gunner");
-    assert_eq!(g.state().figure(gunner).unwrap().ammo, Some(20));
+    assert_eq!(st(g.state().figure(gunner).unwrap()).ammo, Some(20));
     assert_eq!(r.gun_crew(g.state(), g.state().figure(gunner).unwrap()), 3);
     g.execute(
-        Command::FireGun { gun: gunner },
+        Command::StandTo(St::FireGun { gun: gunner }),
         &mut TypedDice::new([1, 1]),
     )
     .expect("the gun fires");
-    assert_eq!(g.state().figure(gunner).unwrap().ammo, Some(19));
+    assert_eq!(st(g.state().figure(gunner).unwrap()).ammo, Some(19));
     // Full crew: one turn to reload, fire the turn after.
     advance_to(&mut g, "Gunner", "non-combat");
-    g.execute(Command::Load { figure: gunner }, &mut TypedDice::default())
-        .unwrap();
+    g.execute(
+        Command::StandTo(St::Load { figure: gunner }),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
     assert!(g.state().figure(gunner).unwrap().loaded);
     // A lone gunner: two men short, three turns.
     let g = gun_state(0, "loaded = false");
@@ -691,9 +728,9 @@ fn the_gun_uses_its_crew_and_its_ammunition() {
     // Out of ammunition: refused.
     let g = gun_state(2, "loaded = true\nammo = 0");
     let r = refusal(
-        g.check(&Command::FireGun {
+        g.check(&Command::StandTo(St::FireGun {
             gun: id(g.state(), "Gunner"),
-        })
+        }))
         .map(|()| Vec::new()),
     );
     assert_eq!(r.kind, RefusalKind::NotLoaded);
@@ -726,14 +763,14 @@ fn shot_at(exp: u8, side: &str, faces: [u32; 3]) -> (Vec<Event>, spotter::game::
     let ev = rules()
         .resolve(
             &s,
-            &Command::Fire {
+            &Command::StandTo(St::Fire {
                 shooter: id(&s, "Firer"),
                 target: man,
                 mode: FireMode::Aimed,
                 rapid: false,
                 aim_use: AimUse::Best,
                 at_mount: false,
-            },
+            }),
             &mut TypedDice::new(faces),
         )
         .unwrap();
@@ -898,7 +935,10 @@ fn dismounting_needs_a_horseholder_per_four_mounts_a_tree_or_a_peg() {
     )
     .unwrap();
     let rider = id(g.state(), "Rider 4");
-    assert_eq!(g.state().figure(rider).unwrap().idle_until_turn, Some(1));
+    assert_eq!(
+        st(g.state().figure(rider).unwrap()).idle_until_turn,
+        Some(1)
+    );
     // A peg: four turns, and he stays by it.
     let mut g = riders(1);
     g.execute(
@@ -907,13 +947,13 @@ fn dismounting_needs_a_horseholder_per_four_mounts_a_tree_or_a_peg() {
     )
     .unwrap();
     let rider = id(g.state(), "Rider 0");
-    let walk = Command::Move {
+    let walk = Command::StandTo(St::Move {
         figure: rider,
         path_in: vec![Point2::new(18.0, 21.0)],
         facing_deg: 0.0,
         pace: Pace::Walk,
         mount_level: None,
-    };
+    });
     // A turn he does not drive the peg, he still may not leave it.
     advance_to(&mut g, "Rider 0", "move");
     advance_to(&mut g, "Rider 0", "move");
@@ -989,21 +1029,21 @@ fn the_first_attack_on_a_novice_leaders_force_calls_for_his_roll() {
     ));
     let lt = id(g.state(), "Lt Green");
     let odds = rules()
-        .odds(g.state(), &Command::FirstAttack { leader: lt })
+        .odds(g.state(), &Command::StandTo(St::FirstAttack { leader: lt }))
         .unwrap();
     assert!((odds[0].p - 10.0 / 36.0).abs() < 1e-12, "9+ on 2d6");
     let ev = g
         .execute(
-            Command::FirstAttack { leader: lt },
+            Command::StandTo(St::FirstAttack { leader: lt }),
             &mut TypedDice::new([4, 5]),
         )
         .unwrap();
-    assert!(ev.contains(&Event::Experience {
+    assert!(ev.contains(&Event::StandTo(StandToEvent::Experience {
         figure: lt,
         number: 3
-    }));
+    })));
     assert_eq!(
-        game_refusal_kind(g.check(&Command::FirstAttack { leader: lt })),
+        game_refusal_kind(g.check(&Command::StandTo(St::FirstAttack { leader: lt }))),
         RefusalKind::AlreadyActed
     );
 }
@@ -1034,10 +1074,10 @@ fn the_fanatics_forced_charge_is_typed_state() {
     assert!(rules().charging_fanatic(&s, z));
     let mut s = s;
     at_phase(&mut s, "non-combat", "Zealot");
-    let prone = Command::Prone {
+    let prone = Command::StandTo(St::Prone {
         figure: id(&s, "Zealot"),
         prone: true,
-    };
+    });
     assert_eq!(
         refusal_kind(rules().check(&s, &prone)),
         RefusalKind::NoOrder
@@ -1118,7 +1158,7 @@ fn a_friend_being_charged_ignores_the_rescue_reaction() {
     let ev = rules()
         .resolve(
             &s,
-            &Command::Rescue { wounded: hurt },
+            &Command::StandTo(St::Rescue { wounded: hurt }),
             &mut TypedDice::default(),
         )
         .unwrap();
@@ -1127,7 +1167,7 @@ fn a_friend_being_charged_ignores_the_rescue_reaction() {
     ));
     assert_eq!(
         rules()
-            .odds(&s, &Command::Rescue { wounded: hurt })
+            .odds(&s, &Command::StandTo(St::Rescue { wounded: hurt }))
             .unwrap(),
         Vec::new(),
         "no leader: nothing is rolled"
@@ -1209,14 +1249,14 @@ fn note_2_a_saved_shot_hits_the_man_in_melee_with_the_target() {
     let ev = rules()
         .resolve(
             &s,
-            &Command::Fire {
+            &Command::StandTo(St::Fire {
                 shooter: id(&s, "Tommy"),
                 target: id(&s, "Warrior"),
                 mode: FireMode::Aimed,
                 rapid: false,
                 aim_use: AimUse::Best,
                 at_mount: false,
-            },
+            }),
             &mut TypedDice::new([5, 3, 1]),
         )
         .unwrap();

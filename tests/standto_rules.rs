@@ -4,10 +4,13 @@ use crate::common::*;
 use approx::assert_relative_eq;
 use nalgebra::Point2;
 use spotter::core::RefusalKind;
-use spotter::game::{AimUse, Command, Event, FireMode, Game, GameState, OrderVia, Pace};
+use spotter::game::{Command, Event, Game, GameState, Pace};
 use spotter::geometry::Scale;
 use spotter::rules::RuleSet;
 use spotter::rules::dice::TypedDice;
+use spotter::rules::stand_to::action::{Action as St, AimUse, FireMode, OrderVia};
+use spotter::rules::stand_to::event::Event as StandToEvent;
+use spotter::rules::stand_to::status::now;
 use spotter::rules::stand_to::{
     FireSituation, MeleeSide, SaveSituation, Wound, fire_outcome, melee_outcome, save_number,
 };
@@ -76,18 +79,18 @@ fn scale_half_inch_is_a_yard_and_54mm_doubles_every_distance() {
         at_phase(&mut s, "non-combat", "Sgt");
         let ev = run(
             &s,
-            Command::Order {
+            Command::StandTo(St::Order {
                 giver: id(&s, "Sgt"),
                 to: vec![id(&s, "Pte")],
                 order: "fire at will".into(),
                 via: OrderVia::Shout,
-            },
+            }),
             &[],
         )
         .unwrap();
-        let got = ev
-            .iter()
-            .any(|e| matches!(e, Event::OrderGiven { to, .. } if !to.is_empty()));
+        let got = ev.iter().any(
+            |e| matches!(e, Event::StandTo(StandToEvent::OrderGiven { to, .. }) if !to.is_empty()),
+        );
         assert_eq!(got, heard, "{header}");
     }
 }
@@ -196,13 +199,16 @@ fn a_survivor_who_rolls_above_his_number_gains_one() {
         "",
     ));
     let n = id(&s, "Novice");
-    let ev = run(&s, Command::Advance { figure: n }, &[2]).unwrap();
-    assert!(ev.contains(&Event::Experience {
+    let ev = run(&s, Command::StandTo(St::Advance { figure: n }), &[2]).unwrap();
+    assert!(ev.contains(&Event::StandTo(StandToEvent::Experience {
         figure: n,
         number: 2
-    }));
-    let ev = run(&s, Command::Advance { figure: n }, &[1]).unwrap();
-    assert!(!ev.iter().any(|e| matches!(e, Event::Experience { .. })));
+    })));
+    let ev = run(&s, Command::StandTo(St::Advance { figure: n }), &[1]).unwrap();
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::Experience { .. })))
+    );
     let s4 = state_from(&fig(
         "Old",
         "British",
@@ -214,14 +220,15 @@ fn a_survivor_who_rolls_above_his_number_gains_one() {
     ));
     let ev = run(
         &s4,
-        Command::Advance {
+        Command::StandTo(St::Advance {
             figure: id(&s4, "Old"),
-        },
+        }),
         &[4],
     )
     .unwrap();
     assert!(
-        !ev.iter().any(|e| matches!(e, Event::Experience { .. })),
+        !ev.iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::Experience { .. }))),
         "4 is not above 4"
     );
 }
@@ -239,14 +246,14 @@ fn dragoon() -> GameState {
 
 fn dragoon_fire(faces: &[u32]) -> (GameState, Vec<Event>) {
     let s = dragoon();
-    let cmd = Command::Fire {
+    let cmd = Command::StandTo(St::Fire {
         shooter: id(&s, "Trooper Hobbs"),
         target: id(&s, "Hadendowa warrior"),
         mode: FireMode::Aimed,
         rapid: false,
         aim_use: AimUse::Best,
         at_mount: false,
-    };
+    });
     let ev = run(&s, cmd, faces).unwrap();
     (s, ev)
 }
@@ -347,14 +354,14 @@ fn pawnee() -> GameState {
     let p = id(&s, "Pawnee brave");
     let contact = s.figures[p.index()].placement.center_in_table;
     s.figures[p.index()].placement.center_in_table = Point2::new(contact.x, contact.y + 4.5);
-    s.figures[p.index()].pace = Pace::Stationary;
-    let charge = Command::Move {
+    s.figures[p.index()].rules.stand_to_mut().moved = None;
+    let charge = Command::StandTo(St::Move {
         figure: p,
         path_in: vec![contact],
         facing_deg: 270.0,
         pace: Pace::Charge,
         mount_level: None,
-    };
+    });
     for e in run(&s, charge, &[]).expect("the Pawnee charges") {
         s.apply(&e);
     }
@@ -368,10 +375,10 @@ fn melee_example_pawnee_plus_3_trooper_plus_2() {
     let melee = |faces: &[u32]| {
         run(
             &s,
-            Command::Melee {
+            Command::StandTo(St::Melee {
                 attackers: vec![p],
                 defenders: vec![t],
-            },
+            }),
             faces,
         )
         .unwrap()
@@ -463,10 +470,10 @@ fn outnumbered_figure_meets_all_with_one_roll_and_hurts_only_the_worst() {
     // Tommy (sabre +2) rolls 4+5 = 11... use 4+4 = 8 -> 10; A rolls 3 (+1) = 4, B rolls 6 (+1) = 7.
     let ev = run(
         &s,
-        Command::Melee {
+        Command::StandTo(St::Melee {
             attackers: vec![t],
             defenders: vec![a, b],
-        },
+        }),
         &[4, 4, 1, 2, 2, 4],
     )
     .unwrap();
@@ -478,10 +485,10 @@ fn outnumbered_figure_meets_all_with_one_roll_and_hurts_only_the_worst() {
     // Ties for worst all suffer.
     let ev = run(
         &s,
-        Command::Melee {
+        Command::StandTo(St::Melee {
             attackers: vec![t],
             defenders: vec![a, b],
-        },
+        }),
         &[4, 4, 1, 3, 2, 2],
     )
     .unwrap();
@@ -508,10 +515,10 @@ fn melee_engagement_is_within_one_inch() {
             fig("A", "Natives", "thrown-spear", 3, 51.0 + gap, 50.0, "")
         ));
         at_phase(&mut s, "melee", "Tommy");
-        let c = Command::Melee {
+        let c = Command::StandTo(St::Melee {
             attackers: vec![id(&s, "Tommy")],
             defenders: vec![id(&s, "A")],
-        };
+        });
         assert_eq!(r.check(&s, &c).is_ok(), ok, "gap {gap}");
     }
 }
@@ -561,17 +568,17 @@ fn order_state(dx: f64, wall: bool) -> GameState {
 fn heard(s: &GameState, via: OrderVia) -> bool {
     let ev = run(
         s,
-        Command::Order {
+        Command::StandTo(St::Order {
             giver: id(s, "Sgt"),
             to: vec![id(s, "Pte")],
             order: "advance".into(),
             via,
-        },
+        }),
         &[],
     )
     .unwrap();
     ev.iter()
-        .any(|e| matches!(e, Event::OrderGiven { to, .. } if !to.is_empty()))
+        .any(|e| matches!(e, Event::StandTo(StandToEvent::OrderGiven { to, .. }) if !to.is_empty()))
 }
 
 #[test]
@@ -598,24 +605,26 @@ fn musician_calls_are_obeyed_the_turn_after() {
     let (pte, bugler) = (id(&s, "Pte"), id(&s, "Bugler"));
     let mut g = Game::new(s, rules_arc(), None).unwrap();
     g.execute(
-        Command::Order {
+        Command::StandTo(St::Order {
             giver: id(g.state(), "Sgt"),
             to: vec![pte],
             order: "retire".into(),
             via: OrderVia::Musician { musician: bugler },
-        },
+        }),
         &mut TypedDice::default(),
     )
     .unwrap();
-    assert_eq!(g.state().figure(pte).unwrap().order, None, "not this turn");
+    let order = |g: &Game| {
+        now(g.state(), g.state().figure(pte).unwrap())
+            .order()
+            .map(str::to_owned)
+    };
+    assert_eq!(order(&g), None, "not this turn");
     while g.state().turn == 1 {
         g.execute(Command::EndPhase, &mut TypedDice::default())
             .unwrap();
     }
-    assert_eq!(
-        g.state().figure(pte).unwrap().order.as_deref(),
-        Some("retire")
-    );
+    assert_eq!(order(&g).as_deref(), Some("retire"));
 }
 
 // ---- Scouts and guns ----
@@ -648,15 +657,16 @@ fn scouts_observe_a_3_in_circle() {
         at_phase(&mut s, "observe", "Scout");
         let ev = run(
             &s,
-            Command::Spot {
+            Command::StandTo(St::Spot {
                 scout: id(&s, "Scout"),
                 center_in: Point2::new(30.0, 30.0),
-            },
+            }),
             &[6, 6],
         )
         .unwrap();
         assert_eq!(
-            ev.iter().any(|e| matches!(e, Event::Spotted { .. })),
+            ev.iter()
+                .any(|e| matches!(e, Event::StandTo(StandToEvent::Spotted { .. }))),
             seen,
             "{dx}"
         );
@@ -699,13 +709,22 @@ fn guns_fire_a_15_degree_cone_hitting_on_6_british_7_native() {
         (r.data.artillery.hit_european, r.data.artillery.hit_native),
         (6, 7)
     );
-    let p_on = |s: &GameState| r.odds(s, &Command::FireGun { gun: id(s, "Gun") }).unwrap()[0].p;
+    let p_on = |s: &GameState| {
+        r.odds(s, &Command::StandTo(St::FireGun { gun: id(s, "Gun") }))
+            .unwrap()[0]
+            .p
+    };
     assert_relative_eq!(p_on(&gun_state("British", 0.0)), 26.0 / 36.0);
     assert_relative_eq!(p_on(&gun_state("Natives", 0.0)), 21.0 / 36.0);
     // 30 in ahead: 3 in to the side is 5.7 degrees (inside 7.5), 5 in is 9.5 (outside).
     let in_cone = |dx: f64| {
         let s = gun_state("British", dx);
-        let ev = run(&s, Command::FireGun { gun: id(&s, "Gun") }, &[3, 4, 6]).unwrap();
+        let ev = run(
+            &s,
+            Command::StandTo(St::FireGun { gun: id(&s, "Gun") }),
+            &[3, 4, 6],
+        )
+        .unwrap();
         ev.iter().any(
             |e| matches!(e, Event::Rolled { purpose, .. } if purpose == "save against the gun"),
         )
@@ -714,7 +733,12 @@ fn guns_fire_a_15_degree_cone_hitting_on_6_british_7_native() {
     assert!(!in_cone(5.0));
     // British gunners: 5 is off target.
     let s = gun_state("British", 0.0);
-    let ev = run(&s, Command::FireGun { gun: id(&s, "Gun") }, &[2, 3]).unwrap();
+    let ev = run(
+        &s,
+        Command::StandTo(St::FireGun { gun: id(&s, "Gun") }),
+        &[2, 3],
+    )
+    .unwrap();
     assert!(
         !ev.iter().any(
             |e| matches!(e, Event::Rolled { purpose, .. } if purpose == "save against the gun")
@@ -843,14 +867,14 @@ fn shots(weapon: &str, mode: FireMode, rapid: bool, loaded: bool) -> usize {
     // Dice that miss (2 is off target) so the target stays up.
     loop {
         let r = g.execute(
-            Command::Fire {
+            Command::StandTo(St::Fire {
                 shooter: me,
                 target: t,
                 mode,
                 rapid,
                 aim_use: AimUse::Best,
                 at_mount: false,
-            },
+            }),
             &mut TypedDice::new([1, 1, 6]),
         );
         match r {
@@ -912,13 +936,13 @@ fn mover(side: &str, extra: &str, terrain: &str) -> GameState {
 }
 
 fn can_move(s: &GameState, path: &[(f64, f64)], pace: Pace, level: Option<u8>) -> bool {
-    let c = Command::Move {
+    let c = Command::StandTo(St::Move {
         figure: id(s, "M"),
         path_in: path.iter().map(|&(x, y)| Point2::new(x, y)).collect(),
         facing_deg: 0.0,
         pace,
         mount_level: level,
-    };
+    });
     rules().check(s, &c).is_ok()
 }
 
@@ -1049,9 +1073,9 @@ fn rough_ground_natives_lose_a_third_british_half() {
 #[test]
 fn europeans_charge_at_most_5_turns_a_game() {
     let mut s = mover("British", "", "");
-    s.figures[0].charge_turns_used = 4;
+    s.figures[0].rules.stand_to_mut().charge_turns_used = 4;
     assert!(can_move(&s, &[(12.0, 10.0)], Pace::Charge, None));
-    s.figures[0].charge_turns_used = 5;
+    s.figures[0].rules.stand_to_mut().charge_turns_used = 5;
     assert!(!can_move(&s, &[(12.0, 10.0)], Pace::Charge, None));
     assert_eq!(rules().data.movement.european_charge_turns, 5);
 }
@@ -1062,12 +1086,14 @@ fn obstacles_stop_then_cross_then_move_away() {
     let s = mover("British", "", wall);
     let mut g = Game::new(s, rules_arc(), None).unwrap();
     let m = id(g.state(), "M");
-    let mv = |to: (f64, f64)| Command::Move {
-        figure: m,
-        path_in: vec![Point2::new(to.0, to.1)],
-        facing_deg: 0.0,
-        pace: Pace::Doubletime,
-        mount_level: None,
+    let mv = |to: (f64, f64)| {
+        Command::StandTo(St::Move {
+            figure: m,
+            path_in: vec![Point2::new(to.0, to.1)],
+            facing_deg: 0.0,
+            pace: Pace::Doubletime,
+            mount_level: None,
+        })
     };
     g.execute(mv((15.0, 10.0)), &mut TypedDice::default())
         .unwrap();
@@ -1116,15 +1142,28 @@ fn novice_leader_first_attack_9_or_more_makes_him_trained_3() {
         "rank = \"officer\"\nleader = true",
     ));
     let lt = id(&s, "Lt");
-    let ev = run(&s, Command::FirstAttack { leader: lt }, &[4, 5]).unwrap();
-    assert!(ev.contains(&Event::Experience {
+    let ev = run(
+        &s,
+        Command::StandTo(St::FirstAttack { leader: lt }),
+        &[4, 5],
+    )
+    .unwrap();
+    assert!(ev.contains(&Event::StandTo(StandToEvent::Experience {
         figure: lt,
         number: 3
-    }));
-    let ev = run(&s, Command::FirstAttack { leader: lt }, &[4, 4]).unwrap();
-    assert!(!ev.iter().any(|e| matches!(e, Event::Experience { .. })));
+    })));
+    let ev = run(
+        &s,
+        Command::StandTo(St::FirstAttack { leader: lt }),
+        &[4, 4],
+    )
+    .unwrap();
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::Experience { .. })))
+    );
     let odds = rules()
-        .odds(&s, &Command::FirstAttack { leader: lt })
+        .odds(&s, &Command::StandTo(St::FirstAttack { leader: lt }))
         .unwrap();
     assert_relative_eq!(odds[0].p, 10.0 / 36.0);
 }
@@ -1149,19 +1188,20 @@ fn close_miss_pins_a_covered_target_unless_veteran() {
         // 4+4... use 3+5 = 8 on target at short? 10 in is medium (8+); save die 1 saves.
         let ev = run(
             &s,
-            Command::Fire {
+            Command::StandTo(St::Fire {
                 shooter: id(&s, "Tommy"),
                 target: id(&s, "T"),
                 mode: FireMode::Aimed,
                 rapid: false,
                 aim_use: AimUse::Best,
                 at_mount: false,
-            },
+            }),
             &[3, 6, 1],
         )
         .unwrap();
         assert_eq!(
-            ev.iter().any(|e| matches!(e, Event::Idle { .. })),
+            ev.iter()
+                .any(|e| matches!(e, Event::StandTo(StandToEvent::Idle { .. }))),
             pinned,
             "experience {exp}"
         );
@@ -1181,21 +1221,21 @@ fn aiming_takes_a_turn_and_the_bonus_comes_with_the_next_shot() {
     let (me, t) = (id(&s, "Tommy"), id(&s, "T"));
     let mut g = Game::new(s, rules_arc(), None).unwrap();
     g.execute(
-        Command::Aim {
+        Command::StandTo(St::Aim {
             figure: me,
             target: t,
-        },
+        }),
         &mut TypedDice::default(),
     )
     .unwrap();
-    let fire = Command::Fire {
+    let fire = Command::StandTo(St::Fire {
         shooter: me,
         target: t,
         mode: FireMode::Aimed,
         rapid: false,
         aim_use: AimUse::Best,
         at_mount: false,
-    };
+    });
     assert_eq!(
         game_refusal_kind(g.check(&fire)),
         RefusalKind::AlreadyActed,
@@ -1218,7 +1258,7 @@ fn aiming_takes_a_turn_and_the_bonus_comes_with_the_next_shot() {
         }
     )));
     assert!(
-        !g.state().figure(me).unwrap().aim_ready,
+        !now(g.state(), g.state().figure(me).unwrap()).aim_ready(),
         "the bonus is lost once a shot is fired"
     );
 }
@@ -1257,14 +1297,14 @@ fn target_priority_nearest_danger_first() {
     // Near is refused while the charger comes on.
     let r = run(
         &s,
-        Command::Fire {
+        Command::StandTo(St::Fire {
             shooter: id(&s, "Tommy"),
             target: id(&s, "Near"),
             mode: FireMode::Aimed,
             rapid: false,
             aim_use: AimUse::Best,
             at_mount: false,
-        },
+        }),
         &[1, 1, 6],
     );
     assert_eq!(refusal_kind(r), RefusalKind::NoOrder);
@@ -1285,33 +1325,33 @@ fn preservation_points_break_morale_and_shed_1d6() {
     let (me, t) = (id(&s, "Tommy"), id(&s, "T"));
     let ev = run(
         &s,
-        Command::Fire {
+        Command::StandTo(St::Fire {
             shooter: me,
             target: t,
             mode: FireMode::Aimed,
             rapid: false,
             aim_use: AimUse::Best,
             at_mount: false,
-        },
+        }),
         &[5, 5, 6],
     )
     .unwrap();
     let killed = rules().data.preservation.killed;
-    assert!(ev.contains(&Event::Preservation {
+    assert!(ev.contains(&Event::StandTo(StandToEvent::Preservation {
         side: 1,
         points: killed,
         broken: killed > 2
-    }));
+    })));
     let mut g = Game::new(s, rules_arc(), None).unwrap();
     g.execute(
-        Command::Fire {
+        Command::StandTo(St::Fire {
             shooter: me,
             target: t,
             mode: FireMode::Aimed,
             rapid: false,
             aim_use: AimUse::Best,
             at_mount: false,
-        },
+        }),
         &mut TypedDice::new([5, 5, 6]),
     )
     .unwrap();
@@ -1323,13 +1363,16 @@ fn preservation_points_break_morale_and_shed_1d6() {
             .unwrap();
     }
     let ev = g
-        .execute(Command::Shed { side: 1 }, &mut TypedDice::new([2]))
+        .execute(
+            Command::StandTo(St::Shed { side: 1 }),
+            &mut TypedDice::new([2]),
+        )
         .unwrap();
-    assert!(ev.contains(&Event::Preservation {
+    assert!(ev.contains(&Event::StandTo(StandToEvent::Preservation {
         side: 1,
         points: killed - 2,
         broken: killed - 2 > 2
-    }));
+    })));
     // Zareba: half the Dervishes may fall; 3 men x 1.5 gives a limit of 4.
     let z =
         spotter::game::Scenario::load(std::path::Path::new("scenarios/zareba.toml"), &registry())

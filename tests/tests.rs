@@ -16,6 +16,7 @@ mod detect_accuracy;
 mod detect_errors;
 mod detect_light;
 mod detect_unseen;
+mod function_length;
 mod game_log;
 mod game_scenario;
 mod geometry_props;

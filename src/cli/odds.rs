@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::game::{AimUse, FireMode};
 use crate::geometry::{Band, Measured, band_of};
+use crate::rules::stand_to::action::{AimUse, FireMode};
 use crate::rules::stand_to::engine::{BAND_NAMES, StandToRules};
 use crate::rules::stand_to::{FireSituation, MeleeSide, StandTo, fire_odds, melee_odds};
 

@@ -15,12 +15,11 @@ use nalgebra::Point2;
 use serde::Serialize;
 
 use crate::game::photo::{self, BindHints, BindParams, PhotoBinding};
-use crate::game::{
-    AimUse, Command, Event, FigureId, FireMode, Game, GameState, OrderVia, Pace, Scenario,
-};
+use crate::game::{Command, Event, FigureId, Game, GameState, Pace, Scenario};
 use crate::rules::Registry;
 use crate::rules::dice::{Dice, TypedDice, seeded};
 use crate::rules::odds::NamedOdds;
+use crate::rules::stand_to::action::{Action as St, AimUse, FireMode, OrderVia};
 use crate::rules::stand_to::{StandTo, StandToRules};
 
 /// Schema name of the JSON output.
@@ -318,7 +317,7 @@ fn stand_to_command(
     };
     Ok(match action {
         Action::Fire | Action::Snap => (
-            Command::Fire {
+            Command::StandTo(St::Fire {
                 shooter: actor,
                 target: target()?,
                 mode: if action == Action::Fire {
@@ -329,30 +328,30 @@ fn stand_to_command(
                 rapid: args.rapid,
                 aim_use,
                 at_mount: args.at_mount,
-            },
+            }),
             "fire",
         ),
         Action::Aim => (
-            Command::Aim {
+            Command::StandTo(St::Aim {
                 figure: actor,
                 target: target()?,
-            },
+            }),
             "fire",
         ),
-        Action::Load => (Command::Load { figure: actor }, "fire"),
+        Action::Load => (Command::StandTo(St::Load { figure: actor }), "fire"),
         Action::Melee => (
-            Command::Melee {
+            Command::StandTo(St::Melee {
                 attackers: vec![actor],
                 defenders: targets.clone(),
-            },
+            }),
             "melee",
         ),
-        Action::Gun => (Command::FireGun { gun: actor }, "fire"),
+        Action::Gun => (Command::StandTo(St::FireGun { gun: actor }), "fire"),
         Action::Spot => (
-            Command::Spot {
+            Command::StandTo(St::Spot {
                 scout: actor,
                 center_in: point(args.at.as_deref().context("spot needs --at x,y")?)?,
-            },
+            }),
             "observe",
         ),
         Action::Move => {
@@ -379,13 +378,13 @@ fn stand_to_command(
                 PaceArg::Evade => Pace::Evade,
             };
             (
-                Command::Move {
+                Command::StandTo(St::Move {
                     figure: actor,
                     path_in,
                     facing_deg,
                     pace,
                     mount_level,
-                },
+                }),
                 "move",
             )
         }
@@ -403,23 +402,26 @@ fn stand_to_command(
                 },
             };
             (
-                Command::Order {
+                Command::StandTo(St::Order {
                     giver: actor,
                     to: targets.clone(),
                     order: args.order.clone().context("order needs --order TEXT")?,
                     via,
-                },
+                }),
                 "non-combat",
             )
         }
-        Action::FirstAttack => (Command::FirstAttack { leader: actor }, "reactions"),
-        Action::Rescue => (Command::Rescue { wounded: actor }, "reactions"),
-        Action::Advance => (Command::Advance { figure: actor }, "reactions"),
+        Action::FirstAttack => (
+            Command::StandTo(St::FirstAttack { leader: actor }),
+            "reactions",
+        ),
+        Action::Rescue => (Command::StandTo(St::Rescue { wounded: actor }), "reactions"),
+        Action::Advance => (Command::StandTo(St::Advance { figure: actor }), "reactions"),
         Action::Recover => (
-            Command::Recover {
+            Command::StandTo(St::Recover {
                 figure: actor,
                 cared_for: args.cared_for,
-            },
+            }),
             "reactions",
         ),
     })

@@ -36,6 +36,18 @@ impl TurnClock {
         }
     }
 
+    /// The number of `side`'s latest turn: the current turn once that side
+    /// has begun it, the one before while the sides before it act. What a
+    /// figure did "this turn" was done in this turn of its side's; it
+    /// lapses when the side's next turn begins.
+    pub fn side_turn(self, side: usize) -> u32 {
+        if self.active_side >= side {
+            self.turn
+        } else {
+            self.turn.saturating_sub(1)
+        }
+    }
+
     /// Does moving to `next` start a new side's turn?
     pub fn starts_side_turn(self, next: Self) -> bool {
         next.turn != self.turn || next.active_side != self.active_side
@@ -59,5 +71,19 @@ mod tests {
         assert_eq!((c.turn, c.active_side, c.phase), (1, 1, 0));
         let c = c.after_phase(2, 2).after_phase(2, 2);
         assert_eq!((c.turn, c.active_side, c.phase), (2, 0, 0));
+    }
+
+    #[test]
+    fn a_sides_turn_lasts_until_its_next_turn_begins() {
+        let c = |turn, active_side| TurnClock {
+            turn,
+            active_side,
+            phase: 0,
+        };
+        // Side 1 acted in turn 1; side 0's turn 2 has begun, side 1's not.
+        assert_eq!(c(2, 0).side_turn(1), 1);
+        assert_eq!(c(2, 0).side_turn(0), 2);
+        assert_eq!(c(2, 1).side_turn(1), 2);
+        assert_eq!(c(2, 1).side_turn(0), 2);
     }
 }

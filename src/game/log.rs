@@ -29,14 +29,20 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, Event, GameState};
 
-/// Schema name written in the start record. Version 3: each rule set's
+/// Schema name written in the start record. Version 4: Stand To!'s
+/// commands, events and figure state are its own (`"command": "stand-to"`,
+/// `"event": "stand-to"`, the figure's `rules`), as the other rule sets'
+/// are; older logs are rewritten as they are read (`log_upgrade`). Version 3: each rule set's
 /// state and events are its own types (`"event": "volley-fire"` ...); the
 /// string `status` event and the string status of figures, units and sides
 /// are gone. Version 2: the rule sets' actions are typed commands
 /// (`volley-fire`, `soldiers-in-time`, `little-colonial`, `observe`,
 /// `roll-experience`) and a measurement names its unit; version 1 wrote
 /// `rule-action` with its name and parameters.
-pub const LOG_SCHEMA: &str = "spotter.gamelog/3";
+pub const LOG_SCHEMA: &str = "spotter.gamelog/4";
+/// Version 3 logs load: their Stand To! commands, events and figure fields
+/// are rewritten into version 4's as they are read.
+pub const LOG_SCHEMA_V3: &str = "spotter.gamelog/3";
 /// Version 2 logs load when they hold no `status` event (Stand To! games);
 /// one that does is refused at that line, naming the event.
 pub const LOG_SCHEMA_V2: &str = "spotter.gamelog/2";
@@ -44,7 +50,7 @@ pub const LOG_SCHEMA_V2: &str = "spotter.gamelog/2";
 pub const LOG_SCHEMA_V1: &str = "spotter.gamelog/1";
 /// Every schema this build reads (a version-1 command is read through
 /// `Command::Untyped` and typed when the game resumes).
-pub const KNOWN_SCHEMAS: [&str; 3] = [LOG_SCHEMA_V1, LOG_SCHEMA_V2, LOG_SCHEMA];
+pub const KNOWN_SCHEMAS: [&str; 4] = [LOG_SCHEMA_V1, LOG_SCHEMA_V2, LOG_SCHEMA_V3, LOG_SCHEMA];
 /// Event fields that hold a figure id (JSON keys of [`Event`]).
 const FIGURE_KEYS: [&str; 7] = [
     "figure",
@@ -381,6 +387,9 @@ pub fn read_log(path: &Path) -> Result<ReadLog, LogError> {
     };
     let mut buf = Vec::new();
     let mut end = 0_u64;
+    // Records of a log older than this schema are rewritten as they are
+    // read (decided by its start record; one without a schema is the first).
+    let mut old_schema = false;
     for line in 1.. {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
@@ -394,7 +403,7 @@ pub fn read_log(path: &Path) -> Result<ReadLog, LogError> {
         let parsed = if body.iter().all(u8::is_ascii_whitespace) {
             Err("a blank line".to_owned())
         } else {
-            serde_json::from_slice::<LogRecord>(body).map_err(|e| {
+            parse_record(body, line, &mut old_schema).map_err(|e| {
                 if complete {
                     format!("does not read as a log record ({e})")
                 } else {
@@ -414,6 +423,24 @@ pub fn read_log(path: &Path) -> Result<ReadLog, LogError> {
         }
     }
     Ok(out)
+}
+
+/// One line's record; the start record (line 1) says whether the log is of
+/// an older schema, whose records are rewritten into today's form first.
+fn parse_record(
+    body: &[u8],
+    line: usize,
+    old_schema: &mut bool,
+) -> Result<LogRecord, serde_json::Error> {
+    let mut value: serde_json::Value = serde_json::from_slice(body)?;
+    if line == 1 && value.get("kind").and_then(|k| k.as_str()) == Some("start") {
+        let schema = value.get("schema").and_then(|s| s.as_str());
+        *old_schema = schema.is_none_or(|s| s != LOG_SCHEMA && KNOWN_SCHEMAS.contains(&s));
+    }
+    if *old_schema {
+        super::log_upgrade::upgrade_record(&mut value);
+    }
+    serde_json::from_value(value)
 }
 
 /// One command as recovered from a log.

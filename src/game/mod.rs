@@ -10,11 +10,12 @@
 //!   line). Undo and replay rebuild the state from the log.
 
 pub mod log;
+mod log_upgrade;
 /// The path the game's modules name the state by:
 /// the types live with the rule sets ([`crate::rules`]), below the game.
 mod state {
     pub use crate::rules::{
-        Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize, Unit,
+        Figure, FigureId, GameState, Pace, Rank, Side, SideKind, TableSize, Unit,
     };
 }
 pub mod photo;
@@ -26,7 +27,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::rules::Event;
-pub use crate::rules::{AimUse, Command, FireMode, Observed, OrderVia};
+pub use crate::rules::{Command, Observed};
 pub use crate::rules::{Deck, Status, Unit};
 pub use crate::rules::{
     Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize,

@@ -13,11 +13,10 @@ use nalgebra::{Point2, Rotation2, Vector2};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::state::{
-    Figure, FigureId, GameState, ObstacleStage, Pace, Rank, Side, SideKind, TableSize, Unit,
-};
+use super::state::{Figure, FigureId, GameState, Pace, Rank, Side, SideKind, TableSize, Unit};
+use crate::core::TurnClock;
 use crate::geometry::{BaseShape, Placement, Scale, TerrainArea, TerrainKind};
-use crate::rules::{FigureRules, GameRules, Registry, SideRules, UnitRules};
+use crate::rules::{FigureRules, FigureStart, GameRules, Registry, RuleSet, SideRules, UnitRules};
 use crate::spec::{SourceFile, SpecError, SpecProblem};
 use crate::vision::BaseKind;
 
@@ -41,6 +40,21 @@ struct RawTerrain {
     name: String,
     kinds: Vec<TerrainKind>,
     polygon_in: Spanned<Vec<[f64; 2]>>,
+}
+
+impl RawTerrain {
+    fn area(self) -> TerrainArea {
+        TerrainArea {
+            name: self.name,
+            kinds: self.kinds,
+            polygon_in: self
+                .polygon_in
+                .into_inner()
+                .into_iter()
+                .map(|[x, y]| Point2::new(x, y))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -78,10 +92,11 @@ struct RawFigure {
     base: BaseKind,
     #[serde(default)]
     mount_speed: Option<Spanned<String>>,
+    /// How he starts, kept by the rule sets that use it (Stand To!).
     #[serde(default)]
-    pace: Pace,
+    pace: Option<Pace>,
     #[serde(default)]
-    prone: bool,
+    prone: Option<bool>,
     #[serde(default)]
     concealed: bool,
     #[serde(default)]
@@ -234,8 +249,8 @@ impl RawUnit {
                     facing_deg: Spanned::new(span.clone(), self.facing_deg),
                     base: self.base,
                     mount_speed: None,
-                    pace: Pace::Stationary,
-                    prone: false,
+                    pace: None,
+                    prone: None,
                     concealed: false,
                     loaded: false,
                     ammo: None,
@@ -374,280 +389,24 @@ impl Scenario {
         generated.append(&mut raw.figure);
         raw.figure = generated;
         let rules = registry.get(raw.rule_set.get_ref());
-        if rules.is_none() {
-            problems.push(src.problem(
-                Some(raw.rule_set.span()),
-                "rule_set",
-                format!(
-                    "unknown rule set `{}` (known: {})",
-                    raw.rule_set.get_ref(),
-                    registry.names().join(", ")
-                ),
-            ));
-        }
-        for (i, t) in raw.terrain.iter().enumerate() {
-            if t.polygon_in.get_ref().len() < 3 {
-                problems.push(src.problem(
-                    Some(t.polygon_in.span()),
-                    format!("terrain[{i}].polygon_in"),
-                    "an area needs at least three points",
-                ));
-            }
-        }
-        // The rule set's first side moves first: put those sides first.
-        let first = rules.as_ref().and_then(|r| r.first_side_kind());
-        let mut side_order: Vec<usize> = (0..raw.side.len()).collect();
-        let referee = &raw.referee;
-        for name in referee.first_side.iter().chain(&referee.green_sides) {
-            if !raw.side.iter().any(|s| s.name.get_ref() == name.get_ref()) {
-                problems.push(src.problem(
-                    Some(name.span()),
-                    "referee",
-                    format!("no side named `{}`", name.get_ref()),
-                ));
-            }
-        }
-        match &referee.first_side {
-            // The referee rules otherwise: his side goes first.
-            Some(name) => side_order.sort_by_key(|&i| raw.side[i].name.get_ref() != name.get_ref()),
-            None => side_order.sort_by_key(|&i| Some(raw.side[i].kind) != first),
-        }
-        let sides: Vec<Side> = side_order
+        let mut b = Build {
+            src,
+            rules: rules.as_deref(),
+            problems,
+        };
+        b.check_rule_set_and_terrain(&raw, registry);
+        let sides = b.sides(&raw);
+        let figures: Vec<Figure> = raw
+            .figure
             .iter()
-            .map(|&i| {
-                let mut status = raw.side[i].status.clone();
-                if referee
-                    .green_sides
-                    .iter()
-                    .any(|g| g.get_ref() == raw.side[i].name.get_ref())
-                {
-                    status.insert("green".into(), "true".into());
-                }
-                let typed = match rules.as_ref().map(|r| r.side_status(&status)) {
-                    Some(Err(e)) => {
-                        problems.push(src.problem(None, format!("side[{i}].status"), e));
-                        SideRules::None
-                    }
-                    Some(Ok(t)) => t,
-                    None => SideRules::None,
-                };
-                Side {
-                    name: raw.side[i].name.get_ref().clone(),
-                    kind: raw.side[i].kind,
-                    preservation_points: 0,
-                    preservation_limit: raw.side[i].preservation_limit,
-                    broken: false,
-                    first_attack_rolled: false,
-                    rules: typed,
-                }
-            })
+            .enumerate()
+            .map(|(i, f)| b.figure(&raw, &sides, i, f))
             .collect();
-        for (i, s) in raw.side.iter().enumerate() {
-            if raw.side[..i]
-                .iter()
-                .any(|o| o.name.get_ref() == s.name.get_ref())
-            {
-                problems.push(src.problem(
-                    Some(s.name.span()),
-                    format!("side[{i}].name"),
-                    "side named twice",
-                ));
-            }
+        let units = b.units(&raw, &sides);
+        if !b.problems.is_empty() {
+            return Err(src.error(b.problems).into());
         }
-        if sides.is_empty() {
-            problems.push(src.problem(None, "side", "at least one side is needed"));
-        }
-        let mut figures = Vec::new();
-        for (i, f) in raw.figure.iter().enumerate() {
-            let field = |x: &str| format!("figure[{i}].{x}");
-            let name = f.name.get_ref();
-            if raw.figure[..i].iter().any(|o| o.name.get_ref() == name) {
-                problems.push(src.problem(
-                    Some(f.name.span()),
-                    field("name"),
-                    "figure named twice",
-                ));
-            }
-            let side = sides.iter().position(|s| &s.name == f.side.get_ref());
-            if side.is_none() {
-                problems.push(src.problem(
-                    Some(f.side.span()),
-                    field("side"),
-                    format!("no side named `{}`", f.side.get_ref()),
-                ));
-            }
-            if let Some(r) = rules.as_ref() {
-                if !r.knows_weapon(f.weapon.get_ref()) {
-                    problems.push(src.problem(
-                        Some(f.weapon.span()),
-                        field("weapon"),
-                        format!("the rule set has no weapon `{}`", f.weapon.get_ref()),
-                    ));
-                }
-                if !r.knows_melee_weapon(f.melee_weapon.get_ref()) {
-                    problems.push(src.problem(
-                        Some(f.melee_weapon.span()),
-                        field("melee_weapon"),
-                        format!(
-                            "the rule set has no melee weapon `{}`",
-                            f.melee_weapon.get_ref()
-                        ),
-                    ));
-                }
-            }
-            let exp = *f.experience.get_ref();
-            let (lo, hi) = rules.as_ref().map_or((1, 6), |r| r.experience_range());
-            if !(lo..=hi).contains(&exp) {
-                problems.push(src.problem(
-                    Some(f.experience.span()),
-                    field("experience"),
-                    format!("experience numbers run {lo} to {hi}"),
-                ));
-            }
-            let (x, y) = (*f.x_in.get_ref(), *f.y_in.get_ref());
-            if !(0.0..=raw.table.width_in).contains(&x) {
-                problems.push(src.problem(Some(f.x_in.span()), field("x_in"), "off the table"));
-            }
-            if !(0.0..=raw.table.depth_in).contains(&y) {
-                problems.push(src.problem(Some(f.y_in.span()), field("y_in"), "off the table"));
-            }
-            let mount_level = match (f.base, &f.mount_speed) {
-                (BaseKind::Foot, None) => None,
-                (BaseKind::Foot, Some(s)) => {
-                    problems.push(src.problem(
-                        Some(s.span()),
-                        field("mount_speed"),
-                        "a foot figure has no mount",
-                    ));
-                    None
-                }
-                (BaseKind::Mounted, None) => Some(0),
-                (BaseKind::Mounted, Some(s)) => {
-                    let level = rules.as_ref().and_then(|r| r.mount_level(s.get_ref()));
-                    if level.is_none() {
-                        problems.push(src.problem(
-                            Some(s.span()),
-                            field("mount_speed"),
-                            format!("unknown mount speed `{}`", s.get_ref()),
-                        ));
-                    }
-                    level
-                }
-            };
-            figures.push(Figure {
-                id: FigureId(u32::try_from(i).unwrap_or(u32::MAX)),
-                name: name.clone(),
-                rank: f.rank,
-                side: side.unwrap_or(0),
-                leader: f.leader,
-                weapon: f.weapon.get_ref().clone(),
-                melee_weapon: f.melee_weapon.get_ref().clone(),
-                shield: f.shield,
-                experience: exp,
-                placement: Placement {
-                    center_in_table: Point2::new(x, y),
-                    facing_deg: crate::geometry::normalize_deg(*f.facing_deg.get_ref()),
-                    shape: match f.base {
-                        BaseKind::Foot => BaseShape::FOOT,
-                        BaseKind::Mounted => BaseShape::MOUNTED,
-                    },
-                    sigma_in: raw.position_sigma_in,
-                },
-                mount_level,
-                mount_wound: None,
-                wound: None,
-                pace: f.pace,
-                prone: f.prone,
-                charged_through_rough: false,
-                loaded: f.loaded,
-                load_progress: 0,
-                aiming_at: None,
-                aim_ready: false,
-                shots_this_turn: 0,
-                charge_turns_used: 0,
-                idle_until_turn: None,
-                concealed: f.concealed,
-                order: None,
-                pending_order: None,
-                obstacle: ObstacleStage::Clear,
-                ammo: f.ammo,
-                rules: match rules.as_ref().map(|r| r.figure_status(&f.status)) {
-                    Some(Err(e)) => {
-                        problems.push(src.problem(None, field("status"), e));
-                        FigureRules::None
-                    }
-                    Some(Ok(t)) => t,
-                    None => FigureRules::None,
-                },
-            });
-        }
-        let mut units: Vec<Unit> = Vec::new();
-        for (i, u) in raw.unit.iter().enumerate() {
-            if raw.unit[..i]
-                .iter()
-                .any(|o| o.name.get_ref() == u.name.get_ref())
-            {
-                problems.push(src.problem(
-                    Some(u.name.span()),
-                    format!("unit[{i}].name"),
-                    "unit named twice",
-                ));
-            }
-            let side = sides.iter().position(|s| &s.name == u.side.get_ref());
-            if side.is_none() {
-                problems.push(src.problem(
-                    Some(u.side.span()),
-                    format!("unit[{i}].side"),
-                    format!("no side named `{}`", u.side.get_ref()),
-                ));
-            }
-            units.push(Unit {
-                name: u.name.get_ref().clone(),
-                side: side.unwrap_or(0),
-                figures: Vec::new(),
-                formation: u.formation.clone(),
-                frontage: u.frontage,
-                rules: match rules.as_ref().map(|r| r.unit_status(&u.unit_status)) {
-                    Some(Err(e)) => {
-                        problems.push(src.problem(None, format!("unit[{i}].unit_status"), e));
-                        UnitRules::None
-                    }
-                    Some(Ok(t)) => t,
-                    None => UnitRules::None,
-                },
-            });
-        }
-        for (i, f) in raw.figure.iter().enumerate() {
-            let Some(name) = f.unit.as_ref() else {
-                continue;
-            };
-            match units.iter_mut().find(|u| &u.name == name.get_ref()) {
-                Some(u) => u
-                    .figures
-                    .push(FigureId(u32::try_from(i).unwrap_or(u32::MAX))),
-                None => problems.push(src.problem(
-                    Some(name.span()),
-                    format!("figure[{i}].unit"),
-                    format!("no unit named `{}`", name.get_ref()),
-                )),
-            }
-        }
-        if !problems.is_empty() {
-            return Err(src.error(problems).into());
-        }
-        let mut sides = sides;
-        for (i, side) in sides.iter_mut().enumerate() {
-            let Some(raw_side) = raw.side.iter().find(|r| r.name.get_ref() == &side.name) else {
-                continue;
-            };
-            if let Some(pct) = &raw_side.accepted_casualties_percent {
-                let men = figures.iter().filter(|f| f.side == i).count();
-                side.preservation_limit = rules
-                    .as_ref()
-                    .and_then(|r| r.preservation_limit(*pct.get_ref(), men));
-            }
-        }
-        let n_sides = sides.len();
+        let sides = preservation_limits(&raw, sides, &figures, b.rules);
         let mut scenario = Self {
             name: raw.name.clone(),
             description: raw.description,
@@ -659,26 +418,12 @@ impl Scenario {
                     width_in: raw.table.width_in,
                     depth_in: raw.table.depth_in,
                 },
-                terrain: raw
-                    .terrain
-                    .into_iter()
-                    .map(|t| TerrainArea {
-                        name: t.name,
-                        kinds: t.kinds,
-                        polygon_in: t
-                            .polygon_in
-                            .into_inner()
-                            .into_iter()
-                            .map(|[x, y]| Point2::new(x, y))
-                            .collect(),
-                    })
-                    .collect(),
+                terrain: raw.terrain.into_iter().map(RawTerrain::area).collect(),
                 sides,
                 figures,
-                turn: 1,
-                active_side: 0,
-                phase: 0,
-                orders_this_turn: vec![0; n_sides],
+                turn: START_CLOCK.turn,
+                active_side: START_CLOCK.active_side,
+                phase: START_CLOCK.phase,
                 units,
                 decks: Vec::new(),
                 rules: GameRules::None,
@@ -690,4 +435,334 @@ impl Scenario {
         }
         Ok(scenario)
     }
+}
+
+/// Where every game starts: turn 1, the first side, the first phase.
+const START_CLOCK: TurnClock = TurnClock {
+    turn: 1,
+    active_side: 0,
+    phase: 0,
+};
+
+/// A scenario being built: the file, its rule set and the problems found
+/// so far (every problem is reported at once).
+struct Build<'a> {
+    src: &'a SourceFile,
+    rules: Option<&'a dyn RuleSet>,
+    problems: Vec<SpecProblem>,
+}
+
+impl Build<'_> {
+    fn push(&mut self, span: Option<std::ops::Range<usize>>, field: String, message: String) {
+        self.problems.push(self.src.problem(span, field, message));
+    }
+
+    /// The rule set is known; every terrain area has three points.
+    fn check_rule_set_and_terrain(&mut self, raw: &RawScenario, registry: &Registry) {
+        if self.rules.is_none() {
+            self.push(
+                Some(raw.rule_set.span()),
+                "rule_set".into(),
+                format!(
+                    "unknown rule set `{}` (known: {})",
+                    raw.rule_set.get_ref(),
+                    registry.names().join(", ")
+                ),
+            );
+        }
+        for (i, t) in raw.terrain.iter().enumerate() {
+            if t.polygon_in.get_ref().len() < 3 {
+                self.push(
+                    Some(t.polygon_in.span()),
+                    format!("terrain[{i}].polygon_in"),
+                    "an area needs at least three points".into(),
+                );
+            }
+        }
+    }
+
+    /// The sides, the one that moves first first (the referee's choice, or
+    /// the rule set's kind), each with its typed status.
+    fn sides(&mut self, raw: &RawScenario) -> Vec<Side> {
+        let first = self.rules.and_then(|r| r.first_side_kind());
+        let mut side_order: Vec<usize> = (0..raw.side.len()).collect();
+        let referee = &raw.referee;
+        for name in referee.first_side.iter().chain(&referee.green_sides) {
+            if !raw.side.iter().any(|s| s.name.get_ref() == name.get_ref()) {
+                self.push(
+                    Some(name.span()),
+                    "referee".into(),
+                    format!("no side named `{}`", name.get_ref()),
+                );
+            }
+        }
+        match &referee.first_side {
+            // The referee rules otherwise: his side goes first.
+            Some(name) => side_order.sort_by_key(|&i| raw.side[i].name.get_ref() != name.get_ref()),
+            None => side_order.sort_by_key(|&i| Some(raw.side[i].kind) != first),
+        }
+        let sides: Vec<Side> = side_order.iter().map(|&i| self.side(raw, i)).collect();
+        for (i, s) in raw.side.iter().enumerate() {
+            if raw.side[..i]
+                .iter()
+                .any(|o| o.name.get_ref() == s.name.get_ref())
+            {
+                self.push(
+                    Some(s.name.span()),
+                    format!("side[{i}].name"),
+                    "side named twice".into(),
+                );
+            }
+        }
+        if sides.is_empty() {
+            self.push(None, "side".into(), "at least one side is needed".into());
+        }
+        sides
+    }
+
+    /// Side `i` of the file; the referee's `green_sides` arrive in its
+    /// status as `green = "true"`.
+    fn side(&mut self, raw: &RawScenario, i: usize) -> Side {
+        let raw_side = &raw.side[i];
+        let mut status = raw_side.status.clone();
+        if raw
+            .referee
+            .green_sides
+            .iter()
+            .any(|g| g.get_ref() == raw_side.name.get_ref())
+        {
+            status.insert("green".into(), "true".into());
+        }
+        let typed = match self.rules.map(|r| r.side_status(&status)) {
+            Some(Err(e)) => {
+                self.push(None, format!("side[{i}].status"), e);
+                SideRules::None
+            }
+            Some(Ok(t)) => t,
+            None => SideRules::None,
+        };
+        Side {
+            name: raw_side.name.get_ref().clone(),
+            kind: raw_side.kind,
+            preservation_points: 0,
+            preservation_limit: raw_side.preservation_limit,
+            broken: false,
+            first_attack_rolled: false,
+            rules: typed,
+        }
+    }
+
+    /// Figure `i`: its name, side, weapons, experience and position are
+    /// checked, its mount speed, status and start keys read.
+    fn figure(&mut self, raw: &RawScenario, sides: &[Side], i: usize, f: &RawFigure) -> Figure {
+        let field = |x: &str| format!("figure[{i}].{x}");
+        if raw.figure[..i]
+            .iter()
+            .any(|o| o.name.get_ref() == f.name.get_ref())
+        {
+            self.push(
+                Some(f.name.span()),
+                field("name"),
+                "figure named twice".into(),
+            );
+        }
+        let side = sides.iter().position(|s| &s.name == f.side.get_ref());
+        if side.is_none() {
+            self.push(
+                Some(f.side.span()),
+                field("side"),
+                format!("no side named `{}`", f.side.get_ref()),
+            );
+        }
+        self.check_weapons_and_experience(i, f);
+        let (x, y) = (*f.x_in.get_ref(), *f.y_in.get_ref());
+        if !(0.0..=raw.table.width_in).contains(&x) {
+            self.push(Some(f.x_in.span()), field("x_in"), "off the table".into());
+        }
+        if !(0.0..=raw.table.depth_in).contains(&y) {
+            self.push(Some(f.y_in.span()), field("y_in"), "off the table".into());
+        }
+        let mut figure = Figure {
+            id: FigureId(u32::try_from(i).unwrap_or(u32::MAX)),
+            name: f.name.get_ref().clone(),
+            rank: f.rank,
+            side: side.unwrap_or(0),
+            leader: f.leader,
+            weapon: f.weapon.get_ref().clone(),
+            melee_weapon: f.melee_weapon.get_ref().clone(),
+            shield: f.shield,
+            experience: *f.experience.get_ref(),
+            placement: Placement {
+                center_in_table: Point2::new(x, y),
+                facing_deg: crate::geometry::normalize_deg(*f.facing_deg.get_ref()),
+                shape: match f.base {
+                    BaseKind::Foot => BaseShape::FOOT,
+                    BaseKind::Mounted => BaseShape::MOUNTED,
+                },
+                sigma_in: raw.position_sigma_in,
+            },
+            mount_level: self.mount_level(i, f),
+            mount_wound: None,
+            wound: None,
+            loaded: f.loaded,
+            concealed: f.concealed,
+            rules: match self.rules.map(|r| r.figure_status(&f.status)) {
+                Some(Err(e)) => {
+                    self.push(None, field("status"), e);
+                    FigureRules::None
+                }
+                Some(Ok(t)) => t,
+                None => FigureRules::None,
+            },
+        };
+        let start = FigureStart {
+            pace: f.pace,
+            prone: f.prone,
+            ammo: f.ammo,
+        };
+        if let Some(Err(e)) = self
+            .rules
+            .map(|r| r.figure_start(&mut figure, start, START_CLOCK))
+        {
+            let key = start.given().first().copied().unwrap_or("pace");
+            self.push(Some(f.name.span()), field(key), e);
+        }
+        figure
+    }
+
+    /// The figure's weapons are the rule set's; his experience is in its
+    /// range.
+    fn check_weapons_and_experience(&mut self, i: usize, f: &RawFigure) {
+        let field = |x: &str| format!("figure[{i}].{x}");
+        if let Some(r) = self.rules {
+            if !r.knows_weapon(f.weapon.get_ref()) {
+                self.push(
+                    Some(f.weapon.span()),
+                    field("weapon"),
+                    format!("the rule set has no weapon `{}`", f.weapon.get_ref()),
+                );
+            }
+            if !r.knows_melee_weapon(f.melee_weapon.get_ref()) {
+                self.push(
+                    Some(f.melee_weapon.span()),
+                    field("melee_weapon"),
+                    format!(
+                        "the rule set has no melee weapon `{}`",
+                        f.melee_weapon.get_ref()
+                    ),
+                );
+            }
+        }
+        let exp = *f.experience.get_ref();
+        let (lo, hi) = self.rules.map_or((1, 6), |r| r.experience_range());
+        if !(lo..=hi).contains(&exp) {
+            self.push(
+                Some(f.experience.span()),
+                field("experience"),
+                format!("experience numbers run {lo} to {hi}"),
+            );
+        }
+    }
+
+    /// A mounted figure's speed level (the slowest when not given); a foot
+    /// figure has none.
+    fn mount_level(&mut self, i: usize, f: &RawFigure) -> Option<u8> {
+        let field = format!("figure[{i}].mount_speed");
+        match (f.base, &f.mount_speed) {
+            (BaseKind::Foot, None) => None,
+            (BaseKind::Foot, Some(s)) => {
+                self.push(Some(s.span()), field, "a foot figure has no mount".into());
+                None
+            }
+            (BaseKind::Mounted, None) => Some(0),
+            (BaseKind::Mounted, Some(s)) => {
+                let level = self.rules.and_then(|r| r.mount_level(s.get_ref()));
+                if level.is_none() {
+                    self.push(
+                        Some(s.span()),
+                        field,
+                        format!("unknown mount speed `{}`", s.get_ref()),
+                    );
+                }
+                level
+            }
+        }
+    }
+
+    /// The units, each with its side, typed status and figures.
+    fn units(&mut self, raw: &RawScenario, sides: &[Side]) -> Vec<Unit> {
+        let mut units: Vec<Unit> = Vec::new();
+        for (i, u) in raw.unit.iter().enumerate() {
+            if raw.unit[..i]
+                .iter()
+                .any(|o| o.name.get_ref() == u.name.get_ref())
+            {
+                self.push(
+                    Some(u.name.span()),
+                    format!("unit[{i}].name"),
+                    "unit named twice".into(),
+                );
+            }
+            let side = sides.iter().position(|s| &s.name == u.side.get_ref());
+            if side.is_none() {
+                self.push(
+                    Some(u.side.span()),
+                    format!("unit[{i}].side"),
+                    format!("no side named `{}`", u.side.get_ref()),
+                );
+            }
+            let rules = match self.rules.map(|r| r.unit_status(&u.unit_status)) {
+                Some(Err(e)) => {
+                    self.push(None, format!("unit[{i}].unit_status"), e);
+                    UnitRules::None
+                }
+                Some(Ok(t)) => t,
+                None => UnitRules::None,
+            };
+            units.push(Unit {
+                name: u.name.get_ref().clone(),
+                side: side.unwrap_or(0),
+                figures: Vec::new(),
+                formation: u.formation.clone(),
+                frontage: u.frontage,
+                rules,
+            });
+        }
+        for (i, f) in raw.figure.iter().enumerate() {
+            let Some(name) = f.unit.as_ref() else {
+                continue;
+            };
+            match units.iter_mut().find(|u| &u.name == name.get_ref()) {
+                Some(u) => u
+                    .figures
+                    .push(FigureId(u32::try_from(i).unwrap_or(u32::MAX))),
+                None => self.push(
+                    Some(name.span()),
+                    format!("figure[{i}].unit"),
+                    format!("no unit named `{}`", name.get_ref()),
+                ),
+            }
+        }
+        units
+    }
+}
+
+/// A side's `accepted_casualties_percent` becomes its preservation limit
+/// (the rule set's reading of its number of men).
+fn preservation_limits(
+    raw: &RawScenario,
+    mut sides: Vec<Side>,
+    figures: &[Figure],
+    rules: Option<&dyn RuleSet>,
+) -> Vec<Side> {
+    for (i, side) in sides.iter_mut().enumerate() {
+        let Some(raw_side) = raw.side.iter().find(|r| r.name.get_ref() == &side.name) else {
+            continue;
+        };
+        if let Some(pct) = &raw_side.accepted_casualties_percent {
+            let men = figures.iter().filter(|f| f.side == i).count();
+            side.preservation_limit = rules.and_then(|r| r.preservation_limit(*pct.get_ref(), men));
+        }
+    }
+    sides
 }

@@ -4,110 +4,19 @@
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
-use super::state::{FigureId, Pace};
-
-/// Aimed fire or a snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FireMode {
-    Aimed,
-    Snap,
-}
-
-/// Where the aiming bonus goes; chosen after the dice are seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum AimUse {
-    /// Spotter chooses the use that turns a miss into a hit, if any.
-    #[default]
-    Best,
-    /// +1 to the roll to hit.
-    Hit,
-    /// +1 to the target's saving roll.
-    Save,
-}
-
-/// How an order travels.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "via", rename_all = "kebab-case")]
-pub enum OrderVia {
-    Shout,
-    HandSignal,
-    Musician { musician: FigureId },
-}
+use super::state::FigureId;
 
 /// Something a player asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "kebab-case")]
 pub enum Command {
-    /// Spend a turn loading (breechloaders before an aimed shot, muskets, guns).
-    Load { figure: FigureId },
-    /// Spend a turn aiming at a target: +1 for the next shot at it.
-    Aim { figure: FigureId, target: FigureId },
-    /// Fire at a target. `rapid`: a bolt-action rifle pulls rounds from its
-    /// magazine.
-    Fire {
-        shooter: FigureId,
-        target: FigureId,
-        mode: FireMode,
-        #[serde(default)]
-        rapid: bool,
-        #[serde(default)]
-        aim_use: AimUse,
-        /// Aim at the mount rather than the rider.
-        #[serde(default)]
-        at_mount: bool,
-    },
-    /// A gun fires its cone (crew figure holding the gun).
-    FireGun { gun: FigureId },
-    /// Hand-to-hand: one side of the exchange must be a single figure.
-    Melee {
-        attackers: Vec<FigureId>,
-        defenders: Vec<FigureId>,
-    },
-    /// Move along a path (table inches) at a pace; a rider may change speed.
-    Move {
-        figure: FigureId,
-        path_in: Vec<Point2<f64>>,
-        facing_deg: f64,
-        pace: Pace,
-        #[serde(default)]
-        mount_level: Option<u8>,
-    },
-    /// Lie down or stand up (no time at all).
-    Prone { figure: FigureId, prone: bool },
-    /// A leader gives an order.
-    Order {
-        giver: FigureId,
-        to: Vec<FigureId>,
-        order: String,
-        via: OrderVia,
-    },
-    /// A scout observes a 3 in circle centred on a point.
-    Spot {
-        scout: FigureId,
-        center_in: Point2<f64>,
-    },
-    /// A novice leader reacts to the first attack on his force.
-    FirstAttack { leader: FigureId },
-    /// A European figure was wounded: roll for his nearest friend (and the
-    /// leader).
-    Rescue { wounded: FigureId },
-    /// A broken force in a protected position sheds preservation points.
-    Shed { side: usize },
-    /// After the battle: roll to advance experience.
-    Advance { figure: FigureId },
-    /// Between battles: roll for a wounded figure's recovery.
-    Recover { figure: FigureId, cared_for: bool },
     /// End the current phase (and the side's turn after the last phase).
     EndPhase,
-    /// Stand To!: roll a figure's starting experience (before the battle).
-    RollExperience { figure: String },
     /// The camera saw these figures here: each placed where it was seen.
     /// The game handles it itself, whatever the rule set
     /// ([`crate::game::Game::execute`]); rule sets never see it.
     Observe { figures: Vec<Observed> },
-    /// A Stand To! action the shared commands do not cover (dismounting).
+    /// A Stand To! action (fire, move, load, order, dismount ...).
     StandTo(crate::rules::stand_to::action::Action),
     /// A Volley Fire! action (a unit's volley, move, formation change ...).
     VolleyFire(crate::rules::volley_fire::action::Action),
@@ -173,28 +82,11 @@ impl Command {
     }
 }
 
-/// A shared command (Stand To!'s, `end-phase`) by its serialised name and
-/// parameters; `None` when no command has that name.
-/// The names of the game's own commands (Stand To!'s, and `end-phase`).
-pub const SHARED_ACTIONS: &[&str] = &[
-    "load",
-    "aim",
-    "fire",
-    "fire-gun",
-    "melee",
-    "move",
-    "prone",
-    "order",
-    "spot",
-    "first-attack",
-    "rescue",
-    "shed",
-    "advance",
-    "recover",
-    "end-phase",
-    "roll-experience",
-];
+/// The names of the game's own commands, which every rule set takes.
+pub const SHARED_ACTIONS: &[&str] = &["end-phase"];
 
+/// A shared command (`end-phase`) by its name and parameters; `None` when
+/// no shared command has that name.
 pub(crate) fn parse_shared(
     name: &str,
     params: &serde_json::Value,

@@ -4,12 +4,12 @@
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
-use super::command::{AimUse, FireMode};
-use super::state::{FigureId, ObstacleStage, Pace};
+use super::state::{FigureId, Pace};
 use crate::core::Reading;
 use crate::core::dice::DieRoll;
 use crate::core::odds::NamedOdds;
 use crate::rules::stand_to::Wound;
+use crate::rules::stand_to::action::{AimUse, FireMode};
 
 /// One thing that happened in a game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,19 +27,14 @@ pub enum Event {
         dice: Vec<DieRoll>,
     },
     /// A card drawn from a deck (card-driven rule sets).
-    CardDrawn {
-        deck: String,
-        card: String,
-    },
+    CardDrawn { deck: String, card: String },
     /// A measurement the rules used, in the rule set's unit (rule inches,
     /// or Little Colonial Rules' centimetres), with its uncertainty and
     /// whether that could flip the call. Logs from before the unit was
     /// recorded read as inches.
     Measured(Reading),
     /// Text for the player (a rule applied, a choice he must make).
-    Note {
-        text: String,
-    },
+    Note { text: String },
     /// Summary of one shot.
     FireResolved {
         shooter: FigureId,
@@ -59,37 +54,14 @@ pub enum Event {
         attacker_totals: Vec<i32>,
         defender_totals: Vec<i32>,
     },
-    Loaded {
-        figure: FigureId,
-        progress: u32,
-        loaded: bool,
-    },
-    AimTaken {
-        figure: FigureId,
-        target: FigureId,
-    },
-    ShotFired {
-        figure: FigureId,
-        target: FigureId,
-        mode: FireMode,
-    },
     /// The figure (or its mount) now has this wound.
     Wounded {
         figure: FigureId,
         wound: Wound,
         mount: bool,
     },
-    /// After recovery: the wound left (None = fit).
-    Healed {
-        figure: FigureId,
-        wound: Option<Wound>,
-    },
-    /// Does nothing until the end of `until_turn` (close miss, frozen).
-    Idle {
-        figure: FigureId,
-        until_turn: u32,
-        reason: String,
-    },
+    /// The figure moved by the rules to `to_in` at `pace` (the rule set
+    /// records what the pace means to it).
     Moved {
         figure: FigureId,
         to_in: Point2<f64>,
@@ -107,43 +79,10 @@ pub enum Event {
         facing_deg: f64,
         sigma_in: f64,
     },
-    ObstacleStage {
-        figure: FigureId,
-        stage: ObstacleStage,
-    },
-    MountSpeed {
-        figure: FigureId,
-        level: u8,
-    },
-    ChargeTurnUsed {
-        figure: FigureId,
-    },
-    Prone {
-        figure: FigureId,
-        prone: bool,
-    },
-    OrderGiven {
-        giver: FigureId,
-        to: Vec<FigureId>,
-        order: String,
-        via: String,
-        from_turn: u32,
-    },
-    Spotted {
-        figure: FigureId,
-    },
-    Experience {
-        figure: FigureId,
-        number: u8,
-    },
-    FirstAttackRolled {
-        side: usize,
-    },
-    Preservation {
-        side: usize,
-        points: u32,
-        broken: bool,
-    },
+    /// A rider's mount is now at speed `level` (index into the rule set's
+    /// speeds).
+    MountSpeed { figure: FigureId, level: u8 },
+    /// The turn clock moved on.
     PhaseChanged {
         turn: u32,
         active_side: usize,
@@ -151,15 +90,9 @@ pub enum Event {
     },
     /// A drawn card is kept in hand (a reserved order card) instead of
     /// discarded.
-    CardReserved {
-        deck: String,
-        card: String,
-    },
+    CardReserved { deck: String, card: String },
     /// A card held in hand is played (and discarded).
-    CardPlayed {
-        deck: String,
-        card: String,
-    },
+    CardPlayed { deck: String, card: String },
     /// Discards and held cards go back into the draw pile, with `added`
     /// cards (reinforcements) joining the deck.
     DeckShuffled {

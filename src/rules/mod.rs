@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use crate::core::Refusal;
 pub use crate::core::{dice, odds};
-pub use command::{AimUse, Command, FireMode, Observed, OrderVia, SHARED_ACTIONS};
+pub use command::{Command, Observed, SHARED_ACTIONS};
 use dice::{Dice, DiceError};
 pub use event::Event;
 use odds::NamedOdds;
@@ -87,6 +87,35 @@ impl RuleError {
 }
 
 /// A rule set the engine can run.
+/// A scenario figure's keys of how he starts that only some rule sets keep
+/// (`None`: the scenario does not say).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FigureStart {
+    /// `pace`: how he moved in the turn before the game starts.
+    pub pace: Option<Pace>,
+    /// `prone`: lying down.
+    pub prone: Option<bool>,
+    /// `ammo`: rounds left (guns).
+    pub ammo: Option<u32>,
+}
+
+impl FigureStart {
+    /// The keys the scenario gave.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut keys = Vec::new();
+        if self.pace.is_some() {
+            keys.push("pace");
+        }
+        if self.prone.is_some() {
+            keys.push("prone");
+        }
+        if self.ammo.is_some() {
+            keys.push("ammo");
+        }
+        keys
+    }
+}
+
 pub trait RuleSet: Send + Sync + std::fmt::Debug {
     /// Registry name, e.g. `stand-to`.
     fn name(&self) -> &str;
@@ -108,6 +137,32 @@ pub trait RuleSet: Send + Sync + std::fmt::Debug {
     /// The lowest and highest experience number a figure may have.
     fn experience_range(&self) -> (u8, u8) {
         (1, 6)
+    }
+
+    /// Puts a scenario figure's start keys (`pace`, `prone`, `ammo`: how
+    /// he starts, which only some rule sets keep) into his state. A rule set
+    /// that keeps none refuses a given key, naming it.
+    /// `clock` is the game's clock as it starts.
+    fn figure_start(
+        &self,
+        _figure: &mut Figure,
+        start: FigureStart,
+        _clock: crate::core::TurnClock,
+    ) -> Result<(), String> {
+        match start.given().first() {
+            None => Ok(()),
+            Some(key) => Err(format!(
+                "`{key}` is not a figure key of {} (Stand To! keeps it); remove it",
+                self.name()
+            )),
+        }
+    }
+
+    /// A command in the rule set's own words ("Pte Carter fires (aimed) at
+    /// Dervish 1"), for the game's log; `None`: the app writes the action's
+    /// name and parameters.
+    fn command_summary(&self, _state: &GameState, _command: &Command) -> Option<String> {
+        None
     }
 
     /// Book-keeping before the first turn that follows from the figures

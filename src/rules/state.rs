@@ -100,31 +100,24 @@ pub struct Figure {
     pub mount_level: Option<u8>,
     pub mount_wound: Option<Wound>,
     pub wound: Option<Wound>,
-    pub pace: Pace,
-    pub prone: bool,
-    /// Charged through rough ground this turn (no charging bonus).
-    pub charged_through_rough: bool,
     /// A round is loaded for an aimed shot.
     pub loaded: bool,
-    /// Turns spent loading so far.
-    pub load_progress: u32,
-    /// Aiming at this figure; the aiming bonus is ready when `aim_ready`.
-    pub aiming_at: Option<FigureId>,
-    pub aim_ready: bool,
-    pub shots_this_turn: u32,
-    pub charge_turns_used: u32,
-    /// Ducking after a close miss or frozen: does nothing until this turn ends.
-    pub idle_until_turn: Option<u32>,
+    /// Hidden from the enemy.
     pub concealed: bool,
-    pub order: Option<String>,
-    /// An order sounded by a musician, obeyed from `turn`.
-    pub pending_order: Option<(String, u32)>,
-    pub obstacle: ObstacleStage,
-    /// Ammunition left (guns).
-    pub ammo: Option<u32>,
     /// The rule set's own typed state of this figure.
     #[serde(default, skip_serializing_if = "FigureRules::is_none")]
     pub rules: FigureRules,
+}
+
+impl FigureRules {
+    /// The figure moved at `pace` in his side's turn `own_turn`: the rule
+    /// sets that keep a figure's pace record it (Stand To!'s movement save
+    /// and melee bonus).
+    pub fn on_moved(&mut self, own_turn: u32, pace: Pace, through_rough: bool) {
+        if let Self::StandTo(s) = self {
+            s.on_moved(own_turn, pace, through_rough);
+        }
+    }
 }
 
 /// Rule-set values by name (numbers and words kept as text, parsed by the
@@ -357,8 +350,6 @@ pub struct GameState {
     pub active_side: usize,
     /// Index into the rule set's phases.
     pub phase: usize,
-    /// Orders given by each side this turn.
-    pub orders_this_turn: Vec<u32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub units: Vec<Unit>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -489,61 +480,27 @@ impl GameState {
             | Event::Note { .. }
             | Event::FireResolved { .. }
             | Event::MeleeResolved { .. } => {}
-            Event::Loaded { .. }
-            | Event::AimTaken { .. }
-            | Event::ShotFired { .. }
-            | Event::Wounded { .. }
-            | Event::Healed { .. }
-            | Event::Idle { .. } => self.apply_fire_and_wounds(event),
-            Event::Moved { .. }
+            Event::Wounded { .. }
+            | Event::Moved { .. }
             | Event::Placed { .. }
-            | Event::ObstacleStage { .. }
-            | Event::MountSpeed { .. }
-            | Event::ChargeTurnUsed { .. }
-            | Event::Prone { .. } => self.apply_movement(event),
-            Event::OrderGiven { .. }
-            | Event::Spotted { .. }
-            | Event::Experience { .. }
-            | Event::FirstAttackRolled { .. }
-            | Event::Preservation { .. }
-            | Event::PhaseChanged { .. } => self.apply_orders_and_turns(event),
+            | Event::MountSpeed { .. } => self.apply_to_figure(event),
+            Event::PhaseChanged {
+                turn,
+                active_side,
+                phase,
+            } => {
+                self.turn = *turn;
+                self.active_side = *active_side;
+                self.phase = *phase;
+            }
         }
     }
 
-    /// Applies the events of loading, aiming, firing and wounds.
-    fn apply_fire_and_wounds(&mut self, event: &Event) {
+    /// Applies the shared events about one figure: wounds, moves, places
+    /// and mount speeds.
+    fn apply_to_figure(&mut self, event: &Event) {
+        let clock = self.clock();
         match event {
-            Event::Loaded {
-                figure,
-                progress,
-                loaded,
-            } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.load_progress = *progress;
-                    f.loaded = *loaded;
-                }
-            }
-            Event::AimTaken { figure, target } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    // The bonus is ready at the start of his next turn: a
-                    // turn spent aiming without firing.
-                    f.aiming_at = Some(*target);
-                    f.aim_ready = false;
-                }
-            }
-            Event::ShotFired { figure, .. } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.shots_this_turn += 1;
-                    f.loaded = false;
-                    f.load_progress = 0;
-                    f.aim_ready = false;
-                    f.aiming_at = None;
-                    f.concealed = false;
-                    if let Some(a) = f.ammo.as_mut() {
-                        *a = a.saturating_sub(1);
-                    }
-                }
-            }
             Event::Wounded {
                 figure,
                 wound,
@@ -561,25 +518,6 @@ impl GameState {
                     }
                 }
             }
-            Event::Healed { figure, wound } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.wound = *wound;
-                }
-            }
-            Event::Idle {
-                figure, until_turn, ..
-            } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.idle_until_turn = Some(*until_turn);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Applies the events of moving, placing and going prone.
-    fn apply_movement(&mut self, event: &Event) {
-        match event {
             Event::Moved {
                 figure,
                 to_in,
@@ -591,12 +529,8 @@ impl GameState {
                 if let Some(f) = self.fig_mut(*figure) {
                     f.placement.center_in_table = *to_in;
                     f.placement.facing_deg = *facing_deg;
-                    f.pace = *pace;
-                    f.charged_through_rough = *pace == Pace::Charge && *through_rough;
-                    if *pace != Pace::Stationary {
-                        f.aim_ready = false;
-                        f.aiming_at = None;
-                    }
+                    let own = clock.side_turn(f.side);
+                    f.rules.on_moved(own, *pace, *through_rough);
                 }
             }
             Event::Placed {
@@ -611,119 +545,12 @@ impl GameState {
                     f.placement.sigma_in = *sigma_in;
                 }
             }
-            Event::ObstacleStage { figure, stage } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.obstacle = *stage;
-                }
-            }
             Event::MountSpeed { figure, level } => {
                 if let Some(f) = self.fig_mut(*figure) {
                     f.mount_level = Some(*level);
                 }
             }
-            Event::ChargeTurnUsed { figure } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.charge_turns_used += 1;
-                }
-            }
-            Event::Prone { figure, prone } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.prone = *prone;
-                }
-            }
             _ => {}
-        }
-    }
-
-    /// Applies the events of orders, experience, sides and the turn clock.
-    fn apply_orders_and_turns(&mut self, event: &Event) {
-        match event {
-            Event::OrderGiven {
-                giver,
-                to,
-                order,
-                from_turn,
-                ..
-            } => {
-                let turn = self.turn;
-                if let Some(side) = self.figure(*giver).map(|g| g.side)
-                    && let Some(n) = self.orders_this_turn.get_mut(side)
-                {
-                    *n += 1;
-                }
-                for id in to {
-                    if let Some(f) = self.fig_mut(*id) {
-                        if *from_turn <= turn {
-                            f.order = Some(order.clone());
-                        } else {
-                            f.pending_order = Some((order.clone(), *from_turn));
-                        }
-                    }
-                }
-            }
-            Event::Spotted { figure } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.concealed = false;
-                }
-            }
-            Event::Experience { figure, number } => {
-                if let Some(f) = self.fig_mut(*figure) {
-                    f.experience = *number;
-                }
-            }
-            Event::FirstAttackRolled { side } => {
-                if let Some(s) = self.sides.get_mut(*side) {
-                    s.first_attack_rolled = true;
-                }
-            }
-            Event::Preservation {
-                side,
-                points,
-                broken,
-            } => {
-                if let Some(s) = self.sides.get_mut(*side) {
-                    s.preservation_points = *points;
-                    s.broken = *broken;
-                }
-            }
-            Event::PhaseChanged {
-                turn,
-                active_side,
-                phase,
-            } => {
-                let new_turn = *turn != self.turn || *active_side != self.active_side;
-                self.turn = *turn;
-                self.active_side = *active_side;
-                self.phase = *phase;
-                if new_turn {
-                    self.start_side_turn();
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Book-keeping at the start of a side's turn: its figures' per-turn
-    /// counters reset, musicians' orders come due.
-    fn start_side_turn(&mut self) {
-        let (turn, side) = (self.turn, self.active_side);
-        for n in &mut self.orders_this_turn {
-            *n = 0;
-        }
-        for f in self.figures.iter_mut().filter(|f| f.side == side) {
-            f.shots_this_turn = 0;
-            f.pace = Pace::Stationary;
-            f.aim_ready = f.aiming_at.is_some();
-            f.charged_through_rough = false;
-            if f.idle_until_turn.is_some_and(|t| t < turn) {
-                f.idle_until_turn = None;
-            }
-            if let Some((order, from)) = f.pending_order.clone()
-                && from <= turn
-            {
-                f.order = Some(order);
-                f.pending_order = None;
-            }
         }
     }
 

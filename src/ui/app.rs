@@ -967,7 +967,7 @@ impl SpotterApp {
             overlay::figure(painter, to_screen, &det, &f.name, label_size, chosen);
         }
         if let Some(last) = s.last_played() {
-            let at = last_action_place(&last.command).and_then(pos);
+            let at = s.action_target(&last.command).and_then(pos);
             if let Some(at) = at {
                 let text = s.describe_result(&last.events);
                 overlay::label(
@@ -1116,16 +1116,6 @@ impl SpotterApp {
                 chosen,
             );
         }
-    }
-}
-
-/// Where an action's result is drawn: on its target.
-fn last_action_place(cmd: &crate::game::Command) -> Option<FigureId> {
-    use crate::game::Command;
-    match cmd {
-        Command::Fire { target, .. } => Some(*target),
-        Command::Melee { defenders, .. } => defenders.first().copied(),
-        _ => None,
     }
 }
 

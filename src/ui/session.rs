@@ -20,9 +20,7 @@ use rand::rngs::StdRng;
 
 use std::collections::BTreeMap;
 
-use crate::game::{
-    Command, Event, FigureId, FireMode, Game, GameState, Observed, Played, Scenario,
-};
+use crate::game::{Command, Event, FigureId, Game, GameState, Observed, Played, Scenario};
 use crate::rules::Registry;
 use crate::rules::dice::{RngDice, TypedDice};
 use crate::rules::odds::NamedOdds;
@@ -533,30 +531,11 @@ impl GameSession {
             .collect()
     }
 
+    /// A command in a few words: "fire: shooter Pte Carter; target Dervish
+    /// 1; mode aimed", its parameters named as the rule set describes them
+    /// (figures by their names).
     pub fn describe_command(&self, cmd: &Command) -> String {
         match cmd {
-            Command::Fire {
-                shooter,
-                target,
-                mode,
-                ..
-            } => format!(
-                "{} fires ({}) at {}",
-                self.name(*shooter),
-                match mode {
-                    FireMode::Aimed => "aimed",
-                    FireMode::Snap => "snap",
-                },
-                self.name(*target)
-            ),
-            Command::Melee {
-                attackers,
-                defenders,
-            } => format!(
-                "{} in melee with {}",
-                self.names(attackers),
-                self.names(defenders)
-            ),
             Command::EndPhase => "end of phase".into(),
             Command::Observe { figures: seen } => {
                 let list: Vec<String> = seen
@@ -575,51 +554,103 @@ impl GameSession {
             Command::StandTo(_)
             | Command::VolleyFire(_)
             | Command::SoldiersInTime(_)
-            | Command::LittleColonial(_) => {
-                // "fire: unit 1st Section, target Hadendowa", from the typed
-                // action's serialised parameters.
-                let action = crate::rules::action::action_name(cmd);
-                let params = serde_json::to_value(cmd)
-                    .ok()
-                    .and_then(|v| v.get("params").cloned())
-                    .unwrap_or_default();
-                let fields: Vec<String> = params
-                    .as_object()
-                    .map(|o| {
-                        o.iter()
-                            .filter(|(_, v)| !matches!(v, serde_json::Value::Bool(false)))
-                            .map(|(k, v)| match v {
-                                serde_json::Value::String(t) => format!("{k} {t}"),
-                                serde_json::Value::Bool(true) => k.clone(),
-                                serde_json::Value::Array(a) => format!(
-                                    "{k} {}",
-                                    a.iter()
-                                        .map(|x| x
-                                            .as_str()
-                                            .map_or_else(|| x.to_string(), str::to_owned))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                ),
-                                _ => format!("{k} {v}"),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if fields.is_empty() {
-                    action
-                } else {
-                    format!("{action}: {}", fields.join("; "))
-                }
-            }
+            | Command::LittleColonial(_) => self
+                .game
+                .rules()
+                .command_summary(self.state(), cmd)
+                .unwrap_or_else(|| self.describe_action(cmd)),
             other => format!("{other:?}"),
         }
     }
 
-    fn names(&self, ids: &[FigureId]) -> String {
-        ids.iter()
-            .map(|i| self.name(*i))
-            .collect::<Vec<_>>()
-            .join(", ")
+    /// The figure an action is aimed at (where its result is drawn): its
+    /// first parameter in the target's role, as the rule set describes it.
+    pub fn action_target(&self, cmd: &Command) -> Option<FigureId> {
+        use crate::rules::describe::{ParamKind, Role};
+        let action = crate::rules::action::action_name(cmd);
+        let spec = self
+            .game
+            .rules()
+            .actions()
+            .into_iter()
+            .find(|a| a.name == action)?;
+        let params = serde_json::to_value(cmd).ok()?.get("params").cloned()?;
+        spec.params
+            .iter()
+            .filter(|p| p.role == Role::Target)
+            .find_map(|p| {
+                let v = params.get(p.name)?;
+                let first = v.as_array().and_then(|a| a.first()).unwrap_or(v);
+                match p.kind {
+                    ParamKind::FigureNumber | ParamKind::FigureNumbers => first
+                        .as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .map(FigureId),
+                    ParamKind::Figure | ParamKind::Figures | ParamKind::UnitFigures => {
+                        self.state().figure_named(first.as_str()?).map(|f| f.id)
+                    }
+                    _ => None,
+                }
+            })
+    }
+
+    /// A rule set's action from its serialised parameters.
+    fn describe_action(&self, cmd: &Command) -> String {
+        use crate::rules::describe::ParamKind;
+        let action = crate::rules::action::action_name(cmd);
+        let kinds: std::collections::BTreeMap<&str, ParamKind> = self
+            .game
+            .rules()
+            .actions()
+            .into_iter()
+            .find(|a| a.name == action)
+            .map(|a| a.params.into_iter().map(|p| (p.name, p.kind)).collect())
+            .unwrap_or_default();
+        let params = serde_json::to_value(cmd)
+            .ok()
+            .and_then(|v| v.get("params").cloned())
+            .unwrap_or_default();
+        let text = |v: &serde_json::Value, kind: Option<&ParamKind>| match (v, kind) {
+            (serde_json::Value::Number(n), Some(ParamKind::FigureNumber)) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map_or_else(|| n.to_string(), |n| self.name(FigureId(n))),
+            (serde_json::Value::String(t), _) => t.clone(),
+            (other, _) => other.to_string(),
+        };
+        let fields: Vec<String> = params
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(_, v)| {
+                        !matches!(v, serde_json::Value::Bool(false) | serde_json::Value::Null)
+                    })
+                    .map(|(k, v)| {
+                        let kind = kinds.get(k.as_str());
+                        let one = match kind {
+                            Some(ParamKind::FigureNumbers) => Some(&ParamKind::FigureNumber),
+                            k => k,
+                        };
+                        match v {
+                            serde_json::Value::Bool(true) => k.clone(),
+                            serde_json::Value::Array(a) => format!(
+                                "{k} {}",
+                                a.iter()
+                                    .map(|x| text(x, one))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                            v => format!("{k} {}", text(v, kind)),
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if fields.is_empty() {
+            action
+        } else {
+            format!("{action}: {}", fields.join("; "))
+        }
     }
 
     /// The result of a command in a few words.
@@ -768,7 +799,7 @@ mod tests {
             let cmd = s.command().unwrap();
             assert!(
                 crate::rules::action::action_name(&cmd) == "fire"
-                    && !matches!(cmd, Command::Fire { .. }),
+                    && !matches!(cmd, Command::StandTo(_)),
                 "{cmd:?}"
             );
             // Whatever the phase, the preview answers: odds, or why not.

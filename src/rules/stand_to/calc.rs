@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::action::AimUse;
 use super::data::{SaveData, StandTo, Wound};
 use crate::core::odds::for_each_outcome;
-use crate::rules::AimUse;
 
 /// Number of faces on every Stand To! die.
 pub const D6: u32 = 6;

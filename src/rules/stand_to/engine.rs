@@ -4,6 +4,7 @@
 
 use nalgebra::Point2;
 
+use super::action::{Action, AimUse, FireMode, OrderVia};
 use super::calc::{
     self, D6, FireSituation, MeleeSide, SaveSituation, Struck, combine_wounds, fire_odds,
     fire_outcome, melee_odds, melee_outcome, outnumbered_odds, outnumbered_outcome, save_number,
@@ -17,8 +18,7 @@ use crate::geometry::{
     length_inside_in, line_of_sight,
 };
 use crate::rules::{
-    AimUse, Command, Event, Figure, FigureId, FireMode, GameState, ObstacleStage, OrderVia, Pace,
-    Rank, SideKind,
+    Command, Event, Figure, FigureId, GameState, ObstacleStage, Pace, Rank, SideKind,
 };
 use crate::rules::{RuleError, RuleSet};
 
@@ -226,7 +226,7 @@ impl StandToRules {
             .filter(|t| t.side != s.side && t.alive() && !t.concealed)
             .filter(|t| self.sight(state, &s.placement, &t.placement).clear.value)
             .collect();
-        if let Some(aimed) = s.aiming_at
+        if let Some(aimed) = status::st(s).aiming_at
             && visible.iter().any(|t| t.id == aimed)
         {
             return vec![aimed];
@@ -236,7 +236,7 @@ impl StandToRules {
                 .value_in
         };
         let danger = |t: &Figure| {
-            t.pace == Pace::Charge
+            status::now(state, t).pace() == Pace::Charge
                 || self
                     .engaged_with(state, t)
                     .iter()
@@ -296,7 +296,7 @@ impl StandToRules {
     /// A fanatic who has started charging: he reacts to nothing else.
     pub fn charging_fanatic(&self, state: &GameState, f: &Figure) -> bool {
         self.level(state, f).is_ok_and(|l| l.charges_closest_enemy)
-            && (f.pace == Pace::Charge || status::of_figure(f).charging.is_some())
+            && (status::now(state, f).pace() == Pace::Charge || status::st(f).charging.is_some())
     }
 
     /// Living enemies within the melee engagement distance of a figure.
@@ -354,7 +354,10 @@ impl StandToRules {
             )
             .by(f.id));
         }
-        if f.idle_until_turn.is_some_and(|t| t >= state.turn) {
+        if status::st(f)
+            .idle_until_turn
+            .is_some_and(|t| t >= state.turn)
+        {
             return Err(refuse(
                 RefusalKind::OutOfTheFight,
                 format!("{} does nothing this turn", f.name),
@@ -372,7 +375,7 @@ impl StandToRules {
     }
 
     /// The movement save of a figure (its pace, or its mount's speed).
-    fn movement_save(&self, f: &Figure) -> u32 {
+    fn movement_save(&self, state: &GameState, f: &Figure) -> u32 {
         let s = &self.data.saves;
         if let Some(level) = f.mount_level.filter(|_| f.mounted()) {
             return match self
@@ -388,7 +391,7 @@ impl StandToRules {
                 _ => s.mounted_gallop,
             };
         }
-        match f.pace {
+        match status::now(state, f).pace() {
             Pace::Stationary => s.stationary,
             Pace::Crawl => s.crawling,
             Pace::Walk => s.walking,
@@ -424,21 +427,30 @@ impl StandToRules {
     /// checks; no dice are rolled.
     fn check_command(&self, state: &GameState, command: &Command) -> Result<(), RuleError> {
         match command {
-            Command::Load { figure } => self.check_load(state, *figure).map(|_| ()),
-            Command::Aim { figure, target } => self.check_aim(state, *figure, *target),
-            Command::Fire {
+            Command::StandTo(action) => self.check_stand_to(state, action),
+            Command::EndPhase => Ok(()),
+            other => Err(Self::unsupported(other)),
+        }
+    }
+
+    /// A Stand To! action's checks.
+    fn check_stand_to(&self, state: &GameState, action: &Action) -> Result<(), RuleError> {
+        match action {
+            Action::Load { figure } => self.check_load(state, *figure).map(|_| ()),
+            Action::Aim { figure, target } => self.check_aim(state, *figure, *target),
+            Action::Fire {
                 shooter,
                 target,
                 mode,
                 rapid,
                 ..
             } => self.check_fire(state, *shooter, *target, *mode, *rapid),
-            Command::FireGun { gun } => self.gun_plan(state, *gun).map(|_| ()),
-            Command::Melee {
+            Action::FireGun { gun } => self.gun_plan(state, *gun).map(|_| ()),
+            Action::Melee {
                 attackers,
                 defenders,
             } => self.check_melee(state, attackers, defenders),
-            Command::Move {
+            Action::Move {
                 figure,
                 path_in,
                 pace,
@@ -447,27 +459,25 @@ impl StandToRules {
             } => self
                 .check_move(state, *figure, path_in, *pace, *mount_level)
                 .map(|_| ()),
-            Command::Prone { figure, .. } => self.check_prone(state, *figure),
-            Command::Order {
+            Action::Prone { figure, .. } => self.check_prone(state, *figure),
+            Action::Order {
                 giver,
                 to,
                 via,
                 order,
             } => self.check_order(state, *giver, to, via, order).map(|_| ()),
-            Command::Spot { scout, center_in } => {
+            Action::Spot { scout, center_in } => {
                 self.spot_plan(state, *scout, *center_in).map(|_| ())
             }
-            Command::FirstAttack { leader } => self.check_first_attack(state, *leader),
-            Command::Rescue { wounded } => self.rescue_plan(state, *wounded).map(|_| ()),
-            Command::Shed { side } => self.check_shed(state, *side),
-            Command::Advance { figure } => self.check_advance(state, *figure),
-            Command::Recover { figure, cared_for } => {
+            Action::FirstAttack { leader } => self.check_first_attack(state, *leader),
+            Action::Rescue { wounded } => self.rescue_plan(state, *wounded).map(|_| ()),
+            Action::Shed { side } => self.check_shed(state, *side),
+            Action::Advance { figure } => self.check_advance(state, *figure),
+            Action::Recover { figure, cared_for } => {
                 self.recovery_plan(state, *figure, *cared_for).map(|_| ())
             }
-            Command::RollExperience { figure } => self.experience_plan(state, figure).map(|_| ()),
-            Command::StandTo(action) => self.check_action(state, action),
-            Command::EndPhase => Ok(()),
-            other => Err(Self::unsupported(other)),
+            Action::RollExperience { figure } => self.experience_plan(state, figure).map(|_| ()),
+            Action::Dismount(_) | Action::DrivePeg(_) => self.check_action(state, action),
         }
     }
 
@@ -478,8 +488,11 @@ impl StandToRules {
         state: &GameState,
         command: &Command,
     ) -> Result<Vec<NamedOdds>, RuleError> {
-        match command {
-            Command::Fire {
+        let Command::StandTo(action) = command else {
+            return self.check_command(state, command).map(|()| Vec::new());
+        };
+        match action {
+            Action::Fire {
                 shooter,
                 target,
                 mode,
@@ -493,32 +506,32 @@ impl StandToRules {
                     plan.situation.mounted_target,
                 ))
             }
-            Command::Melee {
+            Action::Melee {
                 attackers,
                 defenders,
             } => self.melee_named(state, attackers, defenders),
-            Command::FireGun { gun } => Ok(self.gun_odds(state, &self.gun_plan(state, *gun)?)),
-            Command::Spot { scout, center_in } => {
+            Action::FireGun { gun } => Ok(self.gun_odds(state, &self.gun_plan(state, *gun)?)),
+            Action::Spot { scout, center_in } => {
                 Ok(Self::spot_odds(&self.spot_plan(state, *scout, *center_in)?))
             }
-            Command::FirstAttack { leader } => {
+            Action::FirstAttack { leader } => {
                 self.check_first_attack(state, *leader)?;
                 Ok(self.first_attack_odds())
             }
-            Command::Rescue { wounded } => {
+            Action::Rescue { wounded } => {
                 Ok(self.rescue_plan_odds(&self.rescue_plan(state, *wounded)?))
             }
-            Command::Advance { figure } => {
+            Action::Advance { figure } => {
                 self.check_advance(state, *figure)?;
                 Ok(self.advance_odds(state, *figure))
             }
-            Command::Recover { figure, cared_for } => {
+            Action::Recover { figure, cared_for } => {
                 Ok(self.recovery_odds(&self.recovery_plan(state, *figure, *cared_for)?))
             }
-            Command::RollExperience { figure } => {
+            Action::RollExperience { figure } => {
                 Ok(self.experience_odds(state, &self.experience_plan(state, figure)?))
             }
-            other => self.check_command(state, other).map(|()| Vec::new()),
+            other => self.check_stand_to(state, other).map(|()| Vec::new()),
         }
     }
 
@@ -529,10 +542,18 @@ impl StandToRules {
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
         let mut sc = Scratch::new(state);
-        match command {
-            Command::Load { .. } => self.resolve_load(state, &mut sc, command)?,
-            Command::Aim { .. } => self.resolve_aim(state, &mut sc, command)?,
-            Command::Fire {
+        let action = match command {
+            Command::StandTo(action) => action,
+            Command::EndPhase => {
+                self.resolve_end_phase(state, &mut sc);
+                return Ok(sc.events);
+            }
+            other => return Err(Self::unsupported(other)),
+        };
+        match action {
+            Action::Load { .. } => self.resolve_load(state, &mut sc, action)?,
+            Action::Aim { .. } => self.resolve_aim(state, &mut sc, action)?,
+            Action::Fire {
                 shooter,
                 target,
                 mode,
@@ -546,34 +567,34 @@ impl StandToRules {
                     dice,
                 );
             }
-            Command::FireGun { gun } => return self.resolve_gun(state, *gun, dice),
-            Command::Melee {
+            Action::FireGun { gun } => return self.resolve_gun(state, *gun, dice),
+            Action::Melee {
                 attackers,
                 defenders,
             } => return self.resolve_melee(state, attackers, defenders, dice),
-            Command::Move { .. } => self.resolve_move(state, &mut sc, command)?,
-            Command::Prone { figure, prone } => {
+            Action::Move { .. } => self.resolve_move(state, &mut sc, action)?,
+            Action::Prone { figure, prone } => {
                 self.resolve_prone(state, &mut sc, *figure, *prone)?;
             }
-            Command::Order { .. } => self.resolve_order(state, &mut sc, command)?,
-            Command::Spot { scout, center_in } => {
+            Action::Order { .. } => self.resolve_order(state, &mut sc, action)?,
+            Action::Spot { scout, center_in } => {
                 self.resolve_spot(state, &mut sc, *scout, *center_in, dice)?;
             }
-            Command::FirstAttack { leader } => {
+            Action::FirstAttack { leader } => {
                 self.resolve_first_attack(state, &mut sc, *leader, dice)?;
             }
-            Command::Rescue { wounded } => self.resolve_rescue(state, &mut sc, *wounded, dice)?,
-            Command::Shed { side } => self.resolve_shed(state, &mut sc, *side, dice)?,
-            Command::Advance { figure } => self.resolve_advance(state, &mut sc, *figure, dice)?,
-            Command::Recover { figure, cared_for } => {
+            Action::Rescue { wounded } => self.resolve_rescue(state, &mut sc, *wounded, dice)?,
+            Action::Shed { side } => self.resolve_shed(state, &mut sc, *side, dice)?,
+            Action::Advance { figure } => self.resolve_advance(state, &mut sc, *figure, dice)?,
+            Action::Recover { figure, cared_for } => {
                 self.resolve_recover(state, &mut sc, (*figure, *cared_for), dice)?;
             }
-            Command::RollExperience { figure } => {
+            Action::RollExperience { figure } => {
                 self.resolve_roll_experience(state, &mut sc, figure, dice)?;
             }
-            Command::StandTo(action) => self.resolve_action(state, &mut sc, action)?,
-            Command::EndPhase => self.resolve_end_phase(state, &mut sc),
-            other => return Err(Self::unsupported(other)),
+            Action::Dismount(_) | Action::DrivePeg(_) => {
+                self.resolve_action(state, &mut sc, action)?;
+            }
         }
         Ok(sc.events)
     }
@@ -683,16 +704,74 @@ impl RuleSet for StandToRules {
         status::side_status(raw)
     }
 
-    /// A gun whose scenario gives no ammunition starts with its weapon's.
+    /// The scenario's `pace` (how he moved in his side's turn as the game
+    /// starts: it counts until his side's next turn), `prone` and `ammo`.
+    fn figure_start(
+        &self,
+        figure: &mut Figure,
+        start: crate::rules::FigureStart,
+        clock: crate::core::TurnClock,
+    ) -> Result<(), String> {
+        let own = clock.side_turn(figure.side);
+        let s = figure.rules.stand_to_mut();
+        if let Some(pace) = start.pace.filter(|p| *p != Pace::Stationary) {
+            s.moved = Some(status::MovedIn {
+                turn: own,
+                pace,
+                through_rough: false,
+            });
+        }
+        s.prone = start.prone.unwrap_or(false);
+        s.ammo = start.ammo;
+        Ok(())
+    }
+
+    /// Every figure gets his Stand To! state (moves and shots are recorded
+    /// in it); a gun whose scenario gives no ammunition starts with its
+    /// weapon's.
     fn prepare(&self, state: &mut GameState) -> Result<(), RuleError> {
         for f in &mut state.figures {
-            if f.ammo.is_none()
-                && let Some(w) = self.data.weapon(&f.weapon).filter(|w| w.gun)
-            {
-                f.ammo = w.ammo;
+            let gun_ammo = self
+                .data
+                .weapon(&f.weapon)
+                .filter(|w| w.gun)
+                .and_then(|w| w.ammo);
+            let s = f.rules.stand_to_mut();
+            if s.ammo.is_none() {
+                s.ammo = gun_ammo;
             }
         }
         Ok(())
+    }
+
+    fn command_summary(&self, state: &GameState, command: &Command) -> Option<String> {
+        let name = |id: &FigureId| state.figure(*id).map_or("?", |f| f.name.as_str());
+        let names = |ids: &[FigureId]| ids.iter().map(name).collect::<Vec<_>>().join(", ");
+        match command {
+            Command::StandTo(Action::Fire {
+                shooter,
+                target,
+                mode,
+                ..
+            }) => Some(format!(
+                "{} fires ({}) at {}",
+                name(shooter),
+                match mode {
+                    FireMode::Aimed => "aimed",
+                    FireMode::Snap => "snap",
+                },
+                name(target)
+            )),
+            Command::StandTo(Action::Melee {
+                attackers,
+                defenders,
+            }) => Some(format!(
+                "{} in melee with {}",
+                names(attackers),
+                names(defenders)
+            )),
+            _ => None,
+        }
     }
 
     fn parse_action(&self, name: &str, params: &serde_json::Value) -> Result<Command, RuleError> {

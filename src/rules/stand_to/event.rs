@@ -5,9 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::status::MountHeld;
+use super::Wound;
+use super::action::FireMode;
+use super::status::{MountHeld, own_turn};
 use crate::core::FigureId;
-use crate::rules::GameState;
+use crate::rules::{GameState, ObstacleStage};
 
 /// One Stand To! event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,11 +40,149 @@ pub enum Event {
     Dismounted { figure: FigureId, held: MountHeld },
     /// One more turn of driving a peg: `turns_left` to go (0: tied).
     PegDriven { figure: FigureId, turns_left: u32 },
+    /// He aims at `target`: the bonus is ready the turn after.
+    AimTaken { figure: FigureId, target: FigureId },
+    /// He fired (the round, his aim and his concealment are spent).
+    ShotFired {
+        figure: FigureId,
+        target: FigureId,
+        mode: FireMode,
+    },
+    /// After recovery: the wound left (None = fit).
+    Healed {
+        figure: FigureId,
+        wound: Option<Wound>,
+    },
+    /// Does nothing until the end of `until_turn` (close miss, frozen).
+    Idle {
+        figure: FigureId,
+        until_turn: u32,
+        reason: String,
+    },
+    /// Where he is in crossing an obstacle.
+    ObstacleStage {
+        figure: FigureId,
+        stage: ObstacleStage,
+    },
+    /// A European used one more of his turns of charging.
+    ChargeTurnUsed { figure: FigureId },
+    /// He went prone or got up.
+    Prone { figure: FigureId, prone: bool },
+    /// An order reached `to`, obeyed from turn `from_turn`.
+    OrderGiven {
+        giver: FigureId,
+        to: Vec<FigureId>,
+        order: String,
+        via: String,
+        from_turn: u32,
+    },
+    /// A hidden figure was seen.
+    Spotted { figure: FigureId },
+    /// His experience number is now `number`.
+    Experience { figure: FigureId, number: u8 },
+    /// The novice leader's first-attack reaction was rolled.
+    FirstAttackRolled { side: usize },
+    /// The side's preservation points, and whether it is broken.
+    Preservation {
+        side: usize,
+        points: u32,
+        broken: bool,
+    },
 }
 
 impl Event {
     /// The event's change to the state.
     pub fn apply(&self, state: &mut GameState) {
+        match self {
+            Self::AimTaken { .. }
+            | Self::ShotFired { .. }
+            | Self::Healed { .. }
+            | Self::Idle { .. }
+            | Self::ObstacleStage { .. }
+            | Self::ChargeTurnUsed { .. }
+            | Self::Prone { .. }
+            | Self::Spotted { .. }
+            | Self::Experience { .. } => self.apply_to_figure(state),
+            Self::OrderGiven {
+                to,
+                order,
+                from_turn,
+                ..
+            } => {
+                for id in to {
+                    if let Some(f) = state.figures.get(id.index()) {
+                        let own = own_turn(state, f.side);
+                        if let Some(f) = state.figures.get_mut(id.index()) {
+                            f.rules.stand_to_mut().on_order(own, order, *from_turn);
+                        }
+                    }
+                }
+            }
+            Self::FirstAttackRolled { side } => {
+                if let Some(s) = state.sides.get_mut(*side) {
+                    s.first_attack_rolled = true;
+                }
+            }
+            Self::Preservation {
+                side,
+                points,
+                broken,
+            } => {
+                if let Some(s) = state.sides.get_mut(*side) {
+                    s.preservation_points = *points;
+                    s.broken = *broken;
+                }
+            }
+            _ => self.apply_setup(state),
+        }
+    }
+
+    /// The events of one figure's fire, wounds, moves and experience.
+    fn apply_to_figure(&self, state: &mut GameState) {
+        let figure = match self {
+            Self::AimTaken { figure, .. }
+            | Self::ShotFired { figure, .. }
+            | Self::Healed { figure, .. }
+            | Self::Idle { figure, .. }
+            | Self::ObstacleStage { figure, .. }
+            | Self::ChargeTurnUsed { figure }
+            | Self::Prone { figure, .. }
+            | Self::Spotted { figure }
+            | Self::Experience { figure, .. } => *figure,
+            _ => return,
+        };
+        let Some(own) = state.figure(figure).map(|f| own_turn(state, f.side)) else {
+            return;
+        };
+        let Some(f) = state.figures.get_mut(figure.index()) else {
+            return;
+        };
+        match self {
+            Self::AimTaken { target, .. } => {
+                let s = f.rules.stand_to_mut();
+                s.aiming_at = Some(*target);
+                s.aim_ready_from = Some(own + 1);
+            }
+            Self::ShotFired { .. } => {
+                f.loaded = false;
+                f.concealed = false;
+                f.rules.stand_to_mut().on_shot(own);
+            }
+            Self::Healed { wound, .. } => f.wound = *wound,
+            Self::Idle { until_turn, .. } => {
+                f.rules.stand_to_mut().idle_until_turn = Some(*until_turn);
+            }
+            Self::ObstacleStage { stage, .. } => f.rules.stand_to_mut().obstacle = *stage,
+            Self::ChargeTurnUsed { .. } => f.rules.stand_to_mut().charge_turns_used += 1,
+            Self::Prone { prone, .. } => f.rules.stand_to_mut().prone = *prone,
+            Self::Spotted { .. } => f.concealed = false,
+            Self::Experience { number, .. } => f.experience = *number,
+            _ => {}
+        }
+    }
+
+    /// The events of loading, orders, charges, shedding and mounts.
+    fn apply_setup(&self, state: &mut GameState) {
         match self {
             Self::Loading {
                 figure,
@@ -51,7 +191,7 @@ impl Event {
                 turn,
             } => {
                 if let Some(f) = state.figures.get_mut(figure.index()) {
-                    f.load_progress = *progress;
+                    f.rules.stand_to_mut().load_progress = *progress;
                     f.loaded = *loaded;
                     f.rules.stand_to_mut().loaded_turn = Some(*turn);
                 }
@@ -101,6 +241,7 @@ impl Event {
                     });
                 }
             }
+            _ => {}
         }
     }
 }

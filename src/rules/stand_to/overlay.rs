@@ -18,6 +18,7 @@ use crate::rules::overlay::{
 use crate::rules::{Figure, FigureId, GameState, SideKind};
 
 use super::engine::{BAND_NAMES, StandToRules};
+use super::status;
 
 /// A man turns to fire: his arc is all round.
 const ALL_ROUND_HALF_ANGLE_DEG: f64 = 180.0;
@@ -85,7 +86,11 @@ impl StandToRules {
     /// Circles of the distances he may move this turn: his mount's speed
     /// and one level up, or walk, doubletime and (while he may) charge.
     fn movement_circles(&self, state: &GameState, me: &Figure) -> Vec<OverlayShape> {
-        if me.idle_until_turn.is_some_and(|t| t >= state.turn) || !me.active() {
+        if status::st(me)
+            .idle_until_turn
+            .is_some_and(|t| t >= state.turn)
+            || !me.active()
+        {
             return Vec::new();
         }
         let mut paces: Vec<(String, f64)> = Vec::new();
@@ -104,7 +109,7 @@ impl StandToRules {
             paces.push(("walk".into(), rates.walk));
             paces.push(("doubletime".into(), rates.doubletime));
             let may_charge = kind == SideKind::Native
-                || me.charge_turns_used < self.data.movement.european_charge_turns;
+                || status::st(me).charge_turns_used < self.data.movement.european_charge_turns;
             if may_charge {
                 paces.push(("charge".into(), rates.charge));
             }

@@ -10,7 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::{FigureRules, SideRules, Status};
+use crate::core::FigureId;
+use crate::rules::{Figure, FigureRules, GameState, ObstacleStage, Pace, SideRules, Status};
 
 /// What Stand To! records about one figure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +41,219 @@ pub struct FigureStatus {
     /// A dismounted rider's mount: how it is held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mount_held: Option<MountHeld>,
+    /// How he moved in his side's turn `turn` (his movement save and melee
+    /// bonus); stationary once his side's next turn begins. A scenario may
+    /// start him moving (`pace = "charge"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<MovedIn>,
+    /// Lying down ("going prone").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prone: bool,
+    /// Turns spent loading so far (a musket loads over several turns).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub load_progress: u32,
+    /// The figure he is aiming at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aiming_at: Option<FigureId>,
+    /// His side's turn from which the aiming bonus is ready: "a turn spent
+    /// aiming without firing", so the turn after the one he aimed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aim_ready_from: Option<u32>,
+    /// Shots fired in his side's turn `turn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shots: Option<CountIn>,
+    /// Turns of charging used (Europeans may charge only so many turns).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub charge_turns_used: u32,
+    /// Ducking after a close miss, or frozen: does nothing until this turn
+    /// ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_until_turn: Option<u32>,
+    /// The order he is obeying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+    /// An order sounded by a musician, obeyed from his side's turn `.1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_order: Option<(String, u32)>,
+    /// Where he is in crossing an obstacle.
+    #[serde(default, skip_serializing_if = "is_clear")]
+    pub obstacle: ObstacleStage,
+    /// Rounds left (guns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ammo: Option<u32>,
+}
+
+/// A move made in the figure's side's turn `turn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovedIn {
+    pub turn: u32,
+    pub pace: Pace,
+    /// A charge that went through rough ground (no charging bonus).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub through_rough: bool,
+}
+
+/// A count of things done in the figure's side's turn `turn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountIn {
+    pub turn: u32,
+    pub count: u32,
+}
+
+fn is_clear(o: &ObstacleStage) -> bool {
+    *o == ObstacleStage::Clear
+}
+
+/// The figure's own side's turn ([`crate::core::TurnClock::side_turn`]):
+/// whatever he did "this turn" was done in it, and lapses when his side's
+/// next turn begins.
+pub fn own_turn(state: &GameState, side: usize) -> u32 {
+    state.clock().side_turn(side)
+}
+
+/// A figure's Stand To! state as of now: the counters and paces of "this
+/// turn" read against his side's turn.
+#[derive(Debug, Clone, Copy)]
+pub struct Now<'a> {
+    pub status: &'a FigureStatus,
+    /// His side's turn ([`own_turn`]).
+    pub own_turn: u32,
+}
+
+impl std::ops::Deref for Now<'_> {
+    type Target = FigureStatus;
+    fn deref(&self) -> &FigureStatus {
+        self.status
+    }
+}
+
+impl Now<'_> {
+    /// How he moved this turn (stationary when he has not).
+    pub fn pace(&self) -> Pace {
+        self.moved
+            .filter(|m| m.turn == self.own_turn)
+            .map_or(Pace::Stationary, |m| m.pace)
+    }
+
+    /// He charged through rough ground this turn.
+    pub fn charged_through_rough(&self) -> bool {
+        self.moved
+            .is_some_and(|m| m.turn == self.own_turn && m.pace == Pace::Charge && m.through_rough)
+    }
+
+    /// Shots he has fired this turn.
+    pub fn shots_this_turn(&self) -> u32 {
+        self.shots
+            .filter(|c| c.turn == self.own_turn)
+            .map_or(0, |c| c.count)
+    }
+
+    /// His aiming bonus is ready (he aimed in an earlier turn and has
+    /// neither moved nor fired since).
+    pub fn aim_ready(&self) -> bool {
+        self.aiming_at.is_some() && self.aim_ready_from.is_some_and(|t| t <= self.own_turn)
+    }
+
+    /// The order he obeys now (a musician's order once it is due).
+    pub fn order(&self) -> Option<&str> {
+        match &self.pending_order {
+            Some((o, from)) if *from <= self.own_turn => Some(o),
+            _ => self.order.as_deref(),
+        }
+    }
+}
+
+/// The empty status (of a figure the scenario gave none).
+static EMPTY: FigureStatus = FigureStatus::EMPTY;
+
+impl FigureStatus {
+    /// Nothing recorded.
+    pub const EMPTY: FigureStatus = FigureStatus {
+        charging: None,
+        loaded_turn: None,
+        order_turn: None,
+        orders_in_turn: 0,
+        charge_contact_turn: None,
+        mount_held: None,
+        moved: None,
+        prone: false,
+        load_progress: 0,
+        aiming_at: None,
+        aim_ready_from: None,
+        shots: None,
+        charge_turns_used: 0,
+        idle_until_turn: None,
+        order: None,
+        pending_order: None,
+        obstacle: ObstacleStage::Clear,
+        ammo: None,
+    };
+
+    /// A move in his side's turn `own_turn`: a move that is not standing
+    /// still spoils his aim.
+    pub fn on_moved(&mut self, own_turn: u32, pace: Pace, through_rough: bool) {
+        self.moved = Some(MovedIn {
+            turn: own_turn,
+            pace,
+            through_rough,
+        });
+        if pace != Pace::Stationary {
+            self.aim_ready_from = None;
+            self.aiming_at = None;
+        }
+    }
+
+    /// A shot in his side's turn `own_turn`: the round, the aim and his
+    /// concealment are spent.
+    pub fn on_shot(&mut self, own_turn: u32) {
+        let before = Now {
+            status: self,
+            own_turn,
+        }
+        .shots_this_turn();
+        self.shots = Some(CountIn {
+            turn: own_turn,
+            count: before + 1,
+        });
+        self.load_progress = 0;
+        self.aim_ready_from = None;
+        self.aiming_at = None;
+        if let Some(a) = self.ammo.as_mut() {
+            *a = a.saturating_sub(1);
+        }
+    }
+
+    /// An order: obeyed at once, or from turn `from` when it is sounded by
+    /// a musician for later. An order that came due before it is settled
+    /// first, so that the newest order is the one obeyed.
+    pub fn on_order(&mut self, own_turn: u32, order: &str, from: u32) {
+        if let Some((due, at)) = self.pending_order.take() {
+            if at <= own_turn {
+                self.order = Some(due);
+            } else {
+                self.pending_order = Some((due, at));
+            }
+        }
+        if from <= own_turn {
+            self.order = Some(order.to_owned());
+        } else {
+            self.pending_order = Some((order.to_owned(), from));
+        }
+    }
+}
+
+/// A figure's Stand To! status (the empty one when the scenario gave him
+/// none).
+pub fn st(f: &Figure) -> &FigureStatus {
+    f.rules.stand_to().unwrap_or(&EMPTY)
+}
+
+/// A figure's Stand To! status as of now in `state`.
+pub fn now<'a>(state: &GameState, f: &'a Figure) -> Now<'a> {
+    Now {
+        status: st(f),
+        own_turn: own_turn(state, f.side),
+    }
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -32,7 +32,7 @@ impl StandToRules {
         named(&[("p_advance", p_advance(n, self.data.experience.max_number))])
     }
 
-    /// The `Advance` command (see [`Command::Advance`]).
+    /// The `Advance` command (see [`Action::Advance`]).
     pub(super) fn resolve_advance(
         &self,
         state: &GameState,
@@ -48,10 +48,10 @@ impl StandToRules {
         });
         let r = sc.roll(dice, "advancement", Some(id), self.data.experience.dice)?;
         if total(&r) > u32::from(n) && n < self.data.experience.max_number {
-            sc.push(Event::Experience {
+            sc.push(Event::StandTo(StandToEvent::Experience {
                 figure: id,
                 number: n + 1,
-            });
+            }));
         }
         Ok(())
     }
@@ -114,7 +114,7 @@ impl StandToRules {
         ])
     }
 
-    /// The `Recover` command (see [`Command::Recover`]).
+    /// The `Recover` command (see [`Action::Recover`]).
     pub(super) fn resolve_recover(
         &self,
         state: &GameState,
@@ -134,10 +134,10 @@ impl StandToRules {
                 wound: Wound::Killed,
                 mount: false,
             }),
-            w => sc.push(Event::Healed {
+            w => sc.push(Event::StandTo(StandToEvent::Healed {
                 figure: id,
                 wound: w,
-            }),
+            })),
         }
         Ok(())
     }
@@ -196,7 +196,7 @@ impl StandToRules {
         odds
     }
 
-    /// The `RollExperience` command (see [`Command::RollExperience`]).
+    /// The `RollExperience` command (see [`Action::RollExperience`]).
     pub(super) fn resolve_roll_experience(
         &self,
         state: &GameState,
@@ -218,10 +218,10 @@ impl StandToRules {
         }
         let r = sc.roll(dice, "starting experience", Some(f.id), 1)?;
         let number = total(&r).saturating_sub(plan.penalty).max(1);
-        sc.push(Event::Experience {
+        sc.push(Event::StandTo(StandToEvent::Experience {
             figure: f.id,
             number: u8::try_from(number).unwrap_or(u8::MAX),
-        });
+        }));
         Ok(())
     }
 }

@@ -63,16 +63,20 @@ impl StandToRules {
                     Self::busy_this_turn(state, f, "driving the peg"),
                 ])
             }
+            other => Err(RuleError::Unsupported {
+                rule_set: super::super::NAME.to_owned(),
+                action: other.name().to_owned(),
+            }),
         }
     }
 
     /// The figure spends the rest of this turn at the task.
     fn busy_this_turn(state: &GameState, f: &Figure, task: &str) -> Event {
-        Event::Idle {
+        Event::StandTo(StandToEvent::Idle {
             figure: f.id,
             until_turn: state.turn,
             reason: format!("{task}: it takes the turn"),
-        }
+        })
     }
 
     fn dismount_events(

@@ -39,14 +39,16 @@ impl StandToRules {
         let save = save_number(
             &self.data.saves,
             &SaveSituation {
-                movement: self.movement_save(t),
-                prone: t.prone,
+                movement: self.movement_save(state, t),
+                prone: status::st(t).prone,
                 soft_cover: sight.cover.value == Cover::Soft,
                 hard_cover: sight.cover.value == Cover::Hard,
                 leader,
             },
         );
-        let aim_bonus = mode == FireMode::Aimed && s.aim_ready && s.aiming_at == Some(target);
+        let aim_bonus = mode == FireMode::Aimed
+            && status::now(state, s).aim_ready()
+            && status::st(s).aiming_at == Some(target);
         Ok(FirePlan {
             range,
             band,
@@ -151,7 +153,7 @@ impl StandToRules {
         mode: FireMode,
         rapid: bool,
     ) -> Result<(), RuleError> {
-        if s.aiming_at.is_some() && !s.aim_ready {
+        if status::st(s).aiming_at.is_some() && !status::now(state, s).aim_ready() {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!("{} spends this turn aiming without firing", s.name),
@@ -165,7 +167,7 @@ impl StandToRules {
                 "a gun fires its cone (fire-gun)",
             ));
         }
-        if s.shots_this_turn >= Self::shots_allowed(w, mode, rapid) {
+        if status::now(state, s).shots_this_turn() >= Self::shots_allowed(w, mode, rapid) {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!("{} has no more shots this turn", s.name),
@@ -217,9 +219,9 @@ impl StandToRules {
 
     /// Has the firer been "specifically ordered to shoot" this target? His
     /// standing order names the target.
-    pub(super) fn ordered_to_shoot(s: &Figure, t: &Figure) -> bool {
-        s.order
-            .as_deref()
+    pub(super) fn ordered_to_shoot(state: &GameState, s: &Figure, t: &Figure) -> bool {
+        status::now(state, s)
+            .order()
             .is_some_and(|o| o.to_lowercase().contains(&t.name.to_lowercase()))
     }
 
@@ -233,7 +235,7 @@ impl StandToRules {
         s: &Figure,
         t: &Figure,
     ) -> Result<(), RuleError> {
-        if Self::ordered_to_shoot(s, t) {
+        if Self::ordered_to_shoot(state, s, t) {
             return Ok(());
         }
         let priority = self.target_priority(state, s.id);
@@ -302,11 +304,11 @@ impl StandToRules {
                     side.name
                 ));
             }
-            sc.push(Event::Preservation {
+            sc.push(Event::StandTo(StandToEvent::Preservation {
                 side: f.side,
                 points: total,
                 broken,
-            });
+            }));
         }
         if Self::side_kind(&sc.state, &f) == SideKind::European {
             sc.note(format!(
@@ -358,11 +360,11 @@ impl StandToRules {
             coloured[0].face,
             mount_die,
         );
-        sc.push(Event::ShotFired {
+        sc.push(Event::StandTo(StandToEvent::ShotFired {
             figure: shooter,
             target,
             mode,
-        });
+        }));
         sc.push(Event::FireResolved {
             shooter,
             target,
@@ -448,15 +450,15 @@ impl StandToRules {
                 )),
             }
         }
-        let in_cover = t.prone || plan.sight.cover.value != Cover::None;
+        let in_cover = status::st(t).prone || plan.sight.cover.value != Cover::None;
         let ignores = self.level(state, t)?.ignores_close_miss;
         if in_cover && !ignores && sc.state.figure(target).is_some_and(Figure::active) {
             let until_turn = next_turn_of(state, t.side);
-            sc.push(Event::Idle {
+            sc.push(Event::StandTo(StandToEvent::Idle {
                 figure: target,
                 until_turn,
                 reason: "close miss: ducks behind cover".into(),
-            });
+            }));
         }
         Ok(())
     }
@@ -486,7 +488,7 @@ impl StandToRules {
             )
             .by(f.id));
         }
-        if f.shots_this_turn > 0 {
+        if status::now(state, f).shots_this_turn() > 0 {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!(
@@ -503,14 +505,14 @@ impl StandToRules {
                 format!(
                     "{} has loaded this turn ({} of {} turns done); {}",
                     f.name,
-                    f.load_progress,
+                    status::st(f).load_progress,
                     need,
                     Self::aimed_rate(w, false)
                 ),
             )
             .by(f.id));
         }
-        let progress = f.load_progress + 1;
+        let progress = status::st(f).load_progress + 1;
         Ok(StandToEvent::Loading {
             figure: id,
             progress,
@@ -519,14 +521,14 @@ impl StandToRules {
         })
     }
 
-    /// The `Load` command (see [`Command::Load`]).
+    /// The `Load` command (see [`Action::Load`]).
     pub(super) fn resolve_load(
         &self,
         state: &GameState,
         sc: &mut Scratch,
-        command: &Command,
+        action: &Action,
     ) -> Result<(), RuleError> {
-        let Command::Load { figure: id } = command else {
+        let Action::Load { figure: id } = action else {
             return Ok(());
         };
         let e = self.check_load(state, *id)?;
@@ -546,7 +548,7 @@ impl StandToRules {
         Self::require_own_turn(state, f)?;
         Self::require_able(state, f)?;
         let t = figure(state, target)?;
-        if f.shots_this_turn > 0 {
+        if status::now(state, f).shots_this_turn() > 0 {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!("{} has fired this turn", f.name),
@@ -570,21 +572,21 @@ impl StandToRules {
         Ok(())
     }
 
-    /// The `Aim` command (see [`Command::Aim`]).
+    /// The `Aim` command (see [`Action::Aim`]).
     pub(super) fn resolve_aim(
         &self,
         state: &GameState,
         sc: &mut Scratch,
-        command: &Command,
+        action: &Action,
     ) -> Result<(), RuleError> {
-        let Command::Aim { figure: id, target } = command else {
+        let Action::Aim { figure: id, target } = action else {
             return Ok(());
         };
         self.check_aim(state, *id, *target)?;
-        sc.push(Event::AimTaken {
+        sc.push(Event::StandTo(StandToEvent::AimTaken {
             figure: *id,
             target: *target,
-        });
+        }));
         Ok(())
     }
 }

@@ -56,7 +56,7 @@ impl StandToRules {
                 format!("{} is not a gun", w.name),
             ));
         }
-        if g.ammo == Some(0) {
+        if status::st(g).ammo == Some(0) {
             return Err(refuse(
                 RefusalKind::NotLoaded,
                 format!(
@@ -68,7 +68,7 @@ impl StandToRules {
             )
             .by(g.id));
         }
-        if g.shots_this_turn > 0 {
+        if status::now(state, g).shots_this_turn() > 0 {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!("{}'s {} has fired this turn", g.name, w.name),
@@ -148,7 +148,7 @@ impl StandToRules {
                     &self.data.saves,
                     &SaveSituation {
                         movement: w.artillery_save.unwrap_or(0),
-                        prone: f.prone,
+                        prone: status::st(f).prone,
                         soft_cover: sight.cover.value == Cover::Soft,
                         hard_cover: sight.cover.value == Cover::Hard,
                         leader: f.leader,
@@ -178,7 +178,7 @@ impl StandToRules {
         odds
     }
 
-    /// The `FireGun` command (see [`Command::FireGun`]).
+    /// The `FireGun` command (see [`Action::FireGun`]).
     pub(super) fn resolve_gun(
         &self,
         state: &GameState,
@@ -198,12 +198,12 @@ impl StandToRules {
         });
         let saves = plan.saves;
         let white = sc.roll(dice, "gun to hit", Some(gun), art.dice)?;
-        sc.push(Event::ShotFired {
+        sc.push(Event::StandTo(StandToEvent::ShotFired {
             figure: gun,
             target: gun,
             mode: FireMode::Aimed,
-        });
-        if let Some(left) = sc.state.figure(gun).and_then(|g| g.ammo) {
+        }));
+        if let Some(left) = sc.state.figure(gun).and_then(|g| status::st(g).ammo) {
             sc.note(format!("{left} rounds left"));
         }
         if total(&white) < needed {

@@ -41,18 +41,18 @@ impl StandToRules {
         if f.shield {
             modifier += m.shield;
         }
-        if self.charge_attack(state, f) && !f.charged_through_rough {
+        if self.charge_attack(state, f) && !status::now(state, f).charged_through_rough() {
             modifier += m.charging;
         }
         if f.mounted() && !opponent.mounted() {
             modifier += m.mounted_vs_foot;
         }
-        if f.prone {
+        if status::st(f).prone {
             modifier += m.prone;
         }
         Ok(MeleeSide {
             modifier,
-            evading: f.pace == Pace::Evade,
+            evading: status::now(state, f).pace() == Pace::Evade,
         })
     }
 

@@ -81,7 +81,7 @@ impl StandToRules {
         cost: Measured,
         last: Point2<f64>,
     ) -> Result<Option<MovePlan>, RuleError> {
-        match f.obstacle {
+        match status::st(f).obstacle {
             ObstacleStage::Reached { turn } if turn >= state.turn => Err(refuse(
                 RefusalKind::Movement,
                 format!("{} stopped at an obstacle this turn", f.name),
@@ -205,7 +205,9 @@ impl StandToRules {
         let mv = &self.data.movement;
         if pace == Pace::Charge {
             match kind {
-                SideKind::European if f.charge_turns_used >= mv.european_charge_turns => {
+                SideKind::European
+                    if status::st(f).charge_turns_used >= mv.european_charge_turns =>
+                {
                     return Err(refuse(
                         RefusalKind::AlreadyActed,
                         format!(
@@ -254,7 +256,7 @@ impl StandToRules {
                 }
                 if area.is(TerrainKind::Obstacle)
                     && obstacle_at.is_none()
-                    && f.obstacle == ObstacleStage::Clear
+                    && status::st(f).obstacle == ObstacleStage::Clear
                     && !geometry::point_in_polygon(&area.polygon_in, a)
                     && geometry::segment_crosses(a, b, &area.polygon_in)
                 {
@@ -320,20 +322,20 @@ impl StandToRules {
         Ok((min_in, max_in, level))
     }
 
-    /// The `Move` command (see [`Command::Move`]).
+    /// The `Move` command (see [`Action::Move`]).
     pub(super) fn resolve_move(
         &self,
         state: &GameState,
         sc: &mut Scratch,
-        command: &Command,
+        action: &Action,
     ) -> Result<(), RuleError> {
-        let Command::Move {
+        let Action::Move {
             figure: id,
             path_in,
             facing_deg,
             pace,
             mount_level,
-        } = command
+        } = action
         else {
             return Ok(());
         };
@@ -346,7 +348,7 @@ impl StandToRules {
             sc.push(Event::MountSpeed { figure: *id, level });
         }
         if *pace == Pace::Charge && Self::side_kind(state, f) == SideKind::European {
-            sc.push(Event::ChargeTurnUsed { figure: *id });
+            sc.push(Event::StandTo(StandToEvent::ChargeTurnUsed { figure: *id }));
         }
         if *pace == Pace::Charge
             && status::of_figure(f).charging.is_none()
@@ -379,13 +381,16 @@ impl StandToRules {
                         f.name
                     ));
                 }
-                sc.push(Event::ObstacleStage { figure: *id, stage });
+                sc.push(Event::StandTo(StandToEvent::ObstacleStage {
+                    figure: *id,
+                    stage,
+                }));
             }
-            None if f.obstacle != ObstacleStage::Clear => {
-                sc.push(Event::ObstacleStage {
+            None if status::st(f).obstacle != ObstacleStage::Clear => {
+                sc.push(Event::StandTo(StandToEvent::ObstacleStage {
                     figure: *id,
                     stage: ObstacleStage::Clear,
-                });
+                }));
             }
             None => {}
         }
@@ -429,12 +434,12 @@ impl StandToRules {
                     "{} enters the open and is seen by {by}: place him on the table",
                     f.name
                 ));
-                sc.push(Event::Spotted { figure: id });
+                sc.push(Event::StandTo(StandToEvent::Spotted { figure: id }));
             }
         }
     }
 
-    /// The `Prone` command (see [`Command::Prone`]).
+    /// The `Prone` command (see [`Action::Prone`]).
     /// Can the figure lie down or stand up? Not a charging fanatic.
     pub(super) fn check_prone(&self, state: &GameState, id: FigureId) -> Result<(), RuleError> {
         let f = figure(state, id)?;
@@ -452,7 +457,7 @@ impl StandToRules {
         Ok(())
     }
 
-    /// The `Prone` command (see [`Command::Prone`]).
+    /// The `Prone` command (see [`Action::Prone`]).
     pub(super) fn resolve_prone(
         &self,
         state: &GameState,
@@ -461,7 +466,7 @@ impl StandToRules {
         prone: bool,
     ) -> Result<(), RuleError> {
         self.check_prone(state, id)?;
-        sc.push(Event::Prone { figure: id, prone });
+        sc.push(Event::StandTo(StandToEvent::Prone { figure: id, prone }));
         Ok(())
     }
 }

@@ -54,10 +54,10 @@ impl StandToRules {
                 OrderVia::HandSignal => {
                     let mut c = range.at_most(self.data.orders.hand_signal_in);
                     let sight = self.sight(state, &r.placement, &g.placement);
-                    let busy = r.shots_this_turn > 0
-                        || r.aim_ready
+                    let busy = status::now(state, r).shots_this_turn() > 0
+                        || status::now(state, r).aim_ready()
                         || !self.engaged_with(state, r).is_empty()
-                        || (r.pace == Pace::Charge
+                        || (status::now(state, r).pace() == Pace::Charge
                             && self.level(state, r).is_ok_and(|l| l.name == "fanatic"));
                     c.value = c.value && sight.clear.value && !busy;
                     c.too_close_to_call |= sight.clear.too_close_to_call;
@@ -173,19 +173,19 @@ impl StandToRules {
         Ok(())
     }
 
-    /// The `Order` command (see [`Command::Order`]).
+    /// The `Order` command (see [`Action::Order`]).
     pub(super) fn resolve_order(
         &self,
         state: &GameState,
         sc: &mut Scratch,
-        command: &Command,
+        action: &Action,
     ) -> Result<(), RuleError> {
-        let Command::Order {
+        let Action::Order {
             giver,
             to,
             order,
             via,
-        } = command
+        } = action
         else {
             return Ok(());
         };
@@ -225,13 +225,13 @@ impl StandToRules {
             giver: *giver,
             turn: state.turn,
         }));
-        sc.push(Event::OrderGiven {
+        sc.push(Event::StandTo(StandToEvent::OrderGiven {
             giver: *giver,
             to: heard,
             order,
             via: via_name.into(),
             from_turn,
-        });
+        }));
         Ok(())
     }
 }

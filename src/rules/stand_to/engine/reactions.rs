@@ -93,7 +93,7 @@ impl StandToRules {
         }
     }
 
-    /// The `FirstAttack` command (see [`Command::FirstAttack`]).
+    /// The `FirstAttack` command (see [`Action::FirstAttack`]).
     pub(super) fn resolve_first_attack(
         &self,
         state: &GameState,
@@ -109,12 +109,14 @@ impl StandToRules {
             odds: self.first_attack_odds(),
         });
         let r = sc.roll(dice, "novice leader's first attack", Some(leader), nl.dice)?;
-        sc.push(Event::FirstAttackRolled { side: l.side });
+        sc.push(Event::StandTo(StandToEvent::FirstAttackRolled {
+            side: l.side,
+        }));
         if total(&r) >= nl.needed {
-            sc.push(Event::Experience {
+            sc.push(Event::StandTo(StandToEvent::Experience {
                 figure: leader,
                 number: nl.becomes,
-            });
+            }));
         } else {
             sc.note(format!("{} stays a novice", l.name));
         }
@@ -236,7 +238,7 @@ impl StandToRules {
         }
     }
 
-    /// The `Shed` command (see [`Command::Shed`]).
+    /// The `Shed` command (see [`Action::Shed`]).
     pub(super) fn resolve_shed(
         &self,
         state: &GameState,
@@ -258,11 +260,11 @@ impl StandToRules {
             side,
             turn: state.turn,
         }));
-        sc.push(Event::Preservation {
+        sc.push(Event::StandTo(StandToEvent::Preservation {
             side,
             points,
             broken,
-        });
+        }));
         Ok(())
     }
 
@@ -283,7 +285,7 @@ impl StandToRules {
                 refuse(RefusalKind::CannotDo, format!("{} is not a scout", s.name)).by(s.id),
             );
         }
-        if !matches!(s.pace, Pace::Stationary | Pace::Walk) {
+        if !matches!(status::now(state, s).pace(), Pace::Stationary | Pace::Walk) {
             return Err(refuse(
                 RefusalKind::CannotDo,
                 "only a stationary or walking scout observes",
@@ -356,7 +358,7 @@ impl StandToRules {
         )])
     }
 
-    /// The `Spot` command (see [`Command::Spot`]).
+    /// The `Spot` command (see [`Action::Spot`]).
     pub(super) fn resolve_spot(
         &self,
         state: &GameState,
@@ -376,7 +378,7 @@ impl StandToRules {
         let r = sc.roll(dice, "spotting", Some(scout), self.data.spotting.dice)?;
         if total(&r) as i32 + plan.modifier >= plan.needed as i32 {
             for id in plan.found {
-                sc.push(Event::Spotted { figure: id });
+                sc.push(Event::StandTo(StandToEvent::Spotted { figure: id }));
             }
         } else {
             sc.note("nothing is spotted");
@@ -390,7 +392,7 @@ impl StandToRules {
         state.figures.iter().any(|e| {
             e.side != f.side
                 && e.active()
-                && e.pace == Pace::Charge
+                && status::now(state, e).pace() == Pace::Charge
                 && self
                     .rule_range(state, e, f, RangeMethod::CentreToCentre)
                     .value_in
@@ -414,7 +416,9 @@ impl StandToRules {
             ));
         }
         let busy = |f: &Figure| {
-            f.aim_ready || !self.engaged_with(state, f).is_empty() || self.being_charged(state, f)
+            status::now(state, f).aim_ready()
+                || !self.engaged_with(state, f).is_empty()
+                || self.being_charged(state, f)
         };
         let nearest = state
             .figures
@@ -487,7 +491,7 @@ impl StandToRules {
             .map(|r| r.result.clone())
     }
 
-    /// The `Rescue` command (see [`Command::Rescue`]).
+    /// The `Rescue` command (see [`Action::Rescue`]).
     pub(super) fn resolve_rescue(
         &self,
         state: &GameState,
@@ -515,11 +519,11 @@ impl StandToRules {
             });
             let r = sc.roll(dice, "rescue reaction", Some(n.id), 2)?;
             match self.rescue_row(total(&r)).as_deref() {
-                Some("freeze") => sc.push(Event::Idle {
+                Some("freeze") => sc.push(Event::StandTo(StandToEvent::Idle {
                     figure: n.id,
                     until_turn: next_turn_of(state, n.side),
                     reason: "frozen by a comrade's wound".into(),
-                }),
+                })),
                 Some("rescue") => {
                     rescue_by_nearest = true;
                     sc.note(format!(
