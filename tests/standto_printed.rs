@@ -11,7 +11,7 @@ use spotter::rules::stand_to::Wound;
 use spotter::rules::stand_to::action::{Action as St, AimUse, FireMode, OrderVia};
 use spotter::rules::stand_to::action::{Action, DismountParams, DrivePegParams, HoldBy};
 use spotter::rules::stand_to::event::Event as StandToEvent;
-use spotter::rules::stand_to::status::st;
+use spotter::rules::stand_to::status::{side_st, st};
 use spotter::rules::{RuleError, RuleSet};
 
 fn game(s: GameState) -> Game {
@@ -611,8 +611,9 @@ fn broken_side(enemy_at: (f64, f64)) -> Game {
     let british = id(&s, "Lt Smythe");
     let side = s.figures[british.index()].side;
     s.sides[side].preservation_limit = Some(2);
-    s.sides[side].preservation_points = 5;
-    s.sides[side].broken = true;
+    let st = s.sides[side].rules.stand_to_mut();
+    st.preservation_points = 5;
+    st.broken = true;
     at_phase(&mut s, "reactions", "Lt Smythe");
     game(s)
 }
@@ -631,7 +632,7 @@ fn shed_1d6_once_a_turn_and_only_in_a_protected_position() {
         &mut TypedDice::new([2]),
     )
     .expect("a turn in a protected position sheds 1d6");
-    assert_eq!(g.state().sides[side].preservation_points, 3);
+    assert_eq!(side_st(&g.state().sides[side]).preservation_points, 3);
     let r = refusal(g.execute(
         Command::StandTo(St::Shed { side }),
         &mut TypedDice::new([2]),

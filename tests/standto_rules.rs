@@ -1355,7 +1355,7 @@ fn preservation_points_break_morale_and_shed_1d6() {
         &mut TypedDice::new([5, 5, 6]),
     )
     .unwrap();
-    assert!(g.state().sides[1].broken);
+    assert!(spotter::rules::stand_to::status::side_st(&g.state().sides[1]).broken);
     // The broken side sheds in its own turn (its men out of sight: T is
     // down, nobody else is left).
     while g.state().active_side != 1 {

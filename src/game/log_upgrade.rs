@@ -66,6 +66,9 @@ const STAND_TO_FIGURE_KEYS: [&str; 13] = [
     "ammo",
 ];
 
+/// Stand To!'s side fields that sat on every side before schema 4.
+const STAND_TO_SIDE_KEYS: [&str; 3] = ["preservation_points", "broken", "first_attack_rolled"];
+
 /// Rewrites one record of an old log into today's form.
 pub fn upgrade_record(record: &mut Value) {
     let kind = record
@@ -137,6 +140,11 @@ fn upgrade_state(state: &mut Value) {
             .unwrap_or(0),
         phase: 0,
     };
+    if let Some(sides) = object.get_mut("sides").and_then(Value::as_array_mut) {
+        for side in sides.iter_mut().filter_map(Value::as_object_mut) {
+            upgrade_side(side, stand_to);
+        }
+    }
     let Some(figures) = object.get_mut("figures").and_then(Value::as_array_mut) else {
         return;
     };
@@ -158,6 +166,25 @@ fn upgrade_state(state: &mut Value) {
         if let Some(rules) = rules.as_object_mut() {
             stand_to_status(rules, &old, own);
         }
+    }
+}
+
+/// A side's Stand To! fields (`preservation_points`, `broken`,
+/// `first_attack_rolled`) move into its Stand To! state.
+fn upgrade_side(side: &mut Map<String, Value>, stand_to: bool) {
+    let old: Vec<(String, Value)> = STAND_TO_SIDE_KEYS
+        .iter()
+        .filter_map(|k| side.remove(*k).map(|v| ((*k).to_owned(), v)))
+        .filter(|(_, v)| !matches!(v, Value::Bool(false) | Value::Null) && v.as_u64() != Some(0))
+        .collect();
+    if !stand_to || old.is_empty() {
+        return;
+    }
+    let rules = side
+        .entry("rules")
+        .or_insert_with(|| json!({ "rule_set": "stand-to" }));
+    if let Some(rules) = rules.as_object_mut() {
+        rules.extend(old);
     }
 }
 
@@ -234,6 +261,8 @@ mod tests {
     fn a_stand_to_figure_s_old_fields_become_its_state_as_of_his_side_s_turn() {
         let mut start = json!({"kind": "start", "schema": "spotter.gamelog/3", "state": {
         "rule_set": "stand-to", "turn": 2, "active_side": 0, "orders_this_turn": [0, 0],
+        "sides": [{"name": "British", "preservation_points": 2, "broken": false,
+                   "first_attack_rolled": true, "preservation_limit": 6}],
         "figures": [
             {"name": "A", "side": 0, "pace": "charge", "charged_through_rough": true,
              "shots_this_turn": 1, "aiming_at": 3, "aim_ready": true, "ammo": 4},
@@ -243,6 +272,11 @@ mod tests {
         upgrade_record(&mut start);
         let s = &start["state"];
         assert!(s.get("orders_this_turn").is_none());
+        assert_eq!(
+            s["sides"][0],
+            json!({"name": "British", "preservation_limit": 6, "rules": {"rule_set": "stand-to",
+                   "preservation_points": 2, "first_attack_rolled": true}})
+        );
         let a = &s["figures"][0];
         assert!(a.get("pace").is_none());
         assert_eq!(

@@ -544,10 +544,7 @@ impl Build<'_> {
         Side {
             name: raw_side.name.get_ref().clone(),
             kind: raw_side.kind,
-            preservation_points: 0,
             preservation_limit: raw_side.preservation_limit,
-            broken: false,
-            first_attack_rolled: false,
             rules: typed,
         }
     }

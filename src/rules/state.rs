@@ -317,12 +317,9 @@ impl Figure {
 pub struct Side {
     pub name: String,
     pub kind: SideKind,
-    pub preservation_points: u32,
-    /// None: no limit set by the referee.
+    /// The casualties the side accepts before its morale breaks, from the
+    /// scenario (the rule set reads it; None: no limit set by the referee).
     pub preservation_limit: Option<u32>,
-    pub broken: bool,
-    /// The novice leader's first-attack reaction has been rolled.
-    pub first_attack_rolled: bool,
     /// The rule set's own typed state of this side.
     #[serde(default, skip_serializing_if = "SideRules::is_none")]
     pub rules: SideRules,

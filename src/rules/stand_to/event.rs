@@ -120,7 +120,7 @@ impl Event {
             }
             Self::FirstAttackRolled { side } => {
                 if let Some(s) = state.sides.get_mut(*side) {
-                    s.first_attack_rolled = true;
+                    s.rules.stand_to_mut().first_attack_rolled = true;
                 }
             }
             Self::Preservation {
@@ -129,8 +129,9 @@ impl Event {
                 broken,
             } => {
                 if let Some(s) = state.sides.get_mut(*side) {
-                    s.preservation_points = *points;
-                    s.broken = *broken;
+                    let st = s.rules.stand_to_mut();
+                    st.preservation_points = *points;
+                    st.broken = *broken;
                 }
             }
             _ => self.apply_setup(state),

@@ -291,6 +291,16 @@ pub struct SideStatus {
     /// spent this way allows the force to shed 1d6").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shed_turn: Option<u32>,
+    /// Preservation points lost so far (its casualties, by the text's
+    /// count).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub preservation_points: u32,
+    /// Its preservation points reached its limit: its morale is broken.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub broken: bool,
+    /// The novice leader's first-attack reaction has been rolled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first_attack_rolled: bool,
 }
 
 /// What Stand To! records about the whole game (nothing yet).
@@ -360,6 +370,20 @@ pub fn orders_in(f: &crate::rules::Figure, turn: u32) -> u32 {
 /// A side's Stand To! status (the default when it has none).
 pub fn of_side(s: &crate::rules::Side) -> SideStatus {
     s.rules.stand_to().cloned().unwrap_or_default()
+}
+
+/// The empty side status (of a side the scenario gave none).
+static EMPTY_SIDE: SideStatus = SideStatus {
+    green: false,
+    shed_turn: None,
+    preservation_points: 0,
+    broken: false,
+    first_attack_rolled: false,
+};
+
+/// A side's Stand To! status, borrowed.
+pub fn side_st(s: &crate::rules::Side) -> &SideStatus {
+    s.rules.stand_to().unwrap_or(&EMPTY_SIDE)
 }
 
 #[cfg(test)]

@@ -296,9 +296,9 @@ impl StandToRules {
         };
         let added = points(Some(new)).saturating_sub(points(f.wound));
         if let Some(side) = sc.state.sides.get(f.side) {
-            let total = side.preservation_points + added;
+            let total = status::side_st(side).preservation_points + added;
             let broken = side.preservation_limit.is_some_and(|l| total > l);
-            if broken && !side.broken {
+            if broken && !status::side_st(side).broken {
                 sc.note(format!(
                     "{}'s morale is broken: orders to retreat must be issued",
                     side.name

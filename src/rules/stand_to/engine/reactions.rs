@@ -34,7 +34,7 @@ impl StandToRules {
         if state
             .sides
             .get(l.side)
-            .is_some_and(|s| s.first_attack_rolled)
+            .is_some_and(|s| status::side_st(s).first_attack_rolled)
         {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
@@ -69,7 +69,7 @@ impl StandToRules {
         target: FigureId,
     ) -> Option<FigureId> {
         let t = state.figure(target)?;
-        if state.sides.get(t.side)?.first_attack_rolled {
+        if status::side_st(state.sides.get(t.side)?).first_attack_rolled {
             return None;
         }
         state
@@ -135,7 +135,7 @@ impl StandToRules {
             what: "side",
             name: side.to_string(),
         })?;
-        if !s.broken {
+        if !status::side_st(s).broken {
             return Err(refuse(
                 RefusalKind::CannotDo,
                 format!("{} has not exceeded its preservation limit", s.name),
@@ -254,7 +254,9 @@ impl StandToRules {
             None,
             self.data.preservation.shed_dice,
         )?;
-        let points = s.preservation_points.saturating_sub(total(&r));
+        let points = status::side_st(s)
+            .preservation_points
+            .saturating_sub(total(&r));
         let broken = s.preservation_limit.is_some_and(|l| points > l);
         sc.push(Event::StandTo(StandToEvent::Shed {
             side,
