@@ -33,12 +33,17 @@
 //!
 //! # Where each step lives
 //! [`Tracker::update`] runs these steps in order, one file each:
-//! `frame.rs` (the clock, last frame's marks cleared, the usable
-//! detections), `covered.rs` (1), `associate.rs` (2, with the prediction
-//! and the cost of a match), `ambiguity.rs` (3), `apply.rs` (the matches of
-//! 2 applied: moves, turns, stillness), `new_figures.rs` (unexplained
-//! detections, with `hindsight.rs` for a move given to the wrong twin) and
-//! `missing.rs` (4).
+//! 0. `frame.rs`: the clock advances; the usable detections, and which of
+//!    them lie under a hand.
+//! 1. `covered.rs`: figures under a hand hold (1 above).
+//! 2. `associate.rs`: the prediction, the cost of a match and the optimal
+//!    assignment (2).
+//! 3. `ambiguity.rs`: moves with a close second explanation (3).
+//! 4. `apply.rs`: the matches applied: moves, turns, stillness, and new
+//!    figures confirmed.
+//! 5. `new_figures.rs`: unexplained detections become new figures, unless
+//!    `hindsight.rs` shows that last frame's move went to the wrong twin.
+//! 6. `missing.rs`: figures not seen are held, or removed when settled (4).
 
 pub mod model;
 pub mod region;
