@@ -149,6 +149,11 @@ fn describe(f: &Figure, edge: Option<EdgeColour>) -> String {
 /// Binds the detections of a photo to the figures of a game that should be
 /// on the table (alive, not concealed, not kept). `edge_of` gives the edge
 /// colour a figure's base must have, if the rule set fixes it.
+///
+/// The steps: the player's pins are placed, the cost of each figure being
+/// each detection is set, the best assignment is found and every figure it
+/// leaves unbound or with a close second binding is a problem; with no
+/// problem, the binding is read off the assignment.
 pub fn bind_detections(
     state: &GameState,
     detections: &[Detection],
@@ -156,148 +161,243 @@ pub fn bind_detections(
     hints: &BindHints,
     params: &BindParams,
 ) -> Result<PhotoBinding, BindError> {
+    let binder = Binder {
+        state,
+        detections,
+        edge_of,
+        params,
+    };
     let figures: Vec<&Figure> = state
         .figures
         .iter()
         .filter(|f| f.alive() && !f.concealed && !hints.keep.contains(&f.id))
         .collect();
     let mut problems = Vec::new();
-    let compatible = |f: &Figure, d: &Detection| {
-        d.base == base_kind(f) && edge_of(f).is_none_or(|e| e == d.edge)
-    };
-    // Pins: the figure takes the compatible detection nearest the point.
-    let mut pinned: Vec<(FigureId, usize)> = Vec::new();
-    for &(id, at) in &hints.pins {
-        let Some(f) = state.figure(id) else { continue };
-        let nearest = detections
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| compatible(f, d))
-            .map(|(i, d)| (i, (d.center_in_table - at).norm()))
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        match nearest {
-            Some((i, r)) if r <= params.pin_radius_in => {
-                if let Some((other, _)) = pinned.iter().find(|(_, j)| *j == i) {
-                    let o = state.figure(*other).map_or("?", |o| o.name.as_str());
-                    problems.push(format!(
-                        "- {} and {o} are both bound to the figure at {at_x:.1},{at_y:.1}: give each its own point",
-                        f.name,
-                        at_x = at.x,
-                        at_y = at.y
-                    ));
-                } else {
-                    pinned.push((id, i));
-                }
-            }
-            _ => problems.push(format!(
-                "- {}: no {} within {:.1} in of {:.1},{:.1} on the photo: give the point where the figure stands",
-                describe(f, edge_of(f)),
-                edge_of(f).map_or_else(
-                    || format!("{} base", base_kind(f).name()),
-                    |e| format!("{} {} base", e.name(), base_kind(f).name())
-                ),
-                params.pin_radius_in,
-                at.x,
-                at.y
-            )),
-        }
-    }
-    let n_f = figures.len();
-    let n_d = detections.len();
-    let dist = |f: &Figure, d: &Detection| (d.center_in_table - f.placement.center_in_table).norm();
-    // Dearer than any allowed move.
-    let miss = move_cost(params.max_move_in, params) + 1.0;
-    // cost[r][c]: None where the pair is not allowed.
-    let cost: Vec<Vec<Option<f64>>> = figures
-        .iter()
-        .map(|f| {
-            let pin = pinned.iter().find(|(id, _)| *id == f.id).map(|p| p.1);
-            detections
-                .iter()
-                .enumerate()
-                .map(|(c, d)| match pin {
-                    Some(p) if p == c => Some(0.0),
-                    Some(_) => None,
-                    None if pinned.iter().any(|(_, j)| *j == c) => None,
-                    None if compatible(f, d) && dist(f, d) <= params.max_move_in => {
-                        Some(move_cost(dist(f, d), params))
-                    }
-                    None => None,
-                })
-                .collect()
-        })
-        .collect();
-    let solve = |forbid: Option<(usize, usize)>| -> (f64, Vec<Option<usize>>) {
-        assign(&cost, n_f, n_d, miss, forbid)
-    };
-    let (best, best_cols) = solve(None);
-    for (r, f) in figures.iter().enumerate() {
-        let Some(c) = best_cols[r] else {
-            let edge = edge_of(f);
-            problems.push(format!(
-                "- {} is not on the photo within {:.0} in of where the scenario puts him: check that his base and its {}edge are in view (no hand or terrain over it) and photograph again, give his place with --bind \"{}=x,y\", or keep the scenario position with --keep \"{}\"",
-                describe(f, edge),
-                params.max_move_in,
-                edge.map_or_else(String::new, |e| format!("{} ", e.name())),
-                f.name,
-                f.name
-            ));
-            continue;
-        };
-        if pinned.iter().any(|(id, _)| *id == f.id) {
-            continue;
-        }
-        let (alt, alt_cols) = solve(Some((r, c)));
-        if let Some(other) = alt_cols[r]
-            && alt - best < params.ambiguity_margin_nats
-        {
-            let (a, b) = (&detections[c], &detections[other]);
-            problems.push(format!(
-                "- {} could be the figure at {:.1},{:.1} or the one at {:.1},{:.1}: say which with --bind \"{}=x,y\" (or move the look-alike figures apart and photograph again)",
-                describe(f, edge_of(f)),
-                a.center_in_table.x,
-                a.center_in_table.y,
-                b.center_in_table.x,
-                b.center_in_table.y,
-                f.name
-            ));
-        }
-    }
+    let pinned = binder.pins(hints, &mut problems);
+    let costs = binder.costs(&figures, &pinned);
+    let (best, best_cols) = costs.solve(None);
+    problems.extend(binder.problems(&figures, &pinned, &costs, (best, &best_cols)));
     if !problems.is_empty() {
         return Err(BindError::Problems { problems });
     }
-    let mut out = PhotoBinding::default();
-    for (r, f) in figures.iter().enumerate() {
-        let Some(c) = best_cols[r] else { continue };
-        let d = &detections[c];
-        out.bound.push(Bound {
-            figure: f.id,
-            name: f.name.clone(),
-            detection: c,
-            x_in: d.center_in_table.x,
-            y_in: d.center_in_table.y,
-            facing_deg: d.facing_deg.unwrap_or(f.placement.facing_deg),
-            facing_seen: d.facing_deg.is_some(),
-            moved_in: (d.center_in_table - f.placement.center_in_table).norm(),
-        });
+    Ok(binder.binding(&figures, &best_cols, hints))
+}
+
+/// What one binding works on: the game, the photo's detections, the rule
+/// set's edge colours and the thresholds.
+struct Binder<'a> {
+    state: &'a GameState,
+    detections: &'a [Detection],
+    edge_of: &'a dyn Fn(&Figure) -> Option<EdgeColour>,
+    params: &'a BindParams,
+}
+
+impl Binder<'_> {
+    /// Figure `f` may be detection `d`: same base kind and, where the rule
+    /// set fixes it, the same edge colour.
+    fn compatible(&self, f: &Figure, d: &Detection) -> bool {
+        d.base == base_kind(f) && (self.edge_of)(f).is_none_or(|e| e == d.edge)
     }
-    for id in &hints.keep {
-        if let Some(f) = state.figure(*id) {
-            out.kept.push(f.name.clone());
+
+    /// The pins: each pinned figure takes the compatible detection nearest
+    /// its point, within [`BindParams::pin_radius_in`]. A pin with no such
+    /// detection, or on a detection another pin took, is a problem.
+    fn pins(&self, hints: &BindHints, problems: &mut Vec<String>) -> Vec<(FigureId, usize)> {
+        let mut pinned: Vec<(FigureId, usize)> = Vec::new();
+        for &(id, at) in &hints.pins {
+            let Some(f) = self.state.figure(id) else {
+                continue;
+            };
+            let nearest = self
+                .detections
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| self.compatible(f, d))
+                .map(|(i, d)| (i, (d.center_in_table - at).norm()))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            match nearest {
+                Some((i, r)) if r <= self.params.pin_radius_in => {
+                    if let Some((other, _)) = pinned.iter().find(|(_, j)| *j == i) {
+                        let o = self.state.figure(*other).map_or("?", |o| o.name.as_str());
+                        problems.push(format!(
+                            "- {} and {o} are both bound to the figure at {at_x:.1},{at_y:.1}: give each its own point",
+                            f.name,
+                            at_x = at.x,
+                            at_y = at.y
+                        ));
+                    } else {
+                        pinned.push((id, i));
+                    }
+                }
+                _ => problems.push(self.pin_not_found(f, at)),
+            }
+        }
+        pinned
+    }
+
+    fn pin_not_found(&self, f: &Figure, at: Point2<f64>) -> String {
+        let edge = (self.edge_of)(f);
+        format!(
+            "- {}: no {} within {:.1} in of {:.1},{:.1} on the photo: give the point where the figure stands",
+            describe(f, edge),
+            edge.map_or_else(
+                || format!("{} base", base_kind(f).name()),
+                |e| format!("{} {} base", e.name(), base_kind(f).name())
+            ),
+            self.params.pin_radius_in,
+            at.x,
+            at.y
+        )
+    }
+
+    /// The cost (nats) of each figure being each detection.
+    fn costs(&self, figures: &[&Figure], pinned: &[(FigureId, usize)]) -> Costs {
+        let params = self.params;
+        let dist =
+            |f: &Figure, d: &Detection| (d.center_in_table - f.placement.center_in_table).norm();
+        let cost = figures
+            .iter()
+            .map(|f| {
+                let pin = pinned.iter().find(|(id, _)| *id == f.id).map(|p| p.1);
+                self.detections
+                    .iter()
+                    .enumerate()
+                    .map(|(c, d)| match pin {
+                        Some(p) if p == c => Some(0.0),
+                        Some(_) => None,
+                        None if pinned.iter().any(|(_, j)| *j == c) => None,
+                        None if self.compatible(f, d) && dist(f, d) <= params.max_move_in => {
+                            Some(move_cost(dist(f, d), params))
+                        }
+                        None => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        Costs {
+            cost,
+            n_detections: self.detections.len(),
+            // Dearer than any allowed move.
+            miss: move_cost(params.max_move_in, params) + 1.0,
         }
     }
-    for (c, d) in detections.iter().enumerate() {
-        if !best_cols.contains(&Some(c)) {
-            out.unexplained.push(Unexplained {
+
+    /// The problems of the best assignment (`best`: its total, nats, and
+    /// each figure's column): a figure it leaves unbound, and an unpinned
+    /// figure whose binding, once forbidden, is replaced by one nearly as
+    /// likely.
+    fn problems(
+        &self,
+        figures: &[&Figure],
+        pinned: &[(FigureId, usize)],
+        costs: &Costs,
+        (best, best_cols): (f64, &[Option<usize>]),
+    ) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (r, f) in figures.iter().enumerate() {
+            let Some(c) = best_cols[r] else {
+                problems.push(self.not_found(f));
+                continue;
+            };
+            if pinned.iter().any(|(id, _)| *id == f.id) {
+                continue;
+            }
+            let (alt, alt_cols) = costs.solve(Some((r, c)));
+            if let Some(other) = alt_cols[r]
+                && alt - best < self.params.ambiguity_margin_nats
+            {
+                let (a, b) = (&self.detections[c], &self.detections[other]);
+                problems.push(format!(
+                    "- {} could be the figure at {:.1},{:.1} or the one at {:.1},{:.1}: say which with --bind \"{}=x,y\" (or move the look-alike figures apart and photograph again)",
+                    describe(f, (self.edge_of)(f)),
+                    a.center_in_table.x,
+                    a.center_in_table.y,
+                    b.center_in_table.x,
+                    b.center_in_table.y,
+                    f.name
+                ));
+            }
+        }
+        problems
+    }
+
+    fn not_found(&self, f: &Figure) -> String {
+        let edge = (self.edge_of)(f);
+        format!(
+            "- {} is not on the photo within {:.0} in of where the scenario puts him: check that his base and its {}edge are in view (no hand or terrain over it) and photograph again, give his place with --bind \"{}=x,y\", or keep the scenario position with --keep \"{}\"",
+            describe(f, edge),
+            self.params.max_move_in,
+            edge.map_or_else(String::new, |e| format!("{} ", e.name())),
+            f.name,
+            f.name
+        )
+    }
+
+    /// The binding read off the assignment: the bound figures, the kept
+    /// ones and the detections no figure took.
+    fn binding(
+        &self,
+        figures: &[&Figure],
+        best_cols: &[Option<usize>],
+        hints: &BindHints,
+    ) -> PhotoBinding {
+        let mut out = PhotoBinding::default();
+        for (r, f) in figures.iter().enumerate() {
+            let Some(c) = best_cols[r] else { continue };
+            let d = &self.detections[c];
+            out.bound.push(Bound {
+                figure: f.id,
+                name: f.name.clone(),
                 detection: c,
                 x_in: d.center_in_table.x,
                 y_in: d.center_in_table.y,
-                edge: d.edge,
-                base: d.base,
+                facing_deg: d.facing_deg.unwrap_or(f.placement.facing_deg),
+                facing_seen: d.facing_deg.is_some(),
+                moved_in: (d.center_in_table - f.placement.center_in_table).norm(),
             });
         }
+        for id in &hints.keep {
+            if let Some(f) = self.state.figure(*id) {
+                out.kept.push(f.name.clone());
+            }
+        }
+        for (c, d) in self.detections.iter().enumerate() {
+            if !best_cols.contains(&Some(c)) {
+                out.unexplained.push(Unexplained {
+                    detection: c,
+                    x_in: d.center_in_table.x,
+                    y_in: d.center_in_table.y,
+                    edge: d.edge,
+                    base: d.base,
+                });
+            }
+        }
+        out
     }
-    Ok(out)
+}
+
+/// The assignment problem of one binding: `cost[r][c]` is the cost (nats)
+/// of figure `r` being detection `c`, or `None` where the pair is not
+/// allowed (incompatible, too far, or against a pin).
+struct Costs {
+    cost: Vec<Vec<Option<f64>>>,
+    n_detections: usize,
+    /// The cost of leaving a figure unbound, nats.
+    miss: f64,
+}
+
+impl Costs {
+    /// The least-cost assignment with the pair `forbid` removed: its total
+    /// (nats) and each figure's detection.
+    fn solve(&self, forbid: Option<(usize, usize)>) -> (f64, Vec<Option<usize>>) {
+        assign(
+            &self.cost,
+            self.cost.len(),
+            self.n_detections,
+            self.miss,
+            forbid,
+        )
+    }
 }
 
 /// The cost, in nats, of a figure being found `d_in` inches from where it

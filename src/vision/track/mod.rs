@@ -30,25 +30,40 @@
 //!    seconds) while no hand hides it is `removed`, never dropped. When the
 //!    detector cannot see hands, several figures vanishing together are taken
 //!    as covered by a hand for a while.
+//!
+//! # Where each step lives
+//! [`Tracker::update`] runs these steps in order, one file each:
+//! 0. `frame.rs`: the clock advances; the usable detections, and which of
+//!    them lie under a hand.
+//! 1. `covered.rs`: figures under a hand hold (1 above).
+//! 2. `associate.rs`: the prediction, the cost of a match and the optimal
+//!    assignment (2).
+//! 3. `ambiguity.rs`: moves with a close second explanation (3).
+//! 4. `apply.rs`: the matches applied: moves, turns, stillness, and new
+//!    figures confirmed.
+//! 5. `new_figures.rs`: unexplained detections become new figures, unless
+//!    `hindsight.rs` shows that last frame's move went to the wrong twin.
+//! 6. `missing.rs`: figures not seen are held, or removed when settled (4).
 
 pub mod model;
 pub mod region;
 
+mod ambiguity;
+mod apply;
+mod associate;
+mod covered;
+mod frame;
+mod hindsight;
+mod missing;
+mod new_figures;
+
 use nalgebra::{Point2, Vector2};
-use pathfinding::prelude::{Matrix, kuhn_munkres_min};
 use serde::{Deserialize, Serialize};
 
 use crate::vision::{BaseKind, Detection, EdgeColour};
 pub use model::TrackerParams;
 use model::{turn_deg, wrap_deg};
 pub use region::OccludedRegion;
-
-/// Cost of leaving a figure or a detection unmatched, nats: far above any
-/// allowed match (under 20 nats with the default parameters), so that
-/// matching as many as possible comes first.
-const MISS_COST_NATS: f64 = 1000.0;
-/// Costs are handed to the assignment as integers in these units per nat.
-const COST_SCALE_PER_NAT: f64 = 1000.0;
 
 /// The identity of one figure for the whole game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -248,6 +263,15 @@ impl Track {
     fn live(&self) -> bool {
         self.state != FigureState::Removed
     }
+
+    /// Seen in frame `frame`: its missing clock is reset.
+    fn see(&mut self, frame: u64) {
+        self.seen_now = true;
+        self.last_seen_frame = frame;
+        self.sightings += 1;
+        self.unseen_frames = 0;
+        self.unseen_s = 0.0;
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -393,602 +417,26 @@ impl Tracker {
         Ok(())
     }
 
-    /// Takes in one frame and reports every figure and what happened.
+    /// Takes in one frame and reports every figure and what happened. The
+    /// steps run in the order of the module doc, each in its own file.
     pub fn update(&mut self, obs: &FrameObservation) -> FrameReport {
         let p = self.params.clone();
-        self.frames += 1;
-        let frame = self.frames;
-        let first_frame = frame == 1;
-        let time_s = if obs.time_s.is_finite() {
-            obs.time_s
-        } else {
-            self.last_time_s.unwrap_or(0.0)
-        };
-        // A clock that jumps back must not make time negative.
-        let dt_s = self.last_time_s.map_or(0.0, |t| (time_s - t).max(0.0));
-        self.last_time_s = Some(time_s.max(self.last_time_s.unwrap_or(time_s)));
+        let f = self.start_frame(obs, &p);
         let mut events = Vec::new();
-        for t in &mut self.tracks {
-            t.seen_now = false;
-        }
-        self.inferred.retain(|h| {
-            let frames_since = frame - h.frame;
-            !(frames_since >= u64::from(p.inferred_hand_frames)
-                && time_s - h.time_s >= p.inferred_hand_s)
-        });
-
-        let observed: &[OccludedRegion] = obs.occluded_regions_in_table.as_deref().unwrap_or(&[]);
-        let covered = |pt: Point2<f64>| observed.iter().any(|r| r.covers(pt, p.cover_margin_in));
-        // A detector bug must not poison the tracks.
-        let dets: Vec<&Detection> = obs
-            .detections
-            .iter()
-            .filter(|d| d.center_in_table.x.is_finite() && d.center_in_table.y.is_finite())
-            .collect();
-        let det_sigma = |d: &Detection| {
-            if d.position_sigma_in.is_finite() {
-                d.position_sigma_in.max(p.min_position_sigma_in)
-            } else {
-                p.min_position_sigma_in
-            }
-        };
-        let det_covered: Vec<bool> = dets.iter().map(|d| covered(d.center_in_table)).collect();
-        let mut det_used = vec![false; dets.len()];
-
-        // 1. Figures under a hand hold their state.
-        for t in self.tracks.iter_mut().filter(|t| t.live()) {
-            if !covered(t.position) {
-                continue;
-            }
-            let nearest = (0..dets.len())
-                .filter(|&k| det_covered[k] && !det_used[k] && t.alike(dets[k]))
-                .map(|k| (k, (dets[k].center_in_table - t.position).norm()))
-                .filter(|&(_, d)| d <= p.covered_confirm_radius_in)
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            if let Some((k, _)) = nearest {
-                det_used[k] = true;
-                t.seen_now = true;
-                t.last_seen_frame = frame;
-                t.sightings += 1;
-                t.unseen_frames = 0;
-                t.unseen_s = 0.0;
-                t.velocity_in_per_s = Vector2::zeros();
-                t.hand_anchor = None;
-                if t.state == FigureState::Held {
-                    t.state = FigureState::OnTable;
-                    if t.confirmed {
-                        events.push(TrackEvent {
-                            id: t.id,
-                            kind: TrackEventKind::Placed {
-                                from_in_table: Some(t.position),
-                                to_in_table: t.position,
-                            },
-                        });
-                    }
-                }
-            }
-        }
-
-        // 2. Everything else by optimal assignment.
-        let rows: Vec<usize> = (0..self.tracks.len())
-            .filter(|&i| self.tracks[i].live() && !self.tracks[i].seen_now)
-            .collect();
-        let cols: Vec<usize> = (0..dets.len())
-            .filter(|&k| !det_covered[k] && !det_used[k])
-            .collect();
-        let cost = |t: &Track, d: &Detection| -> Option<f64> {
-            if !t.alike(d) {
-                return None;
-            }
-            let sigma_in = t.sigma_in.hypot(det_sigma(d));
-            let predicted = if t.last_seen_frame + 1 == frame && dt_s <= p.motion_max_gap_s {
-                t.position + t.velocity_in_per_s * dt_s
-            } else {
-                t.position
-            };
-            let mut d_in = (d.center_in_table - predicted).norm();
-            if t.state == FigureState::Held
-                && let Some(anchor) = t.hand_anchor
-            {
-                d_in = d_in.min((d.center_in_table - anchor).norm());
-            }
-            if d_in > p.gate_in(sigma_in) {
-                return None;
-            }
-            let turn = t.facing_deg.zip(d.facing_deg).map(|(a, b)| turn_deg(a, b));
-            Some(p.position_cost(d_in, sigma_in) + p.facing_cost(turn))
-        };
-        let assigned = assign(&rows, &cols, |r, c| cost(&self.tracks[r], dets[c]));
-
-        // 3. Flag moves with a close second explanation, judged on the
-        //    state before this frame.
-        let deliberate: Vec<bool> = assigned
-            .iter()
-            .map(|&(ti, di, _)| {
-                let (t, d) = (&self.tracks[ti], dets[di]);
-                let sigma_in = t.sigma_in.hypot(det_sigma(d));
-                t.state == FigureState::Held
-                    || p.is_move((d.center_in_table - t.position).norm(), sigma_in)
-                    || t.facing_deg
-                        .zip(d.facing_deg)
-                        .is_some_and(|(a, b)| p.is_turn(turn_deg(a, b)))
-            })
-            .collect();
-        let unmatched: Vec<usize> = rows
-            .iter()
-            .copied()
-            .filter(|&r| self.tracks[r].confirmed && !assigned.iter().any(|&(t, _, _)| t == r))
-            .collect();
-        let mut flags = Vec::new();
-        for (x, &(ti, di, ci)) in assigned.iter().enumerate() {
-            for (y, &(tj, dj, cj)) in assigned.iter().enumerate().skip(x + 1) {
-                if !(deliberate[x] || deliberate[y]) {
-                    continue;
-                }
-                let crossed = cost(&self.tracks[ti], dets[dj])
-                    .zip(cost(&self.tracks[tj], dets[di]))
-                    .map(|(a, b)| a + b);
-                let close = crossed.is_some_and(|c| c - (ci + cj) < p.ambiguity_margin_nats);
-                // Two figures that "both turned" onto each other's facing are
-                // as likely swapped: the model's prior for standing still
-                // outweighs the coincidence, so ask the player.
-                let (ta, tb) = (&self.tracks[ti], &self.tracks[tj]);
-                let turned = |t: &Track, d: &Detection| {
-                    t.facing_deg
-                        .zip(d.facing_deg)
-                        .map(|(a, b)| p.is_turn(turn_deg(a, b)))
-                };
-                let facings_swapped = crossed.is_some()
-                    && turned(ta, dets[di]) == Some(true)
-                    && turned(tb, dets[dj]) == Some(true)
-                    && turned(ta, dets[dj]) == Some(false)
-                    && turned(tb, dets[di]) == Some(false);
-                if close || facings_swapped {
-                    flags.push((ti, tj));
-                }
-            }
-            if deliberate[x] {
-                for &tj in &unmatched {
-                    if cost(&self.tracks[tj], dets[di])
-                        .is_some_and(|c| c - ci < p.ambiguity_margin_nats)
-                    {
-                        flags.push((ti, tj));
-                    }
-                }
-            }
-        }
-        for (ia, ib) in flags {
-            let (ida, idb) = (self.tracks[ia].id, self.tracks[ib].id);
-            if !(self.tracks[ia].confirmed && self.tracks[ib].confirmed)
-                || self.tracks[ia].ambiguous_with == Some(idb)
-            {
-                continue;
-            }
-            self.tracks[ia].ambiguous_with = Some(idb);
-            self.tracks[ib].ambiguous_with = Some(ida);
-            events.push(TrackEvent {
-                id: ida,
-                kind: TrackEventKind::Ambiguous { with: idb },
-            });
-            events.push(TrackEvent {
-                id: idb,
-                kind: TrackEventKind::Ambiguous { with: ida },
-            });
-        }
-
-        // 4. Apply the matches.
-        for &(ti, di, _) in &assigned {
-            let d = dets[di];
-            let sigma_d = det_sigma(d);
-            let t = &mut self.tracks[ti];
-            let from = t.position;
-            let dist_in = (d.center_in_table - from).norm();
-            let turn = t.facing_deg.zip(d.facing_deg).map(|(a, b)| turn_deg(a, b));
-            let moved = p.is_move(dist_in, t.sigma_in.hypot(sigma_d));
-            let turned = turn.is_some_and(|x| p.is_turn(x));
-            let was_held = t.state == FigureState::Held;
-            let was_seen_last_frame = t.last_seen_frame + 1 == frame;
-            if was_held || moved || turned {
-                t.position = d.center_in_table;
-                t.facing_deg = d.facing_deg.or(t.facing_deg);
-                t.samples = 1;
-                // Put back exactly where the last move started: the move is
-                // taken back (a player changing his mind, or the tracker's
-                // own mistake put right), not walked twice.
-                let undone = t.last_step.filter(|&(start, _)| {
-                    !p.is_move(
-                        (d.center_in_table - start).norm(),
-                        t.sigma_in.hypot(sigma_d),
-                    )
-                });
-                if let Some((_, step_in)) = undone {
-                    t.path_in = (t.path_in - step_in).max(0.0);
-                    t.last_step = None;
-                    t.last_move_frame = frame;
-                } else if moved || was_held {
-                    t.path_in += dist_in;
-                    t.last_step = Some((from, dist_in));
-                    t.last_move_frame = frame;
-                }
-                t.velocity_in_per_s = if moved && was_seen_last_frame && dt_s > 0.0 {
-                    if dt_s <= p.motion_max_gap_s {
-                        (d.center_in_table - from) / dt_s
-                    } else {
-                        Vector2::zeros()
-                    }
-                } else {
-                    Vector2::zeros()
-                };
-                if t.confirmed {
-                    let kind = if was_held {
-                        TrackEventKind::Placed {
-                            from_in_table: Some(from),
-                            to_in_table: d.center_in_table,
-                        }
-                    } else {
-                        TrackEventKind::Moved {
-                            from_in_table: from,
-                            to_in_table: d.center_in_table,
-                            distance_in: dist_in,
-                            turned_deg: turn,
-                        }
-                    };
-                    events.push(TrackEvent { id: t.id, kind });
-                }
-            } else {
-                // Still: average out the detector's noise.
-                t.samples = (t.samples + 1).min(p.average_window);
-                let w = 1.0 / f64::from(t.samples);
-                t.position += (d.center_in_table - t.position) * w;
-                t.facing_deg = match (t.facing_deg, turn) {
-                    (Some(f), Some(x)) => Some(wrap_deg(f + x * w)),
-                    (None, _) => d.facing_deg,
-                    (f, None) => f,
-                };
-                t.velocity_in_per_s = Vector2::zeros();
-            }
-            t.sigma_in = sigma_d / f64::from(t.samples).sqrt();
-            t.state = FigureState::OnTable;
-            t.hand_anchor = None;
-            t.seen_now = true;
-            t.last_seen_frame = frame;
-            t.sightings += 1;
-            t.unseen_frames = 0;
-            t.unseen_s = 0.0;
-            if !t.confirmed && t.sightings >= p.confirm_frames {
-                t.confirmed = true;
-                events.push(TrackEvent {
-                    id: t.id,
-                    kind: TrackEventKind::Placed {
-                        from_in_table: None,
-                        to_in_table: t.position,
-                    },
-                });
-            }
-        }
-
-        // 5. New figures: unexplained detections outside the hands.
-        let matched_dets: Vec<usize> = assigned.iter().map(|&(_, d, _)| d).collect();
-        for &k in &cols {
-            if matched_dets.contains(&k) {
-                continue;
-            }
-            let d = dets[k];
-            let repaired = self.repair_with_hindsight(d, det_sigma(d), frame);
-            if !repaired.is_empty() {
-                events.extend(repaired);
-                continue;
-            }
-            let id = TrackId(self.next_id);
-            self.next_id += 1;
-            let confirmed = first_frame || p.confirm_frames <= 1;
-            if confirmed && !first_frame {
-                events.push(TrackEvent {
-                    id,
-                    kind: TrackEventKind::Placed {
-                        from_in_table: None,
-                        to_in_table: d.center_in_table,
-                    },
-                });
-            }
-            self.tracks.push(Track {
-                id,
-                edge: d.edge,
-                base: d.base,
-                position: d.center_in_table,
-                facing_deg: d.facing_deg.map(wrap_deg),
-                sigma_in: det_sigma(d),
-                samples: 1,
-                state: FigureState::OnTable,
-                confirmed,
-                sightings: 1,
-                seen_now: true,
-                last_seen_frame: frame,
-                velocity_in_per_s: Vector2::zeros(),
-                unseen_frames: 0,
-                unseen_s: 0.0,
-                turn_start: d.center_in_table,
-                turn_start_facing_deg: d.facing_deg.map(wrap_deg),
-                path_in: 0.0,
-                last_step: None,
-                ambiguous_with: None,
-                hand_anchor: None,
-                last_move_frame: 0,
-            });
-        }
-
-        // 6. Figures not seen: a new figure that vanishes was never one; the
-        //    others are held or missing, and removed when settled.
-        self.tracks.retain(|t| t.confirmed || t.seen_now);
-        if obs.occluded_regions_in_table.is_none() {
-            let vanished: Vec<Point2<f64>> = self
-                .tracks
-                .iter()
-                .filter(|t| {
-                    t.confirmed && t.live() && !t.seen_now && t.last_seen_frame + 1 == frame
-                })
-                .map(|t| t.position)
-                .collect();
-            for region in infer_hands(&vanished, &p) {
-                self.inferred.push(InferredHand {
-                    region,
-                    frame,
-                    time_s,
-                });
-            }
-        }
-        let hands: Vec<&OccludedRegion> = observed
-            .iter()
-            .chain(self.inferred.iter().map(|h| &h.region))
-            .collect();
-        let hands_present = !hands.is_empty();
-        for t in &mut self.tracks {
-            if !t.live() || t.seen_now {
-                continue;
-            }
-            t.velocity_in_per_s = Vector2::zeros();
-            let under_hand = hands
-                .iter()
-                .any(|r| r.covers(t.position, p.cover_margin_in));
-            // Gone from under a hand, or from plain view while a hand is
-            // within reach (a still photo shows the hand after the lift).
-            let nearest_hand = hands
-                .iter()
-                .map(|r| r.anchor_in_table())
-                .filter(|a| (a - t.position).norm() <= p.max_move_in)
-                .min_by(|a, b| (a - t.position).norm().total_cmp(&(b - t.position).norm()));
-            let just_vanished = t.last_seen_frame + 1 == frame;
-            if t.state == FigureState::OnTable
-                && (under_hand || (just_vanished && nearest_hand.is_some()))
-            {
-                t.hand_anchor = nearest_hand;
-                t.state = FigureState::Held;
-                events.push(TrackEvent {
-                    id: t.id,
-                    kind: TrackEventKind::Lifted,
-                });
-            }
-            // A held figure travels with the hand: only a clear table starts
-            // its clock. A figure missing in plain view starts it at once.
-            let clock_runs = match t.state {
-                FigureState::Held => !hands_present,
-                _ => !under_hand,
-            };
-            if clock_runs {
-                t.unseen_frames += 1;
-                t.unseen_s += dt_s;
-            }
-            if t.unseen_frames >= p.removal_after_frames && t.unseen_s >= p.removal_after_s {
-                t.state = FigureState::Removed;
-                events.push(TrackEvent {
-                    id: t.id,
-                    kind: TrackEventKind::Removed,
-                });
-            }
-        }
-
+        let det_used = self.hold_covered(&f, &mut events);
+        let matching = self.associate(&f, &det_used);
+        // Judged on the state before this frame, so before the matches apply.
+        self.flag_ambiguous(&f, &matching, &mut events);
+        self.apply_matches(&f, &matching, &mut events);
+        self.add_new_figures(&f, &matching, &mut events);
+        self.settle_missing(&f, &mut events);
         FrameReport {
-            frame_index: frame,
+            frame_index: f.index,
             figures: self.figures(),
             events,
             inferred_hands: self.inferred.iter().map(|h| h.region.clone()).collect(),
         }
     }
-}
-
-impl Tracker {
-    /// A detection that nobody explains can show that last frame's move was
-    /// given to the wrong figure: figure A "moved" to Q while its twin B
-    /// vanished, and now a figure stands at `d`, within reach of where A
-    /// started. Then B made the move to Q and A (missed by the detector last
-    /// frame) moves now to `d`: every detection is explained. The best such
-    /// pair is rewritten and both moves are reported again.
-    fn repair_with_hindsight(
-        &mut self,
-        d: &Detection,
-        sigma_d_in: f64,
-        frame: u64,
-    ) -> Vec<TrackEvent> {
-        let p = &self.params;
-        let mut best: Option<(f64, usize, usize)> = None;
-        for (ia, a) in self.tracks.iter().enumerate() {
-            if !(a.confirmed && a.seen_now && a.last_move_frame + 1 == frame && a.alike(d)) {
-                continue;
-            }
-            let Some((from_a, _)) = a.last_step else {
-                continue;
-            };
-            let sigma_in = a.sigma_in.hypot(sigma_d_in);
-            let da_in = (d.center_in_table - from_a).norm();
-            if da_in > p.gate_in(sigma_in) {
-                continue;
-            }
-            for (ib, b) in self.tracks.iter().enumerate() {
-                let twin = b.edge == a.edge && b.base == a.base;
-                if ib == ia
-                    || !twin
-                    || !(b.confirmed && b.live() && !b.seen_now && b.last_seen_frame + 2 == frame)
-                {
-                    continue;
-                }
-                let db_in = (a.position - b.position).norm();
-                if db_in > p.gate_in(sigma_in) {
-                    continue;
-                }
-                let c = p.position_cost(da_in, sigma_in) + p.position_cost(db_in, sigma_in);
-                if best.is_none_or(|(bc, _, _)| c < bc) {
-                    best = Some((c, ia, ib));
-                }
-            }
-        }
-        let Some((_, ia, ib)) = best else {
-            return Vec::new();
-        };
-        let a = self.tracks[ia].clone();
-        let Some((from_a, step_a_in)) = a.last_step else {
-            return Vec::new();
-        };
-        let b = &mut self.tracks[ib];
-        let from_b = b.position;
-        let db_in = (a.position - from_b).norm();
-        b.position = a.position;
-        b.facing_deg = a.facing_deg.or(b.facing_deg);
-        b.sigma_in = a.sigma_in;
-        b.samples = a.samples;
-        b.state = FigureState::OnTable;
-        b.seen_now = true;
-        b.last_seen_frame = frame;
-        b.sightings += 1;
-        b.unseen_frames = 0;
-        b.unseen_s = 0.0;
-        b.hand_anchor = None;
-        b.path_in += db_in;
-        b.last_step = Some((from_b, db_in));
-        b.last_move_frame = frame - 1;
-        let b_id = b.id;
-        if b.ambiguous_with == Some(a.id) {
-            b.ambiguous_with = None;
-        }
-        let ta = &mut self.tracks[ia];
-        let da_in = (d.center_in_table - from_a).norm();
-        ta.path_in = (ta.path_in - step_a_in + da_in).max(0.0);
-        ta.last_step = Some((from_a, da_in));
-        ta.last_move_frame = frame;
-        ta.position = d.center_in_table;
-        ta.facing_deg = d.facing_deg.map(wrap_deg).or(ta.facing_deg);
-        ta.samples = 1;
-        ta.sigma_in = sigma_d_in;
-        if ta.ambiguous_with == Some(b_id) {
-            ta.ambiguous_with = None;
-        }
-        vec![
-            TrackEvent {
-                id: b_id,
-                kind: TrackEventKind::Moved {
-                    from_in_table: from_b,
-                    to_in_table: a.position,
-                    distance_in: db_in,
-                    turned_deg: None,
-                },
-            },
-            TrackEvent {
-                id: a.id,
-                kind: TrackEventKind::Moved {
-                    from_in_table: from_a,
-                    to_in_table: d.center_in_table,
-                    distance_in: da_in,
-                    turned_deg: None,
-                },
-            },
-        ]
-    }
-}
-
-/// Optimal assignment of tracks (`rows`, indices into the tracks) to
-/// detections (`cols`); `cost` is `None` for a forbidden pair. Returns
-/// (track, detection, cost) for every match. Each track and each detection
-/// may stay unmatched at [`MISS_COST_NATS`].
-fn assign(
-    rows: &[usize],
-    cols: &[usize],
-    cost: impl Fn(usize, usize) -> Option<f64>,
-) -> Vec<(usize, usize, f64)> {
-    let (nr, nc) = (rows.len(), cols.len());
-    if nr == 0 || nc == 0 {
-        return Vec::new();
-    }
-    let costs: Vec<Vec<Option<f64>>> = rows
-        .iter()
-        .map(|&r| cols.iter().map(|&c| cost(r, c)).collect())
-        .collect();
-    // Square matrix: tracks then one "unexplained" row per detection; the
-    // detections then one "missed" column per track.
-    let n = nr + nc;
-    let to_units = |nats: f64| (nats * COST_SCALE_PER_NAT).round() as i64;
-    let miss = to_units(MISS_COST_NATS);
-    // Dearer than leaving everything unmatched, so never chosen.
-    let forbidden = miss.saturating_mul(2 * n as i64 + 2);
-    let mut m = Matrix::new(n, n, forbidden);
-    for r in 0..nr {
-        for c in 0..nc {
-            if let Some(x) = costs[r][c] {
-                m[(r, c)] = to_units(x);
-            }
-        }
-        m[(r, nc + r)] = miss;
-    }
-    for c in 0..nc {
-        m[(nr + c, c)] = miss;
-        for r in 0..nr {
-            m[(nr + c, nc + r)] = 0;
-        }
-    }
-    let (_, col_of_row) = kuhn_munkres_min(&m);
-    (0..nr)
-        .filter_map(|r| {
-            let c = col_of_row[r];
-            if c < nc {
-                costs[r][c].map(|x| (rows[r], cols[c], x))
-            } else {
-                None
-            }
-        })
-        .collect()
-}
-
-/// Hands inferred from figures that vanished in the same frame: each group
-/// of at least `inferred_hand_min_figures` within `inferred_hand_span_in` of
-/// its first member becomes a disc over them.
-fn infer_hands(vanished: &[Point2<f64>], p: &TrackerParams) -> Vec<OccludedRegion> {
-    let mut taken = vec![false; vanished.len()];
-    let mut out = Vec::new();
-    for i in 0..vanished.len() {
-        if taken[i] {
-            continue;
-        }
-        let group: Vec<usize> = (i..vanished.len())
-            .filter(|&j| !taken[j] && (vanished[j] - vanished[i]).norm() <= p.inferred_hand_span_in)
-            .collect();
-        if group.len() < p.inferred_hand_min_figures {
-            continue;
-        }
-        let sum = group
-            .iter()
-            .fold(Vector2::zeros(), |acc, &j| acc + vanished[j].coords);
-        let center = Point2::from(sum / group.len() as f64);
-        let radius_in = group
-            .iter()
-            .map(|&j| (vanished[j] - center).norm())
-            .fold(0.0, f64::max);
-        for &j in &group {
-            taken[j] = true;
-        }
-        out.push(OccludedRegion::Disc {
-            center_in_table: center,
-            radius_in,
-        });
-    }
-    out
 }
 
 #[cfg(test)]

@@ -86,10 +86,10 @@ fn bad_parameters_are_refused_by_name() {
 #[test]
 fn assignment_never_uses_a_forbidden_pair() {
     // Track 0 may only take detection 1; track 1 nothing.
-    let out = assign(&[0, 1], &[0, 1], |r, c| (r == 0 && c == 1).then_some(3.0));
+    let out = associate::assign(&[0, 1], &[0, 1], |r, c| (r == 0 && c == 1).then_some(3.0));
     assert_eq!(out, vec![(0, 1, 3.0)]);
     // Prefers two matches to one cheaper one.
-    let out = assign(&[0, 1], &[0, 1], |r, c| match (r, c) {
+    let out = associate::assign(&[0, 1], &[0, 1], |r, c| match (r, c) {
         (0, 0) => Some(0.0),
         (0, 1) => Some(5.0),
         (1, 0) => Some(5.0),

@@ -1,0 +1,119 @@
+//! Step 3 of [`Tracker::update`]: moves with a close second explanation.
+//!
+//! When the assignment's choice is nearly matched by another (two similar
+//! figures swapped, or a figure moved where another vanished), both figures
+//! are flagged ambiguous and an `ambiguous` event is sent for each; the
+//! player confirms or swaps them. Only deliberate changes (a move, a turn, a
+//! held figure put down) are questioned, and the question is judged on the
+//! figures' state before this frame, so this step runs before the matches
+//! are applied.
+//!
+//! # Conventions
+//! Costs in nats (see [`super::model`]); a second explanation is close when
+//! it costs less than `ambiguity_margin_nats` more than the chosen one.
+
+use super::associate::{Matching, match_cost};
+use super::frame::Frame;
+use super::model::turn_deg;
+use super::{FigureState, Track, TrackEvent, TrackEventKind, Tracker};
+use crate::vision::Detection;
+
+/// One match of the assignment: (track, detection, cost in nats).
+type Match = (usize, usize, f64);
+
+impl Tracker {
+    /// Flags the figures whose match has a close second explanation.
+    pub(super) fn flag_ambiguous(&mut self, f: &Frame, m: &Matching, events: &mut Vec<TrackEvent>) {
+        for (ia, ib) in self.ambiguous_pairs(f, m) {
+            let (ida, idb) = (self.tracks[ia].id, self.tracks[ib].id);
+            if !(self.tracks[ia].confirmed && self.tracks[ib].confirmed)
+                || self.tracks[ia].ambiguous_with == Some(idb)
+            {
+                continue;
+            }
+            self.tracks[ia].ambiguous_with = Some(idb);
+            self.tracks[ib].ambiguous_with = Some(ida);
+            events.push(TrackEvent {
+                id: ida,
+                kind: TrackEventKind::Ambiguous { with: idb },
+            });
+            events.push(TrackEvent {
+                id: idb,
+                kind: TrackEventKind::Ambiguous { with: ida },
+            });
+        }
+    }
+
+    /// Pairs of tracks (indices) that may have been mixed up, in the order
+    /// found: matched pairs whose crossed matches nearly fit as well, and a
+    /// matched figure with an unmatched one that nearly fits its detection.
+    fn ambiguous_pairs(&self, f: &Frame, m: &Matching) -> Vec<(usize, usize)> {
+        let deliberate: Vec<bool> = m
+            .assigned
+            .iter()
+            .map(|&(ti, di, _)| is_deliberate(f, &self.tracks[ti], f.dets[di]))
+            .collect();
+        let unmatched: Vec<usize> = m
+            .rows
+            .iter()
+            .copied()
+            .filter(|&r| self.tracks[r].confirmed && !m.assigned.iter().any(|&(t, _, _)| t == r))
+            .collect();
+        let mut flags = Vec::new();
+        for (x, &a) in m.assigned.iter().enumerate() {
+            for (y, &b) in m.assigned.iter().enumerate().skip(x + 1) {
+                if (deliberate[x] || deliberate[y]) && self.may_be_swapped(f, a, b) {
+                    flags.push((a.0, b.0));
+                }
+            }
+            if deliberate[x] {
+                let (ti, di, ci) = a;
+                for &tj in &unmatched {
+                    if match_cost(f, &self.tracks[tj], f.dets[di])
+                        .is_some_and(|c| c - ci < f.p.ambiguity_margin_nats)
+                    {
+                        flags.push((ti, tj));
+                    }
+                }
+            }
+        }
+        flags
+    }
+
+    /// Whether matches `a` and `b` could as well be the other way round.
+    fn may_be_swapped(&self, f: &Frame, a: Match, b: Match) -> bool {
+        let ((ti, di, ci), (tj, dj, cj)) = (a, b);
+        let (ta, tb) = (&self.tracks[ti], &self.tracks[tj]);
+        let (da, db) = (f.dets[di], f.dets[dj]);
+        let crossed = match_cost(f, ta, db)
+            .zip(match_cost(f, tb, da))
+            .map(|(x, y)| x + y);
+        let close = crossed.is_some_and(|c| c - (ci + cj) < f.p.ambiguity_margin_nats);
+        // Two figures that "both turned" onto each other's facing are as
+        // likely swapped: the model's prior for standing still outweighs the
+        // coincidence, so ask the player.
+        let turned = |t: &Track, d: &Detection| {
+            t.facing_deg
+                .zip(d.facing_deg)
+                .map(|(x, y)| f.p.is_turn(turn_deg(x, y)))
+        };
+        let facings_swapped = crossed.is_some()
+            && turned(ta, da) == Some(true)
+            && turned(tb, db) == Some(true)
+            && turned(ta, db) == Some(false)
+            && turned(tb, da) == Some(false);
+        close || facings_swapped
+    }
+}
+
+/// A deliberate change by a player, not detector noise: a held figure put
+/// down, a move or a turn.
+fn is_deliberate(f: &Frame, t: &Track, d: &Detection) -> bool {
+    let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
+    t.state == FigureState::Held
+        || f.p
+            .is_move((d.center_in_table - t.position).norm(), sigma_in)
+        || t.facing_deg
+            .zip(d.facing_deg)
+            .is_some_and(|(a, b)| f.p.is_turn(turn_deg(a, b)))
+}

@@ -1,0 +1,144 @@
+//! Step 2 of [`Tracker::update`]: every other figure is matched to the
+//! detections outside the hands by optimal assignment (Kuhn-Munkres).
+//!
+//! A pair's cost is the negative log-likelihood of [`super::model`]: the
+//! figure's predicted position (where its last move was heading, if it was
+//! seen in the last frame and the gap is short) to the detection, plus the
+//! turn. A held figure may also be put down near the hand that took it. A
+//! pair needs the same edge colour and base kind and a move within the gate
+//! of the longest move. Leaving a figure or a detection unmatched costs far
+//! more than any allowed match, so matching as many as possible comes first,
+//! then the most likely set of moves and turns.
+//!
+//! # Conventions
+//! Costs in nats; positions in table inches; indices are into the tracker's
+//! tracks (rows) and the frame's usable detections (columns).
+
+use nalgebra::Point2;
+use pathfinding::prelude::{Matrix, kuhn_munkres_min};
+
+use super::frame::Frame;
+use super::model::turn_deg;
+use super::{FigureState, Track, Tracker};
+use crate::vision::Detection;
+
+/// Cost of leaving a figure or a detection unmatched, nats: far above any
+/// allowed match (under 20 nats with the default parameters), so that
+/// matching as many as possible comes first.
+const MISS_COST_NATS: f64 = 1000.0;
+/// Costs are handed to the assignment as integers in these units per nat.
+const COST_SCALE_PER_NAT: f64 = 1000.0;
+
+/// What the assignment was given and what it chose.
+pub(super) struct Matching {
+    /// Live figures not already seen under a hand: indices into the tracks.
+    pub rows: Vec<usize>,
+    /// Detections outside the hands and not taken in step 1: indices into
+    /// the frame's detections.
+    pub cols: Vec<usize>,
+    /// (track, detection, cost in nats) for every match.
+    pub assigned: Vec<(usize, usize, f64)>,
+}
+
+impl Tracker {
+    /// Matches the figures not yet seen to the detections not yet used.
+    pub(super) fn associate(&self, f: &Frame, det_used: &[bool]) -> Matching {
+        let rows: Vec<usize> = (0..self.tracks.len())
+            .filter(|&i| self.tracks[i].live() && !self.tracks[i].seen_now)
+            .collect();
+        let cols: Vec<usize> = (0..f.dets.len())
+            .filter(|&k| !f.det_covered[k] && !det_used[k])
+            .collect();
+        let assigned = assign(&rows, &cols, |r, c| {
+            match_cost(f, &self.tracks[r], f.dets[c])
+        });
+        Matching {
+            rows,
+            cols,
+            assigned,
+        }
+    }
+}
+
+/// Where figure `t` is expected in this frame: carried on by its last move's
+/// speed when it was seen in the last frame and the gap is short.
+fn predicted_position(f: &Frame, t: &Track) -> Point2<f64> {
+    if t.last_seen_frame + 1 == f.index && f.dt_s <= f.p.motion_max_gap_s {
+        t.position + t.velocity_in_per_s * f.dt_s
+    } else {
+        t.position
+    }
+}
+
+/// The cost, nats, of figure `t` being detection `d` in this frame; `None`
+/// when it cannot be (another kind, or out of reach).
+pub(super) fn match_cost(f: &Frame, t: &Track, d: &Detection) -> Option<f64> {
+    let p = f.p;
+    if !t.alike(d) {
+        return None;
+    }
+    let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
+    let mut d_in = (d.center_in_table - predicted_position(f, t)).norm();
+    if t.state == FigureState::Held
+        && let Some(anchor) = t.hand_anchor
+    {
+        d_in = d_in.min((d.center_in_table - anchor).norm());
+    }
+    if d_in > p.gate_in(sigma_in) {
+        return None;
+    }
+    let turn = t.facing_deg.zip(d.facing_deg).map(|(a, b)| turn_deg(a, b));
+    Some(p.position_cost(d_in, sigma_in) + p.facing_cost(turn))
+}
+
+/// Optimal assignment of tracks (`rows`, indices into the tracks) to
+/// detections (`cols`); `cost` is `None` for a forbidden pair. Returns
+/// (track, detection, cost) for every match. Each track and each detection
+/// may stay unmatched at [`MISS_COST_NATS`].
+pub(super) fn assign(
+    rows: &[usize],
+    cols: &[usize],
+    cost: impl Fn(usize, usize) -> Option<f64>,
+) -> Vec<(usize, usize, f64)> {
+    let (nr, nc) = (rows.len(), cols.len());
+    if nr == 0 || nc == 0 {
+        return Vec::new();
+    }
+    let costs: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .map(|&r| cols.iter().map(|&c| cost(r, c)).collect())
+        .collect();
+    // Square matrix: tracks then one "unexplained" row per detection; the
+    // detections then one "missed" column per track.
+    let n = nr + nc;
+    let to_units = |nats: f64| (nats * COST_SCALE_PER_NAT).round() as i64;
+    let miss = to_units(MISS_COST_NATS);
+    // Dearer than leaving everything unmatched, so never chosen.
+    let forbidden = miss.saturating_mul(2 * n as i64 + 2);
+    let mut m = Matrix::new(n, n, forbidden);
+    for r in 0..nr {
+        for c in 0..nc {
+            if let Some(x) = costs[r][c] {
+                m[(r, c)] = to_units(x);
+            }
+        }
+        m[(r, nc + r)] = miss;
+    }
+    for c in 0..nc {
+        m[(nr + c, c)] = miss;
+        for r in 0..nr {
+            m[(nr + c, nc + r)] = 0;
+        }
+    }
+    let (_, col_of_row) = kuhn_munkres_min(&m);
+    (0..nr)
+        .filter_map(|r| {
+            let c = col_of_row[r];
+            if c < nc {
+                costs[r][c].map(|x| (rows[r], cols[c], x))
+            } else {
+                None
+            }
+        })
+        .collect()
+}

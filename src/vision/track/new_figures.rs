@@ -1,0 +1,86 @@
+//! Step 5 of [`Tracker::update`]: new figures from the detections nobody
+//! explains.
+//!
+//! A detection outside the hands that no figure matched is first offered to
+//! [`super::hindsight`], which may show that last frame's move went to the
+//! wrong figure. Otherwise it starts a new track with a fresh id. Figures of
+//! the first frame are confirmed at once and report nothing (they are the
+//! table's starting state); later ones are confirmed (and reported `placed`)
+//! once seen in `confirm_frames` frames, so that one false detection never
+//! becomes a figure.
+
+use nalgebra::Vector2;
+
+use super::associate::Matching;
+use super::frame::Frame;
+use super::model::wrap_deg;
+use super::{FigureState, Track, TrackEvent, TrackEventKind, TrackId, Tracker};
+use crate::vision::Detection;
+
+impl Tracker {
+    /// Explains or adds a figure for each unmatched detection outside the
+    /// hands, in detection order.
+    pub(super) fn add_new_figures(
+        &mut self,
+        f: &Frame,
+        m: &Matching,
+        events: &mut Vec<TrackEvent>,
+    ) {
+        let matched_dets: Vec<usize> = m.assigned.iter().map(|&(_, d, _)| d).collect();
+        for &k in &m.cols {
+            if matched_dets.contains(&k) {
+                continue;
+            }
+            let d = f.dets[k];
+            let repaired = self.repair_with_hindsight(d, f.det_sigma(d), f.index);
+            if !repaired.is_empty() {
+                events.extend(repaired);
+                continue;
+            }
+            let id = TrackId(self.next_id);
+            self.next_id += 1;
+            let confirmed = f.first() || f.p.confirm_frames <= 1;
+            if confirmed && !f.first() {
+                events.push(TrackEvent {
+                    id,
+                    kind: TrackEventKind::Placed {
+                        from_in_table: None,
+                        to_in_table: d.center_in_table,
+                    },
+                });
+            }
+            self.tracks
+                .push(Track::first_seen(id, d, f.det_sigma(d), confirmed, f.index));
+        }
+    }
+}
+
+impl Track {
+    /// A track for a figure first seen as `d` in frame `frame`.
+    fn first_seen(id: TrackId, d: &Detection, sigma_in: f64, confirmed: bool, frame: u64) -> Self {
+        Self {
+            id,
+            edge: d.edge,
+            base: d.base,
+            position: d.center_in_table,
+            facing_deg: d.facing_deg.map(wrap_deg),
+            sigma_in,
+            samples: 1,
+            state: FigureState::OnTable,
+            confirmed,
+            sightings: 1,
+            seen_now: true,
+            last_seen_frame: frame,
+            velocity_in_per_s: Vector2::zeros(),
+            unseen_frames: 0,
+            unseen_s: 0.0,
+            turn_start: d.center_in_table,
+            turn_start_facing_deg: d.facing_deg.map(wrap_deg),
+            path_in: 0.0,
+            last_step: None,
+            ambiguous_with: None,
+            hand_anchor: None,
+            last_move_frame: 0,
+        }
+    }
+}
