@@ -218,7 +218,7 @@ impl<'a> StatusReader<'a> {
     pub fn bad(&self, key: &str, want: &str) -> String {
         let value = self.raw.get(key).map_or("", |v| v.as_str());
         format!(
-            "{} {} status `{key} = \"{value}\"`: write {want}",
+            "{} {} status `{key}` = \"{value}\": write {want}",
             self.rule_set, self.of
         )
     }
@@ -369,7 +369,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             e,
-            "Stand To! side status `green = \"maybe\"`: write true, false, yes or no"
+            "Stand To! side status `green` = \"maybe\": write true, false, yes or no"
         );
     }
 
@@ -379,7 +379,7 @@ mod tests {
         let e = StatusReader::new("Soldiers in Time", "figure", &raw)
             .number::<u32>("armour")
             .unwrap_err();
-        assert!(e.contains("`armour = \"heavy\"`"), "{e}");
+        assert!(e.contains("`armour` = \"heavy\""), "{e}");
         assert!(e.contains("write a whole number"), "{e}");
         let raw = raw_status(&[("armour", "3")]);
         let mut r = StatusReader::new("Soldiers in Time", "figure", &raw);
