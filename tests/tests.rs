@@ -29,6 +29,7 @@ mod little_colonial_actions;
 mod little_colonial_printed;
 mod little_colonial_rules;
 mod marker_tracking;
+mod odds_cli;
 mod robust_cli;
 mod robust_inputs;
 mod robust_log;

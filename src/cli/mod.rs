@@ -56,7 +56,8 @@ pub enum Command {
     Table(table::Args),
     /// The companion app: live table, overlay, roster and actions.
     App(app::Args),
-    /// Exact odds of a rule set's action: `spotter odds stand-to fire ...`.
+    /// Exact odds of an action: `spotter odds --scenario FILE --action NAME ...`
+    /// (any rule set), or a calculator: `spotter odds stand-to fire ...`.
     Odds(odds::Args),
     /// Run one action from a scenario: measurements, number needed, odds, result.
     Resolve(Box<resolve::Args>),

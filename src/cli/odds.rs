@@ -1,28 +1,79 @@
-//! `spotter odds <ruleset> <action>`: exact odds for players, computed by
-//! enumerating every face of the dice. Each rule set is a subcommand, so
-//! further rule sets add their own actions beside Stand To!'s.
+//! `spotter odds`: exact odds for players, computed by enumerating every
+//! face of the dice.
+//!
+//! `spotter odds --scenario FILE --action NAME [--actor A] [--target B]`
+//! gives the odds of any rule set's action in a scenario, built from the
+//! rule set's own description of its actions ([`crate::rules::describe`])
+//! and its [`crate::rules::RuleSet::odds`], the same path as the app's
+//! action panel and `spotter resolve --rule-action`: a fifth rule set gets
+//! it by describing its actions.
+//!
+//! `spotter odds <rule-set> <calculator> ...` (the older form) works on
+//! bare numbers (a weapon, a range, modifiers) with no scenario; each rule
+//! set has its own calculators.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde::Serialize;
 
+use crate::game::{Command, GameState, Scenario};
 use crate::geometry::{Band, Measured, band_of};
+use crate::rules::describe::{self, ActionSpec};
+use crate::rules::odds::NamedOdds;
 use crate::rules::stand_to::action::{AimUse, FireMode};
 use crate::rules::stand_to::engine::{BAND_NAMES, StandToRules};
 use crate::rules::stand_to::{FireSituation, MeleeSide, StandTo, fire_odds, melee_odds};
+use crate::rules::{Registry, RuleSet};
 
 /// Schema name of the JSON output.
 pub const ODDS_SCHEMA: &str = "spotter.odds/1";
 
+/// Schema name of the JSON output of an action's odds in a scenario.
+pub const ACTION_ODDS_SCHEMA: &str = "spotter.action-odds/1";
+
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(flatten)]
+    pub action: ActionArgs,
+    /// The older form: a rule set's calculator on bare numbers.
     #[command(subcommand)]
-    pub rule_set: RuleSetOdds,
+    pub rule_set: Option<RuleSetOdds>,
 }
 
-/// One subcommand per rule set.
+/// The odds of an action of the scenario's rule set, as `spotter actions`
+/// lists them.
+#[derive(Debug, clap::Args)]
+pub struct ActionArgs {
+    /// Scenario file (scenarios/*.toml); its rule set gives the action.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+    /// The action, by name or panel label (`spotter actions RULE-SET`
+    /// lists them: `fire`, "Snap fire", `close-combat` ...).
+    #[arg(long)]
+    pub action: Option<String>,
+    /// The figure who acts: fills the action's actor parameters (the
+    /// figure, his unit or side, by the parameter) and puts his side on.
+    #[arg(long)]
+    pub actor: Option<String>,
+    /// The figure acted on: fills the action's target parameters.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// The action's other parameters, a JSON object; they win over
+    /// --actor, --target and the panel's presets, e.g. '{"snap": true}'.
+    #[arg(long, default_value = "{}")]
+    pub action_params: String,
+    /// The phase (by name) to take it in; default: the scenario's when the
+    /// action is allowed in it, else the first phase the action is allowed in.
+    #[arg(long)]
+    pub phase: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One subcommand per rule set (the calculators on bare numbers).
 #[derive(Debug, clap::Subcommand)]
 pub enum RuleSetOdds {
     /// Stand To! (2 white d6 to hit, 1 coloured d6 to save; 2d6 against 2d6 in melee).
@@ -147,7 +198,10 @@ struct MeleeJson {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match args.rule_set {
+    let Some(rule_set) = args.rule_set else {
+        return action_odds(&args.action);
+    };
+    match rule_set {
         RuleSetOdds::StandTo { rules, action } => {
             let data = match rules {
                 Some(p) => StandTo::load(&p)?,
@@ -159,6 +213,126 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         RuleSetOdds::SoldiersInTime(action) => super::odds_more::soldiers_in_time(action),
         RuleSetOdds::LittleColonial(action) => super::odds_more::little_colonial(action),
     }
+}
+
+#[derive(Debug, Serialize)]
+struct ActionOddsJson<'a> {
+    schema: &'static str,
+    scenario: &'a str,
+    rule_set: &'a str,
+    action: &'a str,
+    label: &'a str,
+    command: &'a Command,
+    odds: &'a [NamedOdds],
+}
+
+/// The odds of `--action` in `--scenario`, for any rule set: the command
+/// is built from the rule set's description of the action, checked (no
+/// dice) and its odds enumerated.
+fn action_odds(args: &ActionArgs) -> anyhow::Result<ExitCode> {
+    let (Some(path), Some(action)) = (&args.scenario, &args.action) else {
+        bail!(
+            "give --scenario FILE --action NAME (any rule set; `spotter actions RULE-SET` lists the actions), \
+             or a rule set's calculator: `spotter odds stand-to fire --weapon W --range-in R`"
+        );
+    };
+    let registry = Registry::builtin().context("the built-in rule sets")?;
+    let scenario = Scenario::load(path, &registry)?;
+    let mut state = scenario.state.clone();
+    let rules = registry
+        .get(&state.rule_set)
+        .with_context(|| format!("unknown rule set {}", state.rule_set))?;
+    let actions = rules.actions();
+    let spec = describe::find_action(&actions, action).with_context(|| {
+        let mut names: Vec<&str> = actions.iter().map(|a| a.name).collect();
+        names.dedup();
+        format!(
+            "{} has no action `{action}`: give one of {}",
+            rules.name(),
+            names.join(", ")
+        )
+    })?;
+    let find = |name: &Option<String>| {
+        name.as_deref()
+            .map(|n| super::resolve::find(&state, n))
+            .transpose()
+    };
+    let (actor, target) = (find(&args.actor)?, find(&args.target)?);
+    let given: serde_json::Value = serde_json::from_str(&args.action_params)
+        .ok()
+        .filter(serde_json::Value::is_object)
+        .with_context(|| {
+            format!(
+                "--action-params `{}` is not a JSON object: write e.g. '{{\"snap\": true}}'",
+                args.action_params
+            )
+        })?;
+    let params = spec
+        .params_from(
+            &state,
+            actor,
+            target,
+            given.as_object().unwrap_or(&Default::default()),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}: give --actor, --target or --action-params"))?;
+    let command = rules.parse_action(spec.name, &params)?;
+    state.phase = phase_for(&spec, args.phase.as_deref(), rules.as_ref(), &state)?;
+    if let Some(f) = actor.and_then(|a| state.figure(a)) {
+        state.active_side = f.side;
+    }
+    rules.check(&state, &command)?;
+    let odds = rules.odds(&state, &command)?;
+    if args.json {
+        let out = ActionOddsJson {
+            schema: ACTION_ODDS_SCHEMA,
+            scenario: &scenario.name,
+            rule_set: rules.name(),
+            action: spec.name,
+            label: spec.label,
+            command: &command,
+            odds: &odds,
+        };
+        println!("{}", serde_json::to_string(&out)?);
+    } else {
+        println!("{} ({}), {}:", spec.label, spec.name, scenario.name);
+        if odds.is_empty() {
+            println!("  no dice: nothing to give odds of");
+        }
+        for o in &odds {
+            println!("  {:<28} {}", o.name, pct(o.p));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The phase index to take `spec` in: `--phase` by name; else the state's
+/// when the action is allowed in it; else the first phase it is allowed in.
+fn phase_for(
+    spec: &ActionSpec,
+    phase: Option<&str>,
+    rules: &dyn RuleSet,
+    state: &GameState,
+) -> anyhow::Result<usize> {
+    let phases = rules.phases();
+    let index = |name: &str| phases.iter().position(|p| p == name);
+    if let Some(name) = phase {
+        return index(name).with_context(|| {
+            format!(
+                "{} has no phase `{name}`: give one of {}",
+                rules.name(),
+                phases.join(", ")
+            )
+        });
+    }
+    let now = phases.get(state.phase).map(String::as_str);
+    if spec.phases.is_empty() || now.is_some_and(|n| spec.phases.iter().any(|p| p == n)) {
+        return Ok(state.phase);
+    }
+    Ok(spec
+        .phases
+        .iter()
+        .find_map(|p| index(p))
+        .unwrap_or(state.phase))
 }
 
 fn pct(p: f64) -> String {

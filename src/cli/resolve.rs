@@ -192,7 +192,8 @@ fn point(s: &str) -> anyhow::Result<Point2<f64>> {
     ))
 }
 
-fn find(state: &GameState, name: &str) -> anyhow::Result<FigureId> {
+/// A figure by scenario name; the error lists the names.
+pub(super) fn find(state: &GameState, name: &str) -> anyhow::Result<FigureId> {
     state.figure_named(name).map(|f| f.id).with_context(|| {
         let names: Vec<&str> = state.figures.iter().map(|f| f.name.as_str()).collect();
         format!("no figure `{name}` (figures: {})", names.join(", "))

@@ -121,6 +121,22 @@ impl ParamSpec {
         Self::new(name, kind, Role::Given, false, doc)
     }
 
+    /// A yes/no parameter with a default in the rules (no).
+    pub fn flag(name: &'static str, doc: &'static str) -> Self {
+        Self::optional(name, ParamKind::Flag, doc)
+    }
+
+    /// A yes/no parameter the action panel sets to `value` (one panel
+    /// label per value: "Fire" and "Snap fire").
+    pub fn preset_flag(name: &'static str, doc: &'static str, value: bool) -> Self {
+        Self::flag(name, doc).preset(Value::Bool(value))
+    }
+
+    /// A move's path: `path_in`, the table points after the start.
+    pub fn path_in() -> Self {
+        Self::given("path_in", ParamKind::Points, "points after the start")
+    }
+
     /// This parameter with the value the action panel gives it.
     #[must_use]
     pub fn preset(mut self, value: Value) -> Self {
@@ -228,6 +244,50 @@ impl ActionSpec {
         Some(Value::Object(out))
     }
 
+    /// The parameters typed on a command line: the `given` object, then for
+    /// what it leaves out the picked `actor` and `target` (their names, units
+    /// ... by the parameter's kind) and the presets. A required parameter
+    /// still missing is an error naming it and how to give it.
+    pub fn params_from(
+        &self,
+        state: &GameState,
+        actor: Option<FigureId>,
+        target: Option<FigureId>,
+        given: &Map<String, Value>,
+    ) -> Result<Value, String> {
+        let mut out = given.clone();
+        let mut missing = Vec::new();
+        for p in self.params.iter().filter(|p| !given.contains_key(p.name)) {
+            let value = match p.role {
+                Role::Actor => actor.and_then(|a| picked(state, a, &p.kind)),
+                Role::Target => target.and_then(|t| picked(state, t, &p.kind)),
+                Role::Given => p.preset.clone(),
+            };
+            match value {
+                Some(v) => {
+                    out.insert(p.name.to_owned(), v);
+                }
+                None if p.required => missing.push(p),
+                None => {}
+            }
+        }
+        if missing.is_empty() {
+            return Ok(Value::Object(out));
+        }
+        let says: Vec<String> = missing
+            .iter()
+            .map(|p| {
+                let how = match p.role {
+                    Role::Actor => " (the actor's)",
+                    Role::Target => " (the target's)",
+                    Role::Given => "",
+                };
+                format!("`{}` ({}: {}){how}", p.name, kind_name(&p.kind), p.doc)
+            })
+            .collect();
+        Err(format!("`{}` needs {}", self.name, says.join(", ")))
+    }
+
     /// A one-line usage, for `spotter actions`: the name, then each
     /// parameter as `name: kind` (`[name: kind]` when optional).
     pub fn usage(&self) -> String {
@@ -301,6 +361,16 @@ pub fn target_labels<R: RuleSet + ?Sized>(rules: &R) -> Vec<&'static str> {
         .filter(|a| a.takes_actor_and_target())
         .map(|a| a.label)
         .collect()
+}
+
+/// The rule set's action called `name_or_label`: by its panel label
+/// ("Snap fire"), else the first action of that name (`fire`).
+pub fn find_action(actions: &[ActionSpec], name_or_label: &str) -> Option<ActionSpec> {
+    actions
+        .iter()
+        .find(|a| a.label.eq_ignore_ascii_case(name_or_label))
+        .or_else(|| actions.iter().find(|a| a.name == name_or_label))
+        .cloned()
 }
 
 /// The command of the panel action labelled `label`, by `actor` at

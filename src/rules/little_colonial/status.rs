@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::rules::Status;
+use crate::rules::common::StatusReader;
 
 /// A troop level, lowest first: the five morale piles in this order.
 #[derive(
@@ -107,6 +108,18 @@ pub enum WoundKind {
 }
 
 impl WoundKind {
+    /// Every result, as the scenarios name them.
+    pub const ALL: [Self; 3] = [Self::Torso, Self::Leg, Self::Light];
+
+    /// The name the scenarios use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Torso => "torso",
+            Self::Leg => "leg",
+            Self::Light => "light",
+        }
+    }
+
     /// Seriously wounded (torso or leg): cannot move by himself.
     pub fn serious(self) -> bool {
         matches!(self, Self::Torso | Self::Leg)
@@ -176,38 +189,30 @@ impl FigureStatus {
         surrendered: false,
     };
 
-    /// The keys a scenario's figure `status` may hold.
-    pub const KEYS: &[&str] = &[
-        "level",
-        "command",
-        "leads",
-        "cavalry",
-        "arrives",
-        "crew",
-        "gunner",
-        "rallied-at",
-        "wound",
-        "entry-in",
-    ];
-
     /// Reads a scenario figure's `status` table.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        let mut s = Self::DEFAULT;
-        for (key, value) in raw {
-            match key.as_str() {
-                "level" => s.level = word(key, value)?,
-                "command" => s.command = Some(word(key, value)?),
-                "leads" => s.leads = Some(value.clone()),
-                "cavalry" => s.cavalry = flag(key, value)?,
-                "arrives" => s.arrives = Some(number(key, value)?),
-                "crew" => s.crew = Some(value.clone()),
-                "gunner" => s.gunner = flag(key, value)?,
-                "rallied-at" => s.rallied_at = Some(number(key, value)?),
-                "wound" => s.wound = Some(word(key, value)?),
-                "entry-in" => s.entry_in = Some(point(key, value)?),
-                _ => return Err(unknown_key(key, Self::KEYS)),
-            }
-        }
+        let mut r = StatusReader::new(RULE_SET, "figure", raw);
+        let d = Self::DEFAULT;
+        let s = Self {
+            level: r
+                .choice("level", &Level::ALL.map(|l| (l.name(), l)))?
+                .unwrap_or(d.level),
+            command: r.choice("command", &CommandRank::ALL.map(|c| (c.name(), c)))?,
+            leads: r
+                .text("leads", "the name of the unit he leads")?
+                .map(str::to_owned),
+            cavalry: r.flag("cavalry")?.unwrap_or(d.cavalry),
+            arrives: r.number("arrives")?,
+            crew: r
+                .text("crew", "the name of the gun he serves")?
+                .map(str::to_owned),
+            gunner: r.flag("gunner")?.unwrap_or(d.gunner),
+            rallied_at: r.number("rallied-at")?,
+            wound: r.choice("wound", &WoundKind::ALL.map(|w| (w.name(), w)))?,
+            entry_in: entry_point(&mut r)?,
+            ..d
+        };
+        r.finish()?;
         Ok(s)
     }
 }
@@ -225,12 +230,10 @@ pub struct UnitStatus {}
 impl UnitStatus {
     /// A unit keeps nothing of its own: every key is unknown.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        match raw.keys().next() {
-            Some(key) => Err(format!(
-                "unknown key `{key}`: Little Colonial Rules keeps no unit status (put figure values in the unit's `status`)"
-            )),
-            None => Ok(Self {}),
-        }
+        StatusReader::new(RULE_SET, "unit", raw)
+            .hint("put a figure's values in the unit's `status`, which each of its figures gets")
+            .finish()?;
+        Ok(Self {})
     }
 }
 
@@ -247,19 +250,20 @@ pub struct SideStatus {
 }
 
 impl SideStatus {
-    /// The keys a scenario's side `status` may hold.
-    pub const KEYS: &[&str] = &["chits", "wounded"];
-
     /// Reads a scenario side's `status` table.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        let mut s = Self::default();
-        for (key, value) in raw {
-            match key.as_str() {
-                "chits" => s.chits = Some(piles(key, value)?),
-                "wounded" => s.wounded = Some(word(key, value)?),
-                _ => return Err(unknown_key(key, Self::KEYS)),
-            }
-        }
+        let mut r = StatusReader::new(RULE_SET, "side", raw);
+        let s = Self {
+            chits: morale_piles(&mut r)?,
+            wounded: r.choice(
+                "wounded",
+                &[
+                    ("compassionate", WoundedPolicy::Compassionate),
+                    ("ruthless", WoundedPolicy::Ruthless),
+                ],
+            )?,
+        };
+        r.finish()?;
         Ok(s)
     }
 
@@ -282,59 +286,25 @@ pub struct GameStatus {
     pub card: Option<String>,
 }
 
-fn unknown_key(key: &str, known: &[&str]) -> String {
-    format!(
-        "unknown key `{key}`; the known keys are {}",
-        known.join(", ")
-    )
-}
+/// The rule set's name in scenario errors.
+const RULE_SET: &str = "Little Colonial Rules";
 
-/// A kebab-case word read as its enum.
-fn word<T: serde::de::DeserializeOwned>(key: &str, value: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(value.trim().to_owned()))
-        .map_err(|e| format!("`{key} = \"{value}\"` cannot be read: {e}"))
-}
-
-fn flag(key: &str, value: &str) -> Result<bool, String> {
-    match value.trim() {
-        "true" | "yes" => Ok(true),
-        "false" | "no" => Ok(false),
-        _ => Err(format!("`{key} = \"{value}\"`: write true or false")),
+/// `chits`: the five morale piles, raw first.
+fn morale_piles(r: &mut StatusReader<'_>) -> Result<Option<Vec<u32>>, String> {
+    const WANT: &str = "the five morale piles, raw first, e.g. \"5,5,5,5,5\"";
+    match r.list::<u32>("chits", WANT)? {
+        Some(piles) if piles.len() != Level::ALL.len() => Err(r.bad("chits", WANT)),
+        piles => Ok(piles),
     }
 }
 
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{key} = \"{value}\"`: write a whole number"))
-}
-
-fn piles(key: &str, value: &str) -> Result<Vec<u32>, String> {
-    let piles: Vec<u32> = value
-        .split(',')
-        .map(|x| number(key, x))
-        .collect::<Result<_, _>>()?;
-    if piles.len() == Level::ALL.len() {
-        Ok(piles)
-    } else {
-        Err(format!(
-            "`{key} = \"{value}\"`: write the five morale piles, raw first, e.g. \"5,5,5,5,5\""
-        ))
-    }
-}
-
-fn point(key: &str, value: &str) -> Result<[f64; 2], String> {
-    let xy: Vec<f64> = value
-        .split(',')
-        .map(|x| x.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("`{key} = \"{value}\"`: write \"x, y\" in table inches"))?;
-    match xy.as_slice() {
-        [x, y] if x.is_finite() && y.is_finite() => Ok([*x, *y]),
-        _ => Err(format!(
-            "`{key} = \"{value}\"`: write \"x, y\" in table inches"
-        )),
+/// `entry-in`: a point `x, y` in table inches.
+fn entry_point(r: &mut StatusReader<'_>) -> Result<Option<[f64; 2]>, String> {
+    const WANT: &str = "\"x, y\" in table inches";
+    match r.list::<f64>("entry-in", WANT)?.as_deref() {
+        None => Ok(None),
+        Some([x, y]) if x.is_finite() && y.is_finite() => Ok(Some([*x, *y])),
+        Some(_) => Err(r.bad("entry-in", WANT)),
     }
 }
 

@@ -444,14 +444,7 @@ impl RuleSet for SoldiersInTimeRules {
     }
 
     fn unit_status(&self, raw: &Status) -> Result<UnitRules, String> {
-        match raw.keys().next() {
-            None => Ok(UnitRules::None),
-            Some(key) => Err(format!(
-                "Soldiers in Time keeps no unit status (`{key}`): it orders men, not units; \
-                 the figure keys are {}",
-                status::FIGURE_KEYS.join(", ")
-            )),
-        }
+        status::UnitStatus::from_raw(raw).map(|_| UnitRules::None)
     }
 
     fn side_status(&self, raw: &Status) -> Result<SideRules, String> {

@@ -4,14 +4,16 @@
 //! or value the rule set does not know is a scenario error naming it.
 //!
 //! # Conventions
-//! Table inches; turns count from 1. The scenario keys of a figure are
-//! [`FIGURE_KEYS`], of a side [`SIDE_KEYS`]; Soldiers in Time keeps nothing
-//! about units or the game as a whole outside [`GameStatus`].
+//! Table inches; turns count from 1. The scenario keys of a figure and of
+//! a side are those [`FigureStatus::from_raw`] and [`SideStatus::from_raw`]
+//! read (through [`StatusReader`]); Soldiers in Time keeps nothing about
+//! units, and about the game as a whole only [`GameStatus`].
 
 use nalgebra::Point2;
 use serde::{Deserialize, Serialize};
 
 use crate::core::FigureId;
+use crate::rules::common::StatusReader;
 use crate::rules::{Figure, GameState, Side, Status};
 
 /// The five group orders of 5.2 and a lone figure's individual action.
@@ -102,10 +104,11 @@ impl Ammo {
         }
     }
 
+    /// Every kind of shot.
+    pub const ALL: [Self; 3] = [Self::Ball, Self::Grapeshot, Self::Shot];
+
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Ball, Self::Grapeshot, Self::Shot]
-            .into_iter()
-            .find(|a| a.name() == s)
+        Self::ALL.into_iter().find(|a| a.name() == s)
     }
 }
 
@@ -210,113 +213,59 @@ pub struct FirstSide {
     pub side: usize,
 }
 
-/// The figure status keys a scenario may give.
-pub const FIGURE_KEYS: [&str; 15] = [
-    "armour",
-    "flag",
-    "routed",
-    "removed",
-    "charging",
-    "charge-turns",
-    "charged-turn",
-    "tireless",
-    "moved-in",
-    "moved-turn",
-    "order",
-    "loaded-with",
-    "grenades",
-    "horse",
-    "horsemanship",
-];
-
-/// The side status keys a scenario may give.
-pub const SIDE_KEYS: [&str; 2] = ["colour", "mines"];
-
-fn bad(key: &str, value: &str, want: &str) -> String {
-    format!("status `{key}` = \"{value}\" cannot be read: {want}")
-}
-
-fn flag(key: &str, value: &str) -> Result<bool, String> {
-    match value {
-        "true" | "yes" => Ok(true),
-        "false" | "no" => Ok(false),
-        _ => Err(bad(key, value, "write \"true\" or \"false\"")),
-    }
-}
-
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .trim()
-        .parse()
-        .map_err(|_| bad(key, value, "write a whole number"))
-}
-
-fn unknown(key: &str, known: &[&str]) -> String {
-    format!(
-        "Soldiers in Time has no status `{key}`; the keys it knows are {}",
-        known.join(", ")
-    )
-}
+/// The rule set's name in scenario errors.
+const RULE_SET: &str = "Soldiers in Time";
 
 impl FigureStatus {
     /// Reads a figure's scenario `status` table; every key is checked.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        let mut s = Self::default();
-        for (key, value) in raw {
-            s.read(key, value)?;
-        }
-        Ok(s)
-    }
-
-    fn read(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "armour" => self.armour = number(key, value)?,
-            "flag" => self.flag = flag(key, value)?,
-            "routed" => self.routed = flag(key, value)?,
-            "removed" => self.removed = Some(value.to_owned()),
-            "charging" => self.charging = flag(key, value)?,
-            "charge-turns" => self.charge_turns = number(key, value)?,
-            "charged-turn" => self.charged_turn = Some(number(key, value)?),
-            "tireless" => self.tireless = flag(key, value)?,
-            "moved-in" => {
-                let v: f64 = value
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(|| bad(key, value, "write inches, 0 or more"))?;
-                self.moved_in = v;
-            }
-            "moved-turn" => self.moved_turn = Some(number(key, value)?),
-            "order" => {
-                let order = Order::parse(value).ok_or_else(|| {
-                    let names: Vec<&str> = Order::ALL.iter().map(|o| o.name()).collect();
-                    bad(key, value, &format!("the orders are {}", names.join(", ")))
-                })?;
-                self.order = Some(Ordered {
+        let mut r = StatusReader::new(RULE_SET, "figure", raw);
+        let s = Self {
+            armour: r.number("armour")?.unwrap_or(0),
+            flag: r.flag("flag")?.unwrap_or(false),
+            routed: r.flag("routed")?.unwrap_or(false),
+            removed: r
+                .text("removed", "why he left the battle")?
+                .map(str::to_owned),
+            charging: r.flag("charging")?.unwrap_or(false),
+            charge_turns: r.number("charge-turns")?.unwrap_or(0),
+            charged_turn: r.number("charged-turn")?,
+            tireless: r.flag("tireless")?.unwrap_or(false),
+            moved_in: r
+                .value("moved-in", "inches, 0 or more", |v| {
+                    v.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
+                })?
+                .unwrap_or(0.0),
+            moved_turn: r.number("moved-turn")?,
+            order: r
+                .choice("order", &Order::ALL.map(|o| (o.name(), o)))?
+                .map(|order| Ordered {
                     order,
                     passed: true,
                     by: None,
-                });
-            }
-            "loaded-with" => {
-                self.loaded_with = Some(
-                    Ammo::parse(value)
-                        .ok_or_else(|| bad(key, value, "write ball, grapeshot or shot"))?,
-                );
-            }
-            "grenades" => self.grenades = number(key, value)?,
-            "horse" => {
-                self.horse = Some(match value {
-                    "small" => HorseSize::Small,
-                    "big" => HorseSize::Big,
-                    _ => return Err(bad(key, value, "write small or big")),
-                });
-            }
-            "horsemanship" => self.horsemanship = Some(number(key, value)?),
-            _ => return Err(unknown(key, &FIGURE_KEYS)),
-        }
-        Ok(())
+                }),
+            loaded_with: r.choice("loaded-with", &Ammo::ALL.map(|a| (a.name(), a)))?,
+            grenades: r.number("grenades")?.unwrap_or(0),
+            horse: r.choice(
+                "horse",
+                &[("small", HorseSize::Small), ("big", HorseSize::Big)],
+            )?,
+            horsemanship: r.number("horsemanship")?,
+            ..Self::default()
+        };
+        r.finish()?;
+        Ok(s)
+    }
+}
+
+impl UnitStatus {
+    /// A unit keeps nothing of its own (Soldiers in Time orders men, not
+    /// units): every key is unknown.
+    pub fn from_raw(raw: &Status) -> Result<Self, String> {
+        StatusReader::new(RULE_SET, "unit", raw)
+            .hint("it orders men, not units: put a figure's values in the unit's `status`, which each of its figures gets")
+            .finish()?;
+        Ok(Self {})
     }
 }
 
@@ -324,39 +273,29 @@ impl SideStatus {
     /// Reads a side's scenario `status` table: `colour` (`red`, `black`),
     /// `mines` (`x,y;x,y`, the lower-left corners of its minefield squares).
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        let mut s = Self::default();
-        for (key, value) in raw {
-            match key.as_str() {
-                "colour" => {
-                    s.colour = match value.as_str() {
-                        "red" => Colour::Red,
-                        "black" => Colour::Black,
-                        _ => return Err(bad(key, value, "write red or black")),
-                    };
-                }
-                "mines" => s.mines = mines(value).map_err(|w| bad(key, value, &w))?,
-                _ => return Err(unknown(key, &SIDE_KEYS)),
-            }
-        }
+        let mut r = StatusReader::new(RULE_SET, "side", raw);
+        let s = Self {
+            colour: r
+                .choice("colour", &[("red", Colour::Red), ("black", Colour::Black)])?
+                .unwrap_or_default(),
+            mines: r
+                .value("mines", "square corners as x,y;x,y in inches", mines)?
+                .unwrap_or_default(),
+        };
+        r.finish()?;
         Ok(s)
     }
 }
 
-fn mines(value: &str) -> Result<Vec<Point2<f64>>, String> {
-    let want = || "write square corners as x,y;x,y in inches".to_owned();
+/// Minefield squares `x,y;x,y` (`None`: not that shape).
+fn mines(value: &str) -> Option<Vec<Point2<f64>>> {
     value
         .split(';')
         .filter(|xy| !xy.trim().is_empty())
         .map(|xy| {
-            let (x, y) = xy.split_once(',').ok_or_else(want)?;
-            let n = |v: &str| {
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(want)
-            };
-            Ok(Point2::new(n(x)?, n(y)?))
+            let (x, y) = xy.split_once(',')?;
+            let n = |v: &str| v.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+            Some(Point2::new(n(x)?, n(y)?))
         })
         .collect()
 }
@@ -405,6 +344,8 @@ mod tests {
         assert!(e.contains("`armour`") && e.contains("heavy"), "{e}");
         let e = SideStatus::from_raw(&raw(&[("colour", "green")])).unwrap_err();
         assert!(e.contains("red or black"), "{e}");
+        let s = FigureStatus::from_raw(&raw(&[("routed", "yes"), ("flag", "false")])).unwrap();
+        assert!(s.routed && !s.flag);
         let s = SideStatus::from_raw(&raw(&[("mines", "8,10; 11,10")])).expect("mines");
         assert_eq!(
             s.mines,

@@ -1,6 +1,6 @@
 //! Stand To!'s actions as the player's menu shows them: what each takes
-//! and in which phase. Stand To!'s commands name figures by their number
-//! in the roster.
+//! and in which phase, one function per action or group, in the menu's
+//! order. Stand To!'s commands name figures by their number in the roster.
 
 use serde_json::json;
 
@@ -8,95 +8,17 @@ use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
 
 /// Every Stand To! action.
 pub fn actions() -> Vec<ActionSpec> {
-    let me = |name, doc| ParamSpec::actor(name, ParamKind::FigureNumber, doc);
-    let fire = |label, mode: &str, doc| {
-        ActionSpec::new("fire", label, doc)
-            .param(me("shooter", "the man who fires"))
-            .param(ParamSpec::target(
-                "target",
-                ParamKind::FigureNumber,
-                "the man fired at",
-            ))
-            .param(
-                ParamSpec::optional(
-                    "mode",
-                    ParamKind::Word(vec!["aimed", "snap"]),
-                    "aimed or snap",
-                )
-                .preset(json!(mode)),
-            )
-            .param(ParamSpec::optional(
-                "rapid",
-                ParamKind::Flag,
-                "rapid fire (repeaters)",
-            ))
-            .param(ParamSpec::optional(
-                "aim_use",
-                ParamKind::Word(vec!["best", "hit", "save"]),
-                "how a taken aim is used",
-            ))
-            .param(ParamSpec::optional(
-                "at_mount",
-                ParamKind::Flag,
-                "at the rider's mount",
-            ))
-            .in_phases(&["fire"])
-    };
-    vec![
+    let mut out = vec![
         fire("Aimed fire", "aimed", "an aimed shot at the target"),
         fire("Snap fire", "snap", "a snap shot at the target"),
-        ActionSpec::new("melee", "Melee", "the actor attacks the target in melee")
-            .param(ParamSpec::actor(
-                "attackers",
-                ParamKind::FigureNumbers,
-                "the attackers",
-            ))
-            .param(ParamSpec::target(
-                "defenders",
-                ParamKind::FigureNumbers,
-                "the defenders",
-            ))
-            .in_phases(&["melee"]),
-        ActionSpec::new(
-            "aim",
-            "Aim",
-            "take aim at the target (the bonus is ready next turn)",
-        )
-        .param(me("figure", "the man who aims"))
-        .param(ParamSpec::target(
-            "target",
-            ParamKind::FigureNumber,
-            "the man aimed at",
-        ))
-        .in_phases(&["fire"]),
+        melee(),
+        aim(),
         ActionSpec::new("load", "Load", "load a round for an aimed shot")
             .param(me("figure", "the man who loads")),
         ActionSpec::new("fire-gun", "Gun fires", "the crew fires its gun")
             .param(me("gun", "the gun"))
             .in_phases(&["fire"]),
-        ActionSpec::new("move", "Move", "a figure moves along a path at a pace")
-            .param(me("figure", "the figure that moves"))
-            .param(ParamSpec::given(
-                "path_in",
-                ParamKind::Points,
-                "points after the start",
-            ))
-            .param(ParamSpec::given(
-                "facing_deg",
-                ParamKind::Number,
-                "facing at the end",
-            ))
-            .param(ParamSpec::given(
-                "pace",
-                ParamKind::Word(vec!["crawl", "walk", "doubletime", "charge", "evade"]),
-                "the pace",
-            ))
-            .param(ParamSpec::optional(
-                "mount_level",
-                ParamKind::Number,
-                "a rider's speed level",
-            ))
-            .in_phases(&["move"]),
+        movement(),
         ActionSpec::new("prone", "Prone", "go prone, or stand up")
             .param(me("figure", "the figure"))
             .param(ParamSpec::given(
@@ -104,23 +26,7 @@ pub fn actions() -> Vec<ActionSpec> {
                 ParamKind::Flag,
                 "down (yes) or up (no)",
             )),
-        ActionSpec::new("order", "Order", "a leader gives an order")
-            .param(me("giver", "the leader"))
-            .param(ParamSpec::given(
-                "to",
-                ParamKind::FigureNumbers,
-                "the men it is for",
-            ))
-            .param(ParamSpec::given("order", ParamKind::Text, "the order"))
-            .param(
-                ParamSpec::given(
-                    "via",
-                    ParamKind::Json(r#"{"via": "shout"}"#),
-                    r#"{"via": "shout"}, {"via": "hand-signal"} or {"via": "musician", "musician": N}"#,
-                )
-                .preset(json!({"via": "shout"})),
-            )
-            .in_phases(&["non-combat"]),
+        order(),
         ActionSpec::new("spot", "Spot", "a scout searches an area")
             .param(me("scout", "the scout"))
             .param(ParamSpec::given(
@@ -129,6 +35,119 @@ pub fn actions() -> Vec<ActionSpec> {
                 "the centre of the area",
             ))
             .in_phases(&["observe"]),
+    ];
+    out.extend(reactions());
+    out.extend(mounts());
+    out
+}
+
+/// The figure who acts, by number.
+fn me(name: &'static str, doc: &'static str) -> ParamSpec {
+    ParamSpec::actor(name, ParamKind::FigureNumber, doc)
+}
+
+/// A shot at the clicked target in `mode` (aimed or snap).
+fn fire(label: &'static str, mode: &str, doc: &'static str) -> ActionSpec {
+    ActionSpec::new("fire", label, doc)
+        .param(me("shooter", "the man who fires"))
+        .param(ParamSpec::target(
+            "target",
+            ParamKind::FigureNumber,
+            "the man fired at",
+        ))
+        .param(
+            ParamSpec::optional(
+                "mode",
+                ParamKind::Word(vec!["aimed", "snap"]),
+                "aimed or snap",
+            )
+            .preset(json!(mode)),
+        )
+        .param(ParamSpec::flag("rapid", "rapid fire (repeaters)"))
+        .param(ParamSpec::optional(
+            "aim_use",
+            ParamKind::Word(vec!["best", "hit", "save"]),
+            "how a taken aim is used",
+        ))
+        .param(ParamSpec::flag("at_mount", "at the rider's mount"))
+        .in_phases(&["fire"])
+}
+
+fn melee() -> ActionSpec {
+    ActionSpec::new("melee", "Melee", "the actor attacks the target in melee")
+        .param(ParamSpec::actor(
+            "attackers",
+            ParamKind::FigureNumbers,
+            "the attackers",
+        ))
+        .param(ParamSpec::target(
+            "defenders",
+            ParamKind::FigureNumbers,
+            "the defenders",
+        ))
+        .in_phases(&["melee"])
+}
+
+fn aim() -> ActionSpec {
+    ActionSpec::new(
+        "aim",
+        "Aim",
+        "take aim at the target (the bonus is ready next turn)",
+    )
+    .param(me("figure", "the man who aims"))
+    .param(ParamSpec::target(
+        "target",
+        ParamKind::FigureNumber,
+        "the man aimed at",
+    ))
+    .in_phases(&["fire"])
+}
+
+fn movement() -> ActionSpec {
+    ActionSpec::new("move", "Move", "a figure moves along a path at a pace")
+        .param(me("figure", "the figure that moves"))
+        .param(ParamSpec::path_in())
+        .param(ParamSpec::given(
+            "facing_deg",
+            ParamKind::Number,
+            "facing at the end",
+        ))
+        .param(ParamSpec::given(
+            "pace",
+            ParamKind::Word(vec!["crawl", "walk", "doubletime", "charge", "evade"]),
+            "the pace",
+        ))
+        .param(ParamSpec::optional(
+            "mount_level",
+            ParamKind::Number,
+            "a rider's speed level",
+        ))
+        .in_phases(&["move"])
+}
+
+fn order() -> ActionSpec {
+    ActionSpec::new("order", "Order", "a leader gives an order")
+        .param(me("giver", "the leader"))
+        .param(ParamSpec::given(
+            "to",
+            ParamKind::FigureNumbers,
+            "the men it is for",
+        ))
+        .param(ParamSpec::given("order", ParamKind::Text, "the order"))
+        .param(
+            ParamSpec::given(
+                "via",
+                ParamKind::Json(r#"{"via": "shout"}"#),
+                r#"{"via": "shout"}, {"via": "hand-signal"} or {"via": "musician", "musician": N}"#,
+            )
+            .preset(json!({"via": "shout"})),
+        )
+        .in_phases(&["non-combat"])
+}
+
+/// Reactions, the side's preservation, and the rolls between battles.
+fn reactions() -> Vec<ActionSpec> {
+    vec![
         ActionSpec::new(
             "first-attack",
             "First attack",
@@ -155,15 +174,34 @@ pub fn actions() -> Vec<ActionSpec> {
             "roll a figure's experience",
         )
         .param(ParamSpec::actor("figure", ParamKind::Figure, "the figure")),
-        ActionSpec::new("dismount", "Dismount", "a rider gets down and sees to his mount")
-            .param(ParamSpec::actor("figure", ParamKind::Figure, "the rider"))
-            .param(ParamSpec::given(
-                "by",
-                ParamKind::Word(vec!["horseholder", "tree", "peg"]),
-                "how his mount is kept",
-            ))
-            .param(ParamSpec::optional("holder", ParamKind::Figure, "the horseholder")),
-        ActionSpec::new("drive-peg", "Drive the peg", "one more turn driving his mount's peg")
-            .param(ParamSpec::actor("figure", ParamKind::Figure, "the rider")),
+    ]
+}
+
+/// A rider's mount: dismounting and keeping it.
+fn mounts() -> Vec<ActionSpec> {
+    let rider = || ParamSpec::actor("figure", ParamKind::Figure, "the rider");
+    vec![
+        ActionSpec::new(
+            "dismount",
+            "Dismount",
+            "a rider gets down and sees to his mount",
+        )
+        .param(rider())
+        .param(ParamSpec::given(
+            "by",
+            ParamKind::Word(vec!["horseholder", "tree", "peg"]),
+            "how his mount is kept",
+        ))
+        .param(ParamSpec::optional(
+            "holder",
+            ParamKind::Figure,
+            "the horseholder",
+        )),
+        ActionSpec::new(
+            "drive-peg",
+            "Drive the peg",
+            "one more turn driving his mount's peg",
+        )
+        .param(rider()),
     ]
 }

@@ -11,7 +11,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::FigureId;
+use crate::rules::common::StatusReader;
 use crate::rules::{Figure, FigureRules, GameState, ObstacleStage, Pace, SideRules, Status};
+
+/// The rule set's name in scenario errors.
+const RULE_SET: &str = "Stand To!";
 
 /// What Stand To! records about one figure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -310,18 +314,14 @@ pub struct GameStatus {}
 /// Reads a figure's scenario `status` table: only `charging` (the enemy a
 /// charging fanatic charges) is known.
 pub fn figure_status(raw: &Status) -> Result<FigureRules, String> {
-    let mut s = FigureStatus::default();
-    for (key, value) in raw {
-        match key.as_str() {
-            "charging" if !value.trim().is_empty() => s.charging = Some(value.trim().to_owned()),
-            "charging" => return Err("`charging` names the enemy the fanatic charges".into()),
-            other => {
-                return Err(format!(
-                    "Stand To! keeps no figure status `{other}` (known: charging)"
-                ));
-            }
-        }
-    }
+    let mut r = StatusReader::new(RULE_SET, "figure", raw);
+    let s = FigureStatus {
+        charging: r
+            .text("charging", "the name of the enemy the fanatic charges")?
+            .map(str::to_owned),
+        ..FigureStatus::default()
+    };
+    r.finish()?;
     Ok(if s == FigureStatus::default() {
         FigureRules::None
     } else {
@@ -329,24 +329,15 @@ pub fn figure_status(raw: &Status) -> Result<FigureRules, String> {
     })
 }
 
-/// Reads a side's scenario `status` table: only `green` (`"true"` or
-/// `"false"`) is known; the referee's `green_sides` arrive as it.
+/// Reads a side's scenario `status` table: only `green` (a flag) is known;
+/// the referee's `green_sides` arrive as it.
 pub fn side_status(raw: &Status) -> Result<SideRules, String> {
-    let mut s = SideStatus::default();
-    for (key, value) in raw {
-        match (key.as_str(), value.trim()) {
-            ("green", "true") => s.green = true,
-            ("green", "false") => s.green = false,
-            ("green", other) => {
-                return Err(format!("`green` is \"true\" or \"false\", not `{other}`"));
-            }
-            (other, _) => {
-                return Err(format!(
-                    "Stand To! keeps no side status `{other}` (known: green)"
-                ));
-            }
-        }
-    }
+    let mut r = StatusReader::new(RULE_SET, "side", raw);
+    let s = SideStatus {
+        green: r.flag("green")?.unwrap_or(false),
+        ..SideStatus::default()
+    };
+    r.finish()?;
     Ok(if s == SideStatus::default() {
         SideRules::None
     } else {
@@ -403,7 +394,10 @@ mod tests {
         assert!(figure_status(&raw(&[("armour", "3")])).is_err());
         let s = side_status(&raw(&[("green", "true")])).unwrap();
         assert!(s.stand_to().is_some_and(|s| s.green));
-        assert!(side_status(&raw(&[("green", "yes")])).is_err());
+        // Every flag takes true/false/yes/no alike.
+        let s = side_status(&raw(&[("green", "yes")])).unwrap();
+        assert!(s.stand_to().is_some_and(|s| s.green));
+        assert!(side_status(&raw(&[("green", "maybe")])).is_err());
         assert!(side_status(&raw(&[("chits", "3")])).is_err());
     }
 }

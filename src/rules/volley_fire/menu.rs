@@ -8,9 +8,8 @@ use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
 /// Every Volley Fire! action; `phase_of` gives an action's phase by name.
 pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
     let unit = |doc| ParamSpec::actor("unit", ParamKind::Unit, doc);
-    let rough = ParamSpec::optional(
+    let rough = ParamSpec::flag(
         "rough",
-        ParamKind::Flag,
         "through rough ground: half move (default: read from the terrain)",
     );
     let mut out = vec![
@@ -45,10 +44,11 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
         )
         .param(ParamSpec::actor("attacker", ParamKind::Unit, "the attacking unit"))
         .param(ParamSpec::target("defender", ParamKind::Unit, "the unit attacked"))
-        .param(
-            ParamSpec::optional("from_rear", ParamKind::Flag, "the attack strikes its rear")
-                .preset(json!(false)),
-        ),
+        .param(ParamSpec::preset_flag(
+            "from_rear",
+            "the attack strikes its rear",
+            false,
+        )),
         ActionSpec::new("move", "Move", "the unit moves its front centre to a point")
             .param(unit("the unit that moves"))
             .param(ParamSpec::given(
@@ -57,9 +57,8 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
                 "the new front centre",
             ))
             .param(rough.clone())
-            .param(ParamSpec::optional(
+            .param(ParamSpec::flag(
                 "double_time",
-                ParamKind::Flag,
                 "two more d6 of inches, and heat-stroke casualties",
             )),
         ActionSpec::new("form", "Form", "the unit takes a new formation")

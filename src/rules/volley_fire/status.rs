@@ -4,8 +4,8 @@
 //! or value the rule set does not know is a scenario error naming it.
 //!
 //! # Conventions
-//! Scenario keys and values are kebab-case words; flags are `"true"` or
-//! `"false"`. A [`TurnClock`] stamp says in which turn, side's turn and
+//! Scenario keys and values are kebab-case words; flags are `true`,
+//! `false`, `yes` or `no` (read by [`StatusReader`]). A [`TurnClock`] stamp says in which turn, side's turn and
 //! phase something happened (a unit acted, a man fell).
 
 use serde::{Deserialize, Serialize};
@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::{MoraleResult, VolleyFire};
 use crate::core::TurnClock;
 use crate::rules::Status;
+use crate::rules::common::{StatusReader, one_of};
 
 /// The troop types of the movement table (its rows).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -167,85 +168,44 @@ pub struct GameStatus {
     pub move_order: Vec<usize>,
 }
 
-/// A `"true"` / `"false"` flag.
-fn flag(key: &str, v: &str) -> Result<bool, String> {
-    match v {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        other => Err(format!(
-            "`{key} = \"{other}\"`: write \"true\" or \"false\""
-        )),
-    }
-}
-
-fn unknown(key: &str, known: &[&str]) -> String {
-    format!(
-        "Volley Fire! has no status `{key}` here (known: {})",
-        known.join(", ")
-    )
-}
-
-/// Keys a figure's status may have.
-pub const FIGURE_KEYS: [&str; 2] = ["key", "commander"];
-/// Keys a unit's status may have.
-pub const UNIT_KEYS: [&str; 6] = ["troops", "melee", "cover", "works", "gun", "shaken"];
-/// Keys a side's status may have.
-pub const SIDE_KEYS: [&str; 1] = ["nationality"];
+/// The rule set's name in scenario errors.
+const RULE_SET: &str = "Volley Fire!";
 
 impl FigureStatus {
-    /// Reads a scenario figure's `status` table.
+    /// Reads a scenario figure's `status` table: `key`, `commander`.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        let mut s = Self::default();
-        for (k, v) in raw {
-            match k.as_str() {
-                "key" => s.key = flag(k, v)?,
-                "commander" => s.commander = flag(k, v)?,
-                _ => return Err(unknown(k, &FIGURE_KEYS)),
-            }
-        }
+        let mut r = StatusReader::new(RULE_SET, "figure", raw);
+        let s = Self {
+            key: r.flag("key")?.unwrap_or(false),
+            commander: r.flag("commander")?.unwrap_or(false),
+            ..Self::default()
+        };
+        r.finish()?;
         Ok(s)
     }
 }
 
 impl UnitStatus {
     /// Reads a scenario unit's `unit_status` table; the melee row must be
-    /// one of the data file's modifiers.
+    /// one of the data file's modifiers, and `troops` must be given.
     pub fn from_raw(raw: &Status, data: &VolleyFire) -> Result<Self, String> {
-        let mut s = Self::default();
-        for (k, v) in raw {
-            match k.as_str() {
-                "troops" => {
-                    s.troops = Some(Troops::parse(v).ok_or_else(|| {
-                        let known: Vec<&str> = Troops::ALL.iter().map(|t| t.name()).collect();
-                        format!(
-                            "`troops = \"{v}\"` is not a row of the movement table (known: {})",
-                            known.join(", ")
-                        )
-                    })?);
-                }
-                "melee" => {
-                    if !data.melee.modifier.contains_key(v) {
-                        let known: Vec<&str> =
-                            data.melee.modifier.keys().map(String::as_str).collect();
-                        return Err(format!(
-                            "`melee = \"{v}\"` is not a melee modifier (known: {})",
-                            known.join(", ")
-                        ));
-                    }
-                    s.melee = Some(v.clone());
-                }
-                "cover" => s.cover = Some(flag(k, v)?),
-                "works" => s.works = flag(k, v)?,
-                "gun" => s.gun = flag(k, v)?,
-                "shaken" => s.shaken = flag(k, v)?,
-                _ => return Err(unknown(k, &UNIT_KEYS)),
-            }
-        }
+        let mut r = StatusReader::new(RULE_SET, "unit", raw);
+        let troops = Troops::ALL.map(|t| (t.name(), t));
+        let rows: Vec<&str> = data.melee.modifier.keys().map(String::as_str).collect();
+        let s = Self {
+            troops: r.choice("troops", &troops)?,
+            melee: r.word("melee", &rows)?.map(str::to_owned),
+            cover: r.flag("cover")?,
+            works: r.flag("works")?.unwrap_or(false),
+            gun: r.flag("gun")?.unwrap_or(false),
+            shaken: r.flag("shaken")?.unwrap_or(false),
+            ..Self::default()
+        };
+        r.finish()?;
         if s.troops.is_none() {
-            let known: Vec<&str> = Troops::ALL.iter().map(|t| t.name()).collect();
             return Err(format!(
-                "a Volley Fire! unit needs `troops` (one of {})",
-                known.join(", ")
+                "a Volley Fire! unit needs `troops`: add it to the unit's status, one of {}",
+                one_of(troops.iter().map(|t| t.0))
             ));
         }
         Ok(s)
@@ -253,29 +213,22 @@ impl UnitStatus {
 }
 
 impl SideStatus {
-    /// Reads a scenario side's `status` table.
+    /// Reads a scenario side's `status` table: `nationality`, and the
+    /// referee's `green` (a Stand To! rule: read, and nothing here).
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
-        let mut s = Self::default();
-        for (k, v) in raw {
-            match k.as_str() {
-                "nationality" => {
-                    s.nationality = Some(match v.as_str() {
-                        "sudanese" => Nationality::Sudanese,
-                        "dervish" => Nationality::Dervish,
-                        other => {
-                            return Err(format!(
-                                "`nationality = \"{other}\"` is not in the morale table (known: sudanese, dervish)"
-                            ));
-                        }
-                    });
-                }
-                // The referee's green sides (a Stand To! rule): nothing here.
-                "green" => {
-                    flag(k, v)?;
-                }
-                _ => return Err(unknown(k, &SIDE_KEYS)),
-            }
-        }
+        let mut r = StatusReader::new(RULE_SET, "side", raw);
+        let s = Self {
+            nationality: r.choice(
+                "nationality",
+                &[
+                    (Nationality::Sudanese.name(), Nationality::Sudanese),
+                    (Nationality::Dervish.name(), Nationality::Dervish),
+                ],
+            )?,
+            ..Self::default()
+        };
+        r.flag("green")?;
+        r.finish()?;
         Ok(s)
     }
 }
@@ -306,9 +259,13 @@ mod tests {
         let e = UnitStatus::from_raw(&raw(&[("troops", "sudanese"), ("armour", "1")]), &data)
             .unwrap_err();
         assert!(e.contains("armour") && e.contains("troops, melee"), "{e}");
-        let e = UnitStatus::from_raw(&raw(&[("troops", "sudanese"), ("cover", "yes")]), &data)
+        // Every flag takes true/false/yes/no alike.
+        let u =
+            UnitStatus::from_raw(&raw(&[("troops", "sudanese"), ("cover", "yes")]), &data).unwrap();
+        assert_eq!(u.cover, Some(true));
+        let e = UnitStatus::from_raw(&raw(&[("troops", "sudanese"), ("cover", "maybe")]), &data)
             .unwrap_err();
-        assert!(e.contains("\"true\" or \"false\""), "{e}");
+        assert!(e.contains("true, false, yes or no"), "{e}");
         let e = UnitStatus::from_raw(&raw(&[("melee", "dervish-spearmen")]), &data).unwrap_err();
         assert!(e.contains("needs `troops`"), "{e}");
     }
@@ -321,6 +278,6 @@ mod tests {
         let s = SideStatus::from_raw(&raw(&[("nationality", "dervish")])).unwrap();
         assert_eq!(s.nationality, Some(Nationality::Dervish));
         let e = SideStatus::from_raw(&raw(&[("nationality", "zulu")])).unwrap_err();
-        assert!(e.contains("sudanese, dervish"), "{e}");
+        assert!(e.contains("sudanese or dervish"), "{e}");
     }
 }
