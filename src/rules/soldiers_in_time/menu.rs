@@ -180,5 +180,13 @@ pub fn actions() -> Vec<ActionSpec> {
         )
         .param(figure("figure", "the man who reloads"))
         .in_phases(&["shooting"]),
+        ActionSpec::new(
+            "leave-melee",
+            "Leave melee",
+            "a man in contact walks away on a passed activation check",
+        )
+        .param(figure("figure", "the man who leaves"))
+        .param(ParamSpec::given("to_in", ParamKind::Point, "where he goes"))
+        .param(facing()),
     ]
 }
