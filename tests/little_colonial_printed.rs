@@ -982,8 +982,8 @@ fn ruthless_wounded_die_when_a_reform_or_a_drag_reaches_them() {
     let (after, _) = run(&s, &reform, &[]);
     assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
     // Help drags Down back from (21, 12) to (21, 9.33), beside him.
-    let extra = lt()
-        + &fig(
+    let extra =
+        lt() + &fig(
             "Down",
             "private",
             "Spanish",
@@ -991,10 +991,9 @@ fn ruthless_wounded_die_when_a_reform_or_a_drag_reaches_them() {
             12.0,
             90.0,
             r#"status = { wound = "leg" }"#,
-        )
-        + &fig("Help", "private", "Spanish", 21.0, 12.0, 90.0, "")
-        + &left(22.2, 9.0)
-        + &far;
+        ) + &fig("Help", "private", "Spanish", 21.0, 12.0, 90.0, "")
+            + &left(22.2, 9.0)
+            + &far;
     let mut s = state(sides.0, sides.1, &extra);
     card(&mut s, "Lt");
     let drag = action(
@@ -1076,7 +1075,10 @@ status = {{ level = "regular" }}
         let s = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
             .expect("scenario")
             .state;
-        (side_st(&s, 0).piles().to_vec(), side_st(&s, 1).piles().to_vec())
+        (
+            side_st(&s, 0).piles().to_vec(),
+            side_st(&s, 1).piles().to_vec(),
+        )
     };
     // 60 men: 20 chits; Ruthless and civilised, 5% off: 19.
     let (spanish, moros) = piles(r#"wounded = "ruthless""#, r#"wounded = "ruthless""#);
@@ -1110,7 +1112,9 @@ fn the_guns_target_point_must_be_in_sight() {
         )
     };
     assert!(refused(&s, &at(12.0, 34.0), RefusalKind::OutOfSight).contains("house"));
-    rules().check(&s, &at(12.0, 30.0)).expect("a clear line to the point");
+    rules()
+        .check(&s, &at(12.0, 30.0))
+        .expect("a clear line to the point");
 }
 
 /// "Formation fire: You can fire through the base of a friendly figure if

@@ -616,9 +616,12 @@ status = {{ colour = "black" }}
         fig("Enemy", "Black", 50.0, 50.0, 270.0, "")
     );
     let registry = spotter::rules::Registry::builtin().expect("rule sets");
-    spotter::game::Scenario::from_source(&spotter::spec::SourceFile::from_text("t.toml", text), &registry)
-        .map(|s| s.state)
-        .map_err(|e| e.to_string())
+    spotter::game::Scenario::from_source(
+        &spotter::spec::SourceFile::from_text("t.toml", text),
+        &registry,
+    )
+    .map(|s| s.state)
+    .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -629,7 +632,14 @@ fn one_leader_for_every_10_men_at_set_up() {
         (0..n)
             .map(|i| {
                 let extra = if i < leaders { "leader = true" } else { "" };
-                fig(&format!("M{i}"), "Red", 5.0 + i as f64 * 1.5, 10.0, 90.0, extra)
+                fig(
+                    &format!("M{i}"),
+                    "Red",
+                    5.0 + i as f64 * 1.5,
+                    10.0,
+                    90.0,
+                    extra,
+                )
             })
             .collect()
     };
@@ -668,18 +678,38 @@ fn a_hit_exposes_every_hidden_figure_within_2_in() {
     let mut s = at_phase(state(&figs, "", ""), "shooting", 0);
     set_deck(&mut s, "Black", &["AS"]);
     // Hidden: +2, so 1 to 4 hits for experience 6.
-    assert_relative_eq!(odd(&s, &fire("Shot2", "Hid2"), "p_hit"), 0.4, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&s, &fire("Shot2", "Hid2"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
     // Shot1 hits Hid1 (1), damage 5, the save (an Ace) holds.
     let (after, _) = resolve(&s, &fire("Shot1", "Hid1"), &[1, 5, 1]);
     assert_eq!(sit(named(&after, "Hid2")).exposed_until, Some(2));
-    assert_relative_eq!(odd(&after, &fire("Shot2", "Hid2"), "p_hit"), 0.6, epsilon = 1e-12);
-    assert_relative_eq!(odd(&after, &fire("Shot2", "Far"), "p_hit"), 0.4, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&after, &fire("Shot2", "Hid2"), "p_hit"),
+        0.6,
+        epsilon = 1e-12
+    );
+    assert_relative_eq!(
+        odd(&after, &fire("Shot2", "Far"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
     // Still exposed in the next turn, hidden again after it.
     let mut next = after.clone();
     next.turn = 2;
-    assert_relative_eq!(odd(&next, &fire("Shot2", "Hid2"), "p_hit"), 0.6, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&next, &fire("Shot2", "Hid2"), "p_hit"),
+        0.6,
+        epsilon = 1e-12
+    );
     next.turn = 3;
-    assert_relative_eq!(odd(&next, &fire("Shot2", "Hid2"), "p_hit"), 0.4, epsilon = 1e-12);
+    assert_relative_eq!(
+        odd(&next, &fire("Shot2", "Hid2"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
 }
 
 #[test]
@@ -730,10 +760,7 @@ fn leaving_a_melee_takes_an_activation_check() {
         "status = { order = \"forward-march\" }",
     ) + &fig("Foe", "Black", 10.0, 11.1, 270.0, "");
     let s = at_phase(state(&figs, "", ""), "movement-men", 0);
-    let walk = action(
-        "move",
-        json!({ "figure": "Pte", "path_in": [[10.0, 7.0]] }),
-    );
+    let walk = action("move", json!({ "figure": "Pte", "path_in": [[10.0, 7.0]] }));
     assert!(refused(&s, &walk, RefusalKind::Engaged).contains("leave-melee"));
     let leave = action(
         "leave-melee",
@@ -743,24 +770,36 @@ fn leaving_a_melee_takes_an_activation_check() {
     let mut pass = s.clone();
     set_deck(&mut pass, "Red", &["5H"]);
     let (after, _) = run(&pass, &leave, &[1]);
-    assert_eq!(named(&after, "Pte").placement.center_in_table, Point2::new(10.0, 7.0));
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 7.0)
+    );
     // A 9 fails: he stays, and does not try again this turn.
     let mut fail = s.clone();
     set_deck(&mut fail, "Red", &["9H"]);
     let (after, _) = run(&fail, &leave, &[1]);
-    assert_eq!(named(&after, "Pte").placement.center_in_table, Point2::new(10.0, 10.0));
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 10.0)
+    );
     assert!(refused(&after, &leave, RefusalKind::AlreadyActed).contains("this turn"));
     // A face card is the leader's modifier: it passes only with a leader
     // within 3 in.
     let mut king = s.clone();
     set_deck(&mut king, "Red", &["KH"]);
     let (after, _) = run(&king, &leave, &[1]);
-    assert_eq!(named(&after, "Pte").placement.center_in_table, Point2::new(10.0, 10.0));
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 10.0)
+    );
     let led = figs + &fig("Sgt", "Red", 8.0, 9.0, 90.0, "leader = true");
     let mut king = at_phase(state(&led, "", ""), "melee", 0);
     set_deck(&mut king, "Red", &["KH"]);
     let (after, _) = run(&king, &leave, &[1]);
-    assert_eq!(named(&after, "Pte").placement.center_in_table, Point2::new(10.0, 7.0));
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 7.0)
+    );
 }
 
 /// A bolt thrower of experience 3 facing an enemy 10 in off, with `crew`.
@@ -786,10 +825,7 @@ fn the_best_crew_members_skill_aims_the_gun() {
     // 9: "The crew experience level for each artillery figure is assigned
     // by the players. The "to hit" number is the missile skill number of
     // the most experienced gun crew member."
-    let shot = action(
-        "artillery",
-        json!({ "gun": "Engine", "target": "Target" }),
-    );
+    let shot = action("artillery", json!({ "gun": "Engine", "target": "Target" }));
     let s = bolt_thrower(", crew = \"3,7,5\"");
     assert_relative_eq!(odd(&s, &shot, "p_hit"), 0.7, epsilon = 1e-12);
     // No crew given: the stand's own experience.
@@ -802,10 +838,7 @@ fn a_gun_is_unusable_once_its_hit_points_are_spent() {
     // damage the weapon can sustain before becoming unusable. If the missile
     // weapon takes less then the HP number in damage it is still in working
     // condition." (The bolt thrower's 6 is a house value.)
-    let shot = action(
-        "artillery",
-        json!({ "gun": "Engine", "target": "Target" }),
-    );
+    let shot = action("artillery", json!({ "gun": "Engine", "target": "Target" }));
     let s = bolt_thrower(", \"weapon-damage\" = \"4\"");
     rules().check(&s, &shot).expect("4 of 6: it works");
     // The enemy's musket hits the engine for 2 (a 1 to hit, a 2 on the
@@ -813,19 +846,21 @@ fn a_gun_is_unusable_once_its_hit_points_are_spent() {
     let mut black = at_phase(s, "shooting", 1);
     let t = named(&black, "Target").id;
     black.figures[t.index()].loaded = true;
-    black.figures[t.index()]
-        .rules
-        .soldiers_in_time_mut()
-        .order = Some(spotter::rules::soldiers_in_time::status::Ordered {
-        order: Order::IndependentFire,
-        passed: true,
-        by: None,
-        away: false,
-    });
+    black.figures[t.index()].rules.soldiers_in_time_mut().order =
+        Some(spotter::rules::soldiers_in_time::status::Ordered {
+            order: Order::IndependentFire,
+            passed: true,
+            by: None,
+            away: false,
+        });
     set_deck(&mut black, "Red", &["AH"]);
     let (after, _) = resolve(&black, &fire("Target", "Engine"), &[1, 2, 1]);
     assert_eq!(sit(named(&after, "Engine")).weapon_damage, 6);
-    let why = refused(&at_phase(after, "shooting", 0), &shot, RefusalKind::CannotDo);
+    let why = refused(
+        &at_phase(after, "shooting", 0),
+        &shot,
+        RefusalKind::CannotDo,
+    );
     assert!(why.contains("unusable"), "{why}");
 }
 
@@ -861,7 +896,9 @@ fn follow_him_away_from_the_enemy_is_checked_against_the_leader() {
     assert!(sit(named(&away, "Pte")).order.expect("ordered").passed);
     let moving = at_phase(away, "movement-men", 0);
     let mv = |y: f64| action("move", json!({ "figure": "Pte", "path_in": [[12.0, y]] }));
-    rules().check(&moving, &mv(5.0)).expect("back, away from the enemy");
+    rules()
+        .check(&moving, &mv(5.0))
+        .expect("back, away from the enemy");
     assert!(refused(&moving, &mv(14.0), RefusalKind::Movement).contains("away from the enemy"));
 }
 
@@ -893,18 +930,24 @@ fn a_footman_not_engaged_may_dodge_the_horse() {
     set_deck(&mut s, "Black", &["3S"]);
     let (after, ev) = run(&s, &impact("dodge"), &[1, 1]);
     assert_eq!(named(&after, "Foot").wound, None);
-    assert!(!ev.iter().any(
-        |e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact")
-    ));
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact"))
+    );
     // His check fails (9): the horse is on him (d10 1 at a canter: damage
     // 1 + 2 = 3, his save on 3 holds with the 2).
     let mut fails = s.clone();
     set_deck(&mut fails, "Black", &["9S", "2S"]);
     let (_, ev) = resolve(&fails, &impact("dodge"), &[1, 1, 1, 1]);
-    assert!(ev.iter().any(
-        |e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact")
-    ));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact"))
+    );
     // Engaged in melee by the rider this turn: no dodge.
-    let (fought, _) = run(&s, &action("melee", json!({ "a": "Rider", "b": "Foot" })), &[5, 5]);
+    let (fought, _) = run(
+        &s,
+        &action("melee", json!({ "a": "Rider", "b": "Foot" })),
+        &[5, 5],
+    );
     assert!(refused(&fought, &impact("dodge"), RefusalKind::Engaged).contains("engaged"));
 }

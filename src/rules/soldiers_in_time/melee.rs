@@ -5,8 +5,8 @@
 //! table inches, with the positions' uncertainty.
 
 use super::action::{ImpactAnswer, ImpactParams, MeleeParams};
-use super::event::Event as SitEvent;
 use super::engine::{MELEE, SoldiersInTimeRules, edge_gap, in_play, refuse, routed, st, within};
+use super::event::Event as SitEvent;
 use super::status::HorseSize;
 use super::{
     NAME, activation_odds, activation_passes, damage_odds, horse_impact_distribution, melee_base,
@@ -110,7 +110,13 @@ impl SoldiersInTimeRules {
     ) -> Result<Vec<Event>, RuleError> {
         let plan = self.plan_melee(state, p)?;
         let mut work = Work::new(state);
-        self.melee_round(&mut work, plan.a, plan.b, (plan.a_total, plan.b_total), dice)?;
+        self.melee_round(
+            &mut work,
+            plan.a,
+            plan.b,
+            (plan.a_total, plan.b_total),
+            dice,
+        )?;
         Ok(work.into_events())
     }
 
@@ -207,12 +213,18 @@ impl SoldiersInTimeRules {
         });
         let card = Self::draw(work, t.side, dice)?;
         if !activation_passes(&self.data, card, t.experience, t.leader) {
-            work.note(format!("{} fails his action check: the horse is on him", t.name));
+            work.note(format!(
+                "{} fails his action check: the horse is on him",
+                t.name
+            ));
             return Ok(true);
         }
         match answer {
             ImpactAnswer::Dodge => {
-                work.note(format!("{} dodges out of the way of {}'s horse", t.name, r.name));
+                work.note(format!(
+                    "{} dodges out of the way of {}'s horse",
+                    t.name, r.name
+                ));
                 Ok(false)
             }
             ImpactAnswer::Attack => {

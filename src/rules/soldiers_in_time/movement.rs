@@ -13,8 +13,8 @@ use nalgebra::Point2;
 
 use super::action::{FollowParams, LeaveParams, MoveParams};
 use super::engine::{
-    FOLLOW_THROUGH, HORSES, MEN, SoldiersInTimeRules, centre_gap, edge_gap, in_play, point,
-    refuse, routed, sit, st, within,
+    FOLLOW_THROUGH, HORSES, MEN, SoldiersInTimeRules, centre_gap, edge_gap, in_play, point, refuse,
+    routed, sit, st, within,
 };
 use super::event::Event as SitEvent;
 use super::status::{self, Order};
@@ -390,9 +390,7 @@ impl SoldiersInTimeRules {
             .figures
             .iter()
             .filter(|e| {
-                e.side != f.side
-                    && in_play(e)
-                    && within(edge_gap(e, f), self.data.fire.adjacent_in)
+                e.side != f.side && in_play(e) && within(edge_gap(e, f), self.data.fire.adjacent_in)
             })
             .collect()
     }
@@ -418,7 +416,8 @@ impl SoldiersInTimeRules {
         let closer = state.figures.iter().find(|e| {
             e.side != f.side
                 && in_play(e)
-                && centre_gap(e, &there).value() < centre_gap(e, f).value() - super::engine::FLOAT_SLACK_IN
+                && centre_gap(e, &there).value()
+                    < centre_gap(e, f).value() - super::engine::FLOAT_SLACK_IN
         });
         match closer {
             Some(e) => Err(refuse(
@@ -650,7 +649,11 @@ impl SoldiersInTimeRules {
         let blown = self.roll_mines(&mut work, f.id, &path, dice)?;
         let (to, heading, length) = match blown {
             Some(e) => (e.at, e.heading_deg, e.along_in),
-            None => (path[1], bearing_deg(path[0], path[1]), path_length_in(&path)),
+            None => (
+                path[1],
+                bearing_deg(path[0], path[1]),
+                path_length_in(&path),
+            ),
         };
         work.note(format!("{} leaves the melee", f.name));
         work.push(Event::Moved {

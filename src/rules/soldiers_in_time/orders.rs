@@ -113,13 +113,12 @@ impl SoldiersInTimeRules {
             self.data
                 .order_number(p.order.name(), leader.experience, &exps)
         };
-        let number = number
-            .ok_or_else(|| {
-                refuse(
-                    RefusalKind::NotInTables,
-                    format!("the data file has no order `{}`", p.order.name()),
-                )
-            })?;
+        let number = number.ok_or_else(|| {
+            refuse(
+                RefusalKind::NotInTables,
+                format!("the data file has no order `{}`", p.order.name()),
+            )
+        })?;
         obey.push(leader.id);
         Ok(ActivatePlan {
             leader: leader.id,

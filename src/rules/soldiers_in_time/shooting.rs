@@ -132,7 +132,7 @@ impl SoldiersInTimeRules {
             .value;
         // 11: "Hidden troops receive a +2 because of the benefit of cover",
         // unless a hit within 2 in exposed them.
-        if t.concealed && !st(t).exposed_until.is_some_and(|u| state.turn <= u) {
+        if t.concealed && st(t).exposed_until.is_none_or(|u| state.turn > u) {
             m.push(("hidden target", fire.hidden_target_add));
         } else if cover == Cover::Hard {
             m.push(("hard cover", fire.hard_cover_add));
