@@ -180,13 +180,26 @@ pub fn actions() -> Vec<ActionSpec> {
         )
         .param(figure("figure", "the man who reloads"))
         .in_phases(&["shooting"]),
-        ActionSpec::new(
-            "leave-melee",
-            "Leave melee",
-            "a man in contact walks away on a passed activation check",
-        )
-        .param(figure("figure", "the man who leaves"))
-        .param(ParamSpec::given("to_in", ParamKind::Point, "where he goes"))
-        .param(facing()),
+        leave_melee(),
     ]
+}
+
+/// 5.5, Leaving Melee: any phase, on a passed activation check.
+fn leave_melee() -> ActionSpec {
+    ActionSpec::new(
+        "leave-melee",
+        "Leave melee",
+        "a man in contact walks away on a passed activation check",
+    )
+    .param(ParamSpec::actor(
+        "figure",
+        ParamKind::Figure,
+        "the man who leaves",
+    ))
+    .param(ParamSpec::given("to_in", ParamKind::Point, "where he goes"))
+    .param(ParamSpec::optional(
+        "facing_deg",
+        ParamKind::Number,
+        "facing at the end",
+    ))
 }
