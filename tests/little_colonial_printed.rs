@@ -952,3 +952,214 @@ fn a_ruthless_sides_wounded_die_when_an_enemy_reaches_them() {
     let (after, _) = run(&s, &short, &[]);
     assert_eq!(named(&after, "Left").wound, Some(Wound::Serious));
 }
+
+/// "However, if at any time an enemy figure comes adjacent (in base to
+/// base/figure contact) to any of the enemy wounded, they are immediately
+/// declared and considered dead": at any time, so after a reform, a drag
+/// and a demoralised man's flight as after a move.
+#[test]
+fn ruthless_wounded_die_when_a_reform_or_a_drag_reaches_them() {
+    let left = |x: f64, y: f64| {
+        fig(
+            "Left",
+            "warrior",
+            "Moros",
+            x,
+            y,
+            270.0,
+            r#"status = { wound = "torso" }"#,
+        )
+    };
+    let far = fig("W", "warrior", "Moros", 20.0, 50.0, 270.0, "");
+    let sides = (r#"wounded = "compassionate""#, r#"wounded = "ruthless""#);
+    // Line 3 (19.5, 9) closes up 2 in to the right, beside him.
+    let mut s = state(sides.0, sides.1, &(lt() + LINE + &left(22.5, 9.0) + &far));
+    card(&mut s, "Lt");
+    let reform = action(
+        "reform",
+        json!({ "unit": "Line", "moves": [{ "figure": "Line 3", "to_in": [21.5, 9.0] }] }),
+    );
+    let (after, _) = run(&s, &reform, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
+    // Help drags Down back from (21, 12) to (21, 9.33), beside him.
+    let extra =
+        lt() + &fig(
+            "Down",
+            "private",
+            "Spanish",
+            20.0,
+            12.0,
+            90.0,
+            r#"status = { wound = "leg" }"#,
+        ) + &fig("Help", "private", "Spanish", 21.0, 12.0, 90.0, "")
+            + &left(22.2, 9.0)
+            + &far;
+    let mut s = state(sides.0, sides.1, &extra);
+    card(&mut s, "Lt");
+    let drag = action(
+        "drag",
+        json!({ "wounded": "Down", "helpers": ["Help"], "to_in": [21.0, 2.0] }),
+    );
+    let (after, _) = run(&s, &drag, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
+}
+
+#[test]
+fn a_fleeing_man_reaching_ruthless_wounded_kills_them() {
+    // Runner falls back 9.6 in to (20, 29.6), beside the Spaniard Hurt.
+    let extra = fig(
+        "Runner",
+        "warrior",
+        "Moros",
+        20.0,
+        20.0,
+        270.0,
+        r#"status = { level = "raw", entry-in = "20.0, 50.0" }"#,
+    ) + &fig(
+        "Hurt",
+        "private",
+        "Spanish",
+        21.0,
+        29.6,
+        90.0,
+        r#"status = { wound = "torso" }"#,
+    ) + &fig("Spaniard", "private", "Spanish", 20.0, 5.0, 90.0, "");
+    let mut s = state(
+        r#"wounded = "ruthless""#,
+        r#"chits = "0,5,5,5,5", wounded = "compassionate""#,
+        &extra,
+    );
+    s.decks[0].draw = vec!["end-of-turn".into()];
+    s.decks[0].discard.clear();
+    let (after, _) = run(&s, &action("draw", json!({})), &[1, 4, 4, 4]);
+    assert_relative_eq!(
+        named(&after, "Runner").placement.center_in_table.y,
+        29.6,
+        epsilon = 0.03
+    );
+    assert_eq!(named(&after, "Hurt").wound, Some(Wound::Killed));
+}
+
+/// "While the "Civilised" player is certainly allowed to be Ruthless during
+/// a game, his forces will suffer a 5% decrease in Morale if he chooses to
+/// do so (reflected in the overall number of chits/movement cards
+/// allowed)."
+#[test]
+fn a_ruthless_civilised_side_has_5_percent_fewer_chits() {
+    let unit = |name: &str, side: &str, y: f64, facing: f64| {
+        format!(
+            r#"
+[[unit]]
+name = "{name}"
+side = "{side}"
+formation = "line"
+frontage = 10
+count = 60
+x_in = 30.0
+y_in = {y}
+facing_deg = {facing}
+weapon = "rifle"
+melee_weapon = "bayonet"
+experience = 2
+status = {{ level = "regular" }}
+"#
+        )
+    };
+    let piles = |spanish: &str, moros: &str| {
+        let text = scenario_text(
+            spanish,
+            moros,
+            &(unit("Tercio", "Spanish", 10.0, 90.0) + &unit("Moros", "Moros", 40.0, 270.0)),
+        );
+        let registry = Registry::builtin().expect("rule sets");
+        let s = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
+            .expect("scenario")
+            .state;
+        (
+            side_st(&s, 0).piles().to_vec(),
+            side_st(&s, 1).piles().to_vec(),
+        )
+    };
+    // 60 men: 20 chits; Ruthless and civilised, 5% off: 19.
+    let (spanish, moros) = piles(r#"wounded = "ruthless""#, r#"wounded = "ruthless""#);
+    assert_eq!(spanish, [3, 3, 3, 3, 7]);
+    // The natives are not "civilised"; a Compassionate side keeps its chits.
+    assert_eq!(moros, [4, 4, 4, 4, 4]);
+    let (spanish, _) = piles(r#"wounded = "compassionate""#, r#"wounded = "ruthless""#);
+    assert_eq!(spanish, [4, 4, 4, 4, 4]);
+    assert_eq!(data().morale.ruthless_civilised_percent, 5);
+}
+
+/// "To hit with roundshot: You must designate a target point within LOS
+/// and throw a die."
+#[test]
+fn the_guns_target_point_must_be_in_sight() {
+    let mut s = gun_state();
+    s.terrain.push(spotter::geometry::TerrainArea {
+        name: "house".into(),
+        kinds: vec![spotter::geometry::TerrainKind::Blocking],
+        polygon_in: vec![
+            nalgebra::Point2::new(6.0, 31.0),
+            nalgebra::Point2::new(8.0, 31.0),
+            nalgebra::Point2::new(8.0, 33.0),
+            nalgebra::Point2::new(6.0, 33.0),
+        ],
+    });
+    let at = |x: f64, y: f64| {
+        action(
+            "artillery",
+            json!({ "gun": "Gun", "ammo": "roundshot", "at_in": [x, y] }),
+        )
+    };
+    assert!(refused(&s, &at(12.0, 34.0), RefusalKind::OutOfSight).contains("house"));
+    rules()
+        .check(&s, &at(12.0, 30.0))
+        .expect("a clear line to the point");
+}
+
+/// "Formation fire: You can fire through the base of a friendly figure if
+/// the figure you are firing with is directly behind and adjacent to the
+/// figure you are firing through (around)."
+#[test]
+fn formation_fire_passes_only_the_friend_directly_in_front() {
+    let extra = lt()
+        + &fig("Back", "private", "Spanish", 20.0, 10.0, 90.0, "")
+        + &fig("Front", "private", "Spanish", 20.0, 11.0, 90.0, "")
+        + &fig("W", "warrior", "Moros", 20.0, 20.0, 270.0, "");
+    let mut s = state("", "", &extra);
+    card(&mut s, "Lt");
+    let fire = |firers: &[&str], formation: bool| {
+        action(
+            "fire",
+            json!({ "firers": firers, "target": "W", "formation": formation }),
+        )
+    };
+    rules()
+        .check(&s, &fire(&["Back"], true))
+        .expect("Back is directly behind and adjacent to Front");
+    // Activated fire (out of formation): the text sets no such limit.
+    rules()
+        .check(&s, &fire(&["Back"], false))
+        .expect("activated fire");
+    // A friend 3 in ahead is not the man directly in front.
+    let i = named(&s, "Front").id.index();
+    s.figures[i].placement.center_in_table.y = 14.0;
+    let why = refused(&s, &fire(&["Back"], true), RefusalKind::OutOfSight);
+    assert!(why.contains("directly behind and adjacent"), "{why}");
+    rules()
+        .check(&s, &fire(&["Back"], false))
+        .expect("activated fire");
+    // With a clear man beside him, the rest fire: one rifle's die.
+    let extra = lt()
+        + &fig("Back", "private", "Spanish", 20.0, 10.0, 90.0, "")
+        + &fig("Front", "private", "Spanish", 20.0, 14.0, 90.0, "")
+        + &fig("Side", "private", "Spanish", 23.0, 10.0, 90.0, "")
+        + &fig("W", "warrior", "Moros", 20.0, 20.0, 270.0, "");
+    let mut two = state("", "", &extra);
+    card(&mut two, "Lt");
+    let (_, ev) = run(&two, &fire(&["Back", "Side"], true), &[1]);
+    assert!(
+        notes(&ev).iter().any(|n| n.contains("Back's line of fire")),
+        "{ev:#?}"
+    );
+}

@@ -319,6 +319,7 @@ fn stopping_inside_a_minefield_rolls_once_now_and_once_moving_on() {
         order: Order::ForwardMarch,
         passed: true,
         by: None,
+        away: false,
     });
     let out = action(
         "move",
@@ -368,7 +369,8 @@ fn the_melee_loser_retreats_1_in() {
     );
     // Equal totals: nobody moves.
     let (after, _) = run(&s, &action("melee", json!({ "a": "A", "b": "B" })), &[4, 4]);
-    assert_eq!(after.figures, s.figures);
+    let at = |g: &GameState| -> Vec<_> { g.figures.iter().map(|f| f.placement).collect() };
+    assert_eq!(at(&after), at(&s));
 }
 
 #[test]
@@ -588,4 +590,364 @@ fn range_cover_moving_and_size_modify_the_shot() {
     );
     assert_relative_eq!(p("Runner"), hit(d.fire.moving_target_add), epsilon = 1e-12);
     assert_relative_eq!(p("Rider"), hit(d.fire.mounted_target_add), epsilon = 1e-12);
+}
+
+/// A scenario of Red's figures `figs` and one Black man, as the loader
+/// reads it (set-up checks included).
+fn load(figs: &str) -> Result<GameState, String> {
+    let text = format!(
+        r#"
+name = "t"
+rule_set = "soldiers-in-time"
+[table]
+width_in = 60.0
+depth_in = 60.0
+[[side]]
+name = "Red"
+kind = "european"
+status = {{ colour = "red" }}
+[[side]]
+name = "Black"
+kind = "native"
+status = {{ colour = "black" }}
+{figs}
+{}
+"#,
+        fig("Enemy", "Black", 50.0, 50.0, 270.0, "")
+    );
+    let registry = spotter::rules::Registry::builtin().expect("rule sets");
+    spotter::game::Scenario::from_source(
+        &spotter::spec::SourceFile::from_text("t.toml", text),
+        &registry,
+    )
+    .map(|s| s.state)
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn one_leader_for_every_10_men_at_set_up() {
+    // 10.2: "As a rule, for every 10 soldiers you have on your force you
+    // must make one soldier of your choice a leader."
+    let men = |n: usize, leaders: usize| -> String {
+        (0..n)
+            .map(|i| {
+                let extra = if i < leaders { "leader = true" } else { "" };
+                fig(
+                    &format!("M{i}"),
+                    "Red",
+                    5.0 + i as f64 * 1.5,
+                    10.0,
+                    90.0,
+                    extra,
+                )
+            })
+            .collect()
+    };
+    let why = load(&men(10, 0)).expect_err("ten men without a leader");
+    assert!(why.contains("Red has 10 men and 0 leader"), "{why}");
+    assert!(why.contains("leader = true"), "{why}");
+    let mut s = load(&men(10, 1)).expect("ten men and their leader");
+    load(&men(9, 0)).expect("nine men need no leader");
+    let why = load(&men(20, 1)).expect_err("twenty men and one leader");
+    assert!(why.contains("makes 2"), "{why}");
+    // The same check, typed, on a state whose leader is gone.
+    let m0 = named(&s, "M0").id;
+    s.figures[m0.index()].leader = false;
+    match rules().prepare(&mut s) {
+        Err(spotter::rules::RuleError::Refused(r)) => {
+            assert_eq!(r.kind, RefusalKind::NoOrder);
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_hit_exposes_every_hidden_figure_within_2_in() {
+    // 11: "Note: Hidden troops receive a +2 because of the benefit of
+    // cover. If there is a hit then all troops in a 2 inch radius are
+    // automatically exposed and no will not receive the +2 benefit of cover
+    // in the next turn."
+    let order = "loaded = true\nstatus = { order = \"independent-fire\" }";
+    let figs = fig("Shot1", "Red", 10.0, 10.0, 90.0, order)
+        + &fig("Shot2", "Red", 12.0, 10.0, 90.0, order)
+        + &fig("Hid1", "Black", 10.0, 16.0, 270.0, "concealed = true")
+        // 0.5 in from Hid1, base to base.
+        + &fig("Hid2", "Black", 11.5, 16.0, 270.0, "concealed = true")
+        // 3 in from Hid1.
+        + &fig("Far", "Black", 14.0, 16.0, 270.0, "concealed = true");
+    let mut s = at_phase(state(&figs, "", ""), "shooting", 0);
+    set_deck(&mut s, "Black", &["AS"]);
+    // Hidden: +2, so 1 to 4 hits for experience 6.
+    assert_relative_eq!(
+        odd(&s, &fire("Shot2", "Hid2"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
+    // Shot1 hits Hid1 (1), damage 5, the save (an Ace) holds.
+    let (after, _) = resolve(&s, &fire("Shot1", "Hid1"), &[1, 5, 1]);
+    assert_eq!(sit(named(&after, "Hid2")).exposed_until, Some(2));
+    assert_relative_eq!(
+        odd(&after, &fire("Shot2", "Hid2"), "p_hit"),
+        0.6,
+        epsilon = 1e-12
+    );
+    assert_relative_eq!(
+        odd(&after, &fire("Shot2", "Far"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
+    // Still exposed in the next turn, hidden again after it.
+    let mut next = after.clone();
+    next.turn = 2;
+    assert_relative_eq!(
+        odd(&next, &fire("Shot2", "Hid2"), "p_hit"),
+        0.6,
+        epsilon = 1e-12
+    );
+    next.turn = 3;
+    assert_relative_eq!(
+        odd(&next, &fire("Shot2", "Hid2"), "p_hit"),
+        0.4,
+        epsilon = 1e-12
+    );
+}
+
+#[test]
+fn a_routing_figure_surrounded_surrenders_to_the_nearest_opponent() {
+    // 8: "A routing figure will not melee or shoot and must move directly
+    // toward friendly lines. If surrounded and with no gap between enemy
+    // figures, the figure will surrender to the nearest opponent."
+    let ring = fig("Caught", "Red", 10.0, 10.0, 90.0, "")
+        + &fig("E1", "Black", 11.0, 10.0, 180.0, "")
+        + &fig("E2", "Black", 9.5, 10.9, 300.0, "")
+        + &fig("E3", "Black", 9.5, 9.1, 60.0, "");
+    let mut s = at_phase(state(&ring, "", ""), "melee", 1);
+    set_deck(&mut s, "Red", &["9H"]);
+    let check = action(
+        "morale-check",
+        json!({ "figure": "Caught", "reason": "charged" }),
+    );
+    let (after, _) = resolve(&s, &check, &[1]);
+    let caught = named(&after, "Caught");
+    assert_eq!(sit(caught).removed.as_deref(), Some("surrendered to E1"));
+    assert!(!sit(caught).routed);
+    assert_eq!(caught.placement.center_in_table, Point2::new(10.0, 10.0));
+    // Two enemies on either side leave him a way out: he routs.
+    let pinned = fig("Caught", "Red", 10.0, 10.0, 90.0, "")
+        + &fig("E1", "Black", 11.0, 10.0, 180.0, "")
+        + &fig("E2", "Black", 9.0, 10.0, 0.0, "");
+    let mut s = at_phase(state(&pinned, "", ""), "melee", 1);
+    set_deck(&mut s, "Red", &["9H"]);
+    let (after, _) = resolve(&s, &check, &[1]);
+    assert!(sit(named(&after, "Caught")).routed);
+    assert!(sit(named(&after, "Caught")).removed.is_none());
+}
+
+#[test]
+fn leaving_a_melee_takes_an_activation_check() {
+    // 5.5: "Leaving Melee (during any phase): A figure in base-to-base
+    // contact with an enemy figure can move away without the 'free swing'
+    // that some rules systems would give his opponent BUT it must pass an
+    // activation check (can only be modified by any leader within 3
+    // inches). If the figure fails the activation roll, then they cannot
+    // move out of melee."
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { order = \"forward-march\" }",
+    ) + &fig("Foe", "Black", 10.0, 11.1, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "movement-men", 0);
+    let walk = action("move", json!({ "figure": "Pte", "path_in": [[10.0, 7.0]] }));
+    assert!(refused(&s, &walk, RefusalKind::Engaged).contains("leave-melee"));
+    let leave = action(
+        "leave-melee",
+        json!({ "figure": "Pte", "to_in": [10.0, 7.0] }),
+    );
+    // A 5 at or under his 6: he walks away.
+    let mut pass = s.clone();
+    set_deck(&mut pass, "Red", &["5H"]);
+    let (after, _) = run(&pass, &leave, &[1]);
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 7.0)
+    );
+    // A 9 fails: he stays, and does not try again this turn.
+    let mut fail = s.clone();
+    set_deck(&mut fail, "Red", &["9H"]);
+    let (after, _) = run(&fail, &leave, &[1]);
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 10.0)
+    );
+    assert!(refused(&after, &leave, RefusalKind::AlreadyActed).contains("this turn"));
+    // A face card is the leader's modifier: it passes only with a leader
+    // within 3 in.
+    let mut king = s.clone();
+    set_deck(&mut king, "Red", &["KH"]);
+    let (after, _) = run(&king, &leave, &[1]);
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 10.0)
+    );
+    let led = figs + &fig("Sgt", "Red", 8.0, 9.0, 90.0, "leader = true");
+    let mut king = at_phase(state(&led, "", ""), "melee", 0);
+    set_deck(&mut king, "Red", &["KH"]);
+    let (after, _) = run(&king, &leave, &[1]);
+    assert_eq!(
+        named(&after, "Pte").placement.center_in_table,
+        Point2::new(10.0, 7.0)
+    );
+}
+
+/// A bolt thrower of experience 3 facing an enemy 10 in off, with `crew`.
+fn bolt_thrower(extra: &str) -> GameState {
+    let figs = fig(
+        "Engine",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        &format!(
+            "weapon = \"bolt-thrower\"\nexperience = 3\nstatus = {{ \"loaded-with\" = \"shot\"{extra} }}"
+        ),
+    )
+    .replace("weapon = \"musket\"\n", "")
+    .replace("experience = 6\n", "")
+        + &fig("Target", "Black", 10.0, 20.0, 270.0, "");
+    at_phase(state(&figs, "", ""), "shooting", 0)
+}
+
+#[test]
+fn the_best_crew_members_skill_aims_the_gun() {
+    // 9: "The crew experience level for each artillery figure is assigned
+    // by the players. The "to hit" number is the missile skill number of
+    // the most experienced gun crew member."
+    let shot = action("artillery", json!({ "gun": "Engine", "target": "Target" }));
+    let s = bolt_thrower(", crew = \"3,7,5\"");
+    assert_relative_eq!(odd(&s, &shot, "p_hit"), 0.7, epsilon = 1e-12);
+    // No crew given: the stand's own experience.
+    assert_relative_eq!(odd(&bolt_thrower(""), &shot, "p_hit"), 0.3, epsilon = 1e-12);
+}
+
+#[test]
+fn a_gun_is_unusable_once_its_hit_points_are_spent() {
+    // 9: "HP=hit points/experience points for the weapon. This is the
+    // damage the weapon can sustain before becoming unusable. If the missile
+    // weapon takes less then the HP number in damage it is still in working
+    // condition." (The bolt thrower's 6 is a house value.)
+    let shot = action("artillery", json!({ "gun": "Engine", "target": "Target" }));
+    let s = bolt_thrower(", \"weapon-damage\" = \"4\"");
+    rules().check(&s, &shot).expect("4 of 6: it works");
+    // The enemy's musket hits the engine for 2 (a 1 to hit, a 2 on the
+    // d10), its crew saves on the Ace.
+    let mut black = at_phase(s, "shooting", 1);
+    let t = named(&black, "Target").id;
+    black.figures[t.index()].loaded = true;
+    black.figures[t.index()].rules.soldiers_in_time_mut().order =
+        Some(spotter::rules::soldiers_in_time::status::Ordered {
+            order: Order::IndependentFire,
+            passed: true,
+            by: None,
+            away: false,
+        });
+    set_deck(&mut black, "Red", &["AH"]);
+    let (after, _) = resolve(&black, &fire("Target", "Engine"), &[1, 2, 1]);
+    assert_eq!(sit(named(&after, "Engine")).weapon_damage, 6);
+    let why = refused(
+        &at_phase(after, "shooting", 0),
+        &shot,
+        RefusalKind::CannotDo,
+    );
+    assert!(why.contains("unusable"), "{why}");
+}
+
+#[test]
+fn follow_him_away_from_the_enemy_is_checked_against_the_leader() {
+    // 5.2, Follow Him: "Flip a card for an Activation Check and use the
+    // worst experience rating instead of the leader's, unless they are
+    // moving away from known or suspected enemy positions."
+    let figs = fig(
+        "Sgt",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "leader = true\nexperience = 8",
+    )
+    .replace("experience = 6\n", "")
+        + &fig("Pte", "Red", 12.0, 10.0, 90.0, "experience = 3").replace("experience = 6\n", "")
+        + &fig("Enemy", "Black", 11.0, 30.0, 270.0, "");
+    let mut s = at_phase(state(&figs, "", ""), "command", 0);
+    set_deck(&mut s, "Red", &["6H"]);
+    let order = |away: bool| {
+        action(
+            "activate",
+            json!({ "leader": "Sgt", "order": "follow-him", "men": ["Pte"], "away": away }),
+        )
+    };
+    // Towards the enemy: the worst, 3, and a 6 fails.
+    let (toward, _) = run(&s, &order(false), &[1]);
+    assert!(!sit(named(&toward, "Pte")).order.expect("ordered").passed);
+    // Away: the leader's 8, and the 6 passes.
+    let (away, _) = run(&s, &order(true), &[1]);
+    assert!(sit(named(&away, "Pte")).order.expect("ordered").passed);
+    let moving = at_phase(away, "movement-men", 0);
+    let mv = |y: f64| action("move", json!({ "figure": "Pte", "path_in": [[12.0, y]] }));
+    rules()
+        .check(&moving, &mv(5.0))
+        .expect("back, away from the enemy");
+    assert!(refused(&moving, &mv(14.0), RefusalKind::Movement).contains("away from the enemy"));
+}
+
+#[test]
+fn a_footman_not_engaged_may_dodge_the_horse() {
+    // 5.5: "If the figure struck was not engaged in melee by the active
+    // rider or another member of the rider's unit, he can make an Action
+    // check immediately and use it to dodge out of the way if there is
+    // space to the side, or to attack the rider or horse."
+    let rider = fig(
+        "Rider",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        r#"mount_speed = "canter""#,
+    )
+    .replace("base = \"foot\"", "base = \"mounted\"");
+    let figs = rider + &fig("Foot", "Black", 10.0, 11.8, 270.0, "");
+    let mut s = at_phase(state(&figs, "", ""), "melee", 0);
+    let impact = |answer: &str| {
+        action(
+            "horse-impact",
+            json!({ "rider": "Rider", "footman": "Foot", "answer": answer }),
+        )
+    };
+    // The horse goes in (5), Foot's action check passes (3): no impact.
+    set_deck(&mut s, "Red", &["5H"]);
+    set_deck(&mut s, "Black", &["3S"]);
+    let (after, ev) = run(&s, &impact("dodge"), &[1, 1]);
+    assert_eq!(named(&after, "Foot").wound, None);
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact"))
+    );
+    // His check fails (9): the horse is on him (d10 1 at a canter: damage
+    // 1 + 2 = 3, his save on 3 holds with the 2).
+    let mut fails = s.clone();
+    set_deck(&mut fails, "Black", &["9S", "2S"]);
+    let (_, ev) = resolve(&fails, &impact("dodge"), &[1, 1, 1, 1]);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact"))
+    );
+    // Engaged in melee by the rider this turn: no dodge.
+    let (fought, _) = run(
+        &s,
+        &action("melee", json!({ "a": "Rider", "b": "Foot" })),
+        &[5, 5],
+    );
+    assert!(refused(&fought, &impact("dodge"), RefusalKind::Engaged).contains("engaged"));
 }

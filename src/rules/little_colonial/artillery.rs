@@ -15,7 +15,9 @@ use super::{GunKind, gun_hit_p, struck_killed_p};
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Length, RefusalKind};
-use crate::geometry::{bearing_deg, disc_touches_base, line_hits_base, point_at};
+use crate::geometry::{
+    BaseShape, Placement, bearing_deg, disc_touches_base, line_hits_base, line_of_sight, point_at,
+};
 use crate::rules::RuleError;
 use crate::rules::common::{Work, centre_gap_in, figure};
 use crate::rules::{Event, Figure, FigureId, GameState};
@@ -106,6 +108,7 @@ impl LittleColonialRules {
                 ),
             ));
         }
+        Self::check_point_in_sight(state, g, aim)?;
         let (gunners, helpers) = self.gun_crew(state, g);
         Ok(GunPlan::AtPoint {
             gun: g.id,
@@ -115,6 +118,38 @@ impl LittleColonialRules {
             gunners,
             helpers,
         })
+    }
+
+    /// "To hit with roundshot: You must designate a target point within
+    /// LOS" (shrapnel too): the line from the gun to the point crosses no
+    /// blocking terrain (the shared line of sight, its own call of too
+    /// close to call counting as seen).
+    fn check_point_in_sight(
+        state: &GameState,
+        g: &Figure,
+        aim: Point2<f64>,
+    ) -> Result<(), RuleError> {
+        let point = Placement {
+            center_in_table: aim,
+            facing_deg: 0.0,
+            shape: BaseShape::Round { diameter_in: 0.0 },
+            sigma_in: 0.0,
+        };
+        let sight = line_of_sight(&g.placement, &point, &state.terrain, 0.0);
+        if sight.clear.value || sight.clear.too_close_to_call {
+            return Ok(());
+        }
+        Err(refuse(
+            RefusalKind::OutOfSight,
+            format!(
+                "{} cannot see the point ({:.1}, {:.1}): {} is in the way",
+                g.name,
+                aim.x,
+                aim.y,
+                sight.areas.join(", ")
+            ),
+        )
+        .by(g.id))
     }
 
     /// "To hit with grapeshot: Automatic (as long as it is within range),

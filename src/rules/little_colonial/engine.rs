@@ -685,9 +685,7 @@ impl RuleSet for LittleColonialRules {
                 .iter()
                 .filter(|f| f.side == side && st(f).arrives.is_none())
                 .count();
-            let piles = self
-                .data
-                .morale_piles(u32::try_from(men).unwrap_or(u32::MAX));
+            let piles = self.side_piles(state, side, men);
             state.sides[side].rules.little_colonial_mut().chits = Some(piles);
         }
         Ok(())
@@ -736,6 +734,24 @@ impl RuleSet for LittleColonialRules {
 }
 
 /// Piles added together, for notes.
+impl LittleColonialRules {
+    /// The morale chits of `men` of `side`: a "civilised" (European) side
+    /// that wrote down Ruthless suffers "a 5% decrease in Morale".
+    pub(super) fn side_piles(&self, state: &GameState, side: usize, men: usize) -> Vec<u32> {
+        let men = u32::try_from(men).unwrap_or(u32::MAX);
+        let civilised = state
+            .sides
+            .get(side)
+            .is_some_and(|s| s.kind == crate::rules::SideKind::European);
+        if civilised && policy(state, side) == Some(WoundedPolicy::Ruthless) {
+            self.data
+                .morale_piles_cut(men, self.data.morale.ruthless_civilised_percent)
+        } else {
+            self.data.morale_piles(men)
+        }
+    }
+}
+
 pub(super) fn piles_text(piles: &[u32]) -> String {
     piles
         .iter()

@@ -49,6 +49,8 @@ pub(super) struct AreaPlan {
     pub range: Length<Centimetre>,
     pub need: u32,
     pub hits: HitArea,
+    /// Why the firers who hold their fire do (a friend in the way).
+    pub blocked: Vec<String>,
 }
 
 impl LittleColonialRules {
@@ -367,8 +369,65 @@ impl LittleColonialRules {
         remove: &[String],
     ) -> Result<AreaPlan, RuleError> {
         let firers: Vec<&Figure> = firers.iter().copied().filter(|f| in_the_fight(f)).collect();
-        let (front, dice_n, third_n, add) = self.fire_boxes(state, &firers, formation)?;
-        let at = centroid(&firers);
+        self.fire_boxes(state, &firers, formation)?;
+        let target = self.area_target(state, &firers, target_side, formation)?;
+        // Those whose line of fire passes over a friend they may not fire
+        // through hold their fire; the rest fire.
+        let mut blocked = Vec::new();
+        let mut firing = Vec::new();
+        for f in firers {
+            match self.friend_in_the_way(state, f, target, formation) {
+                Some(friend) => blocked.push((f, friend)),
+                None => firing.push(f),
+            }
+        }
+        let blocked: Vec<String> = blocked
+            .into_iter()
+            .map(|(f, friend)| {
+                format!(
+                    "{}'s line of fire to {} passes over {friend}'s base, and he is not directly \
+                     behind and adjacent to him: he does not fire",
+                    f.name, target.name
+                )
+            })
+            .collect();
+        if firing.is_empty() {
+            let why = blocked.first().cloned().unwrap_or_default();
+            return Err(refuse(RefusalKind::OutOfSight, why));
+        }
+        let (front, dice_n, third_n, add) = self.fire_boxes(state, &firing, formation)?;
+        let at = centroid(&firing);
+        let range = self.in_cm(Length::path(
+            (target.placement.center_in_table - at).norm(),
+            &target.placement,
+        ));
+        let need = self.range_need(range, &target.name)?;
+        let n_firers = u32::try_from(firing.len()).unwrap_or(u32::MAX);
+        let hits = self.hit_area(state, target, at, n_firers, remove)?;
+        Ok(AreaPlan {
+            firers: firing.iter().map(|f| f.id).collect(),
+            front,
+            dice_n,
+            third_n,
+            add,
+            range,
+            need,
+            hits,
+            blocked,
+        })
+    }
+
+    /// "you must trace a line to the nearest enemy figure (not in close
+    /// combat)": the nearest to the firers' centre, in the 90 degree arc
+    /// in formation.
+    fn area_target<'a>(
+        &self,
+        state: &'a GameState,
+        firers: &[&Figure],
+        target_side: usize,
+        formation: bool,
+    ) -> Result<&'a Figure, RuleError> {
+        let at = centroid(firers);
         let eligible = |t: &Figure| {
             !formation
                 || firers.iter().any(|f| {
@@ -379,7 +438,7 @@ impl LittleColonialRules {
                     ) <= self.data.fire.arc_deg / 2.0
                 })
         };
-        let target = state
+        state
             .figures
             .iter()
             .filter(|t| {
@@ -398,24 +457,57 @@ impl LittleColonialRules {
                     RefusalKind::OutOfSight,
                     "no target in the arc of fire that is not in close combat",
                 )
-            })?;
-        let range = self.in_cm(Length::path(
-            (target.placement.center_in_table - at).norm(),
-            &target.placement,
-        ));
-        let need = self.range_need(range, &target.name)?;
-        let n_firers = u32::try_from(firers.len()).unwrap_or(u32::MAX);
-        let hits = self.hit_area(state, target, at, n_firers, remove)?;
-        Ok(AreaPlan {
-            firers: firers.iter().map(|f| f.id).collect(),
-            front,
-            dice_n,
-            third_n,
-            add,
-            range,
-            need,
-            hits,
-        })
+            })
+    }
+
+    /// The friend whose base `f`'s line of fire to `t` passes over, if he
+    /// may not fire through it, in formation fire: "You can fire through
+    /// the base of a friendly figure if the figure you are firing with is
+    /// directly behind and adjacent to the figure you are firing through"
+    /// (activated fire: the text sets no such limit, none is checked). A
+    /// friend is
+    /// passed when he stands adjacent (the flank's 1.25 cm, base to base)
+    /// in front (within the front's 45 degrees) of the firer, or of a
+    /// friend the firer already fires through (the third rank through the
+    /// second and the first).
+    fn friend_in_the_way(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        t: &Figure,
+        formation: bool,
+    ) -> Option<String> {
+        let (a, b) = (f.placement.center_in_table, t.placement.center_in_table);
+        let mut crossed: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|g| {
+                g.side == f.side
+                    && g.id != f.id
+                    && in_the_fight(g)
+                    && line_hits_base(a, b, &g.placement)
+            })
+            .collect();
+        if !formation {
+            return None;
+        }
+        let cc = &self.data.close_combat;
+        let adjacent_in = self.inches(cc.flank_gap_cm);
+        let mut through: Vec<&Figure> = vec![f];
+        while let Some(i) = crossed.iter().position(|g| {
+            through.iter().any(|h| {
+                range_in(&h.placement, &g.placement, RangeMethod::EdgeToEdge).value_in
+                    <= adjacent_in
+                    && angle_off_facing_deg(
+                        h.placement.center_in_table,
+                        h.placement.facing_deg,
+                        g.placement.center_in_table,
+                    ) <= cc.front_half_arc_deg
+            })
+        }) {
+            through.push(crossed.remove(i));
+        }
+        crossed.first().map(|g| g.name.clone())
     }
 
     /// Area fire (see [`Self::area_plan`]), resolved on the working copy.
@@ -442,6 +534,9 @@ impl LittleColonialRules {
         dice: &mut dyn Dice,
     ) -> Result<(), RuleError> {
         let target = work.fig(plan.hits.target)?.clone();
+        for why in &plan.blocked {
+            work.note(why.clone());
+        }
         work.push(Event::Measured(plan.range.reading(
             format!("range to {}", target.name),
             &self.data.fire.band_edges_cm,

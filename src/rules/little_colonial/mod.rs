@@ -155,6 +155,10 @@ pub struct MoraleData {
     /// Demoralised troops fall back this many times their allowance at
     /// the End of Turn.
     pub flee_allowance_factor: f64,
+    /// "While the "Civilised" player is certainly allowed to be Ruthless
+    /// during a game, his forces will suffer a 5% decrease in Morale":
+    /// percent of the chits taken off.
+    pub ruthless_civilised_percent: u32,
     #[serde(default)]
     pub house: House,
 }
@@ -401,7 +405,19 @@ impl LittleColonial {
     /// Morale chits: one per `men_per_chit` men; five equal piles, the odd
     /// chits on the last.
     pub fn morale_piles(&self, men: u32) -> Vec<u32> {
+        self.piles_of(men / self.morale.men_per_chit.max(1))
+    }
+
+    /// The chits of `men`, less `cut_percent` of them (rounded to the
+    /// nearest chit, a half up: a Ruthless "civilised" side's 5%).
+    pub fn morale_piles_cut(&self, men: u32, cut_percent: u32) -> Vec<u32> {
         let chits = men / self.morale.men_per_chit.max(1);
+        let off = (u64::from(chits) * u64::from(cut_percent) + 50) / 100;
+        self.piles_of(chits.saturating_sub(u32::try_from(off).unwrap_or(u32::MAX)))
+    }
+
+    /// `chits` in five equal piles, the odd chits on the last.
+    fn piles_of(&self, chits: u32) -> Vec<u32> {
         let n = u32::try_from(self.morale.piles.len()).unwrap_or(1).max(1);
         let each = chits / n;
         let mut piles = vec![each; n as usize];

@@ -347,7 +347,8 @@ impl LittleColonialRules {
     /// "However, if at any time an enemy figure comes adjacent (in base to
     /// base/figure contact) to any of the enemy wounded, they are
     /// immediately declared and considered dead": a Ruthless side's
-    /// seriously wounded beside the figure that moved die.
+    /// seriously wounded beside the figure that moved die (after any move:
+    /// a walk, a reform, a drag, a demoralised man's flight).
     pub(super) fn ruthless_wounded_taken(
         &self,
         work: &mut Work,
@@ -469,6 +470,7 @@ impl LittleColonialRules {
             let d = (to - f.placement.center_in_table).norm();
             work.push(Event::Measured(reading));
             push_moved(&mut work, id, to, facing, d);
+            self.ruthless_wounded_taken(&mut work, id)?;
         }
         Ok(work.into_events())
     }
@@ -598,6 +600,9 @@ impl LittleColonialRules {
                 walk.heading_deg,
                 walk.walked_in,
             );
+        }
+        for id in plan.helpers.iter().chain([&plan.wounded]) {
+            self.ruthless_wounded_taken(&mut work, *id)?;
         }
         Ok(work.into_events())
     }

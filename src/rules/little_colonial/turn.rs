@@ -238,9 +238,7 @@ impl LittleColonialRules {
             if men == 0 {
                 continue;
             }
-            let theirs = self
-                .data
-                .morale_piles(u32::try_from(men).unwrap_or(u32::MAX));
+            let theirs = self.side_piles(&work.now, side, men);
             let piles = joined_piles(&work.now, side, &theirs);
             work.note(format!(
                 "{men} reinforcements arrive for {}: chits {} + {} = {}",
@@ -316,6 +314,7 @@ impl LittleColonialRules {
                 distance_in: walk.walked_in,
                 through_rough: false,
             });
+            self.ruthless_wounded_taken(work, f.id)?;
         }
         Ok(())
     }

@@ -29,6 +29,7 @@ pub enum Action {
     HorseImpact(ImpactParams),
     FollowThrough(FollowParams),
     MoraleCheck(MoraleParams),
+    LeaveMelee(LeaveParams),
 }
 
 impl Action {
@@ -48,6 +49,7 @@ impl Action {
         "horse-impact",
         "follow-through",
         "morale-check",
+        "leave-melee",
     ];
 
     /// The action's name.
@@ -67,6 +69,7 @@ impl Action {
             Self::HorseImpact(_) => "horse-impact",
             Self::FollowThrough(_) => "follow-through",
             Self::MoraleCheck(_) => "morale-check",
+            Self::LeaveMelee(_) => "leave-melee",
         }
     }
 
@@ -86,6 +89,10 @@ pub struct ActivateParams {
     pub order: super::status::Order,
     /// The men the order is for (those within command range obey).
     pub men: Vec<String>,
+    /// Follow Him, moving away from known or suspected enemy positions
+    /// (5.2): checked against the leader's number, not the worst.
+    #[serde(default)]
+    pub away: bool,
 }
 
 /// A figure outside every leader's command range flips a card on the out
@@ -193,6 +200,20 @@ pub struct GrenadeParams {
 pub struct ImpactParams {
     pub rider: String,
     pub footman: String,
+    /// What the footman does with his action check before the impact
+    /// (5.5), when the rider's unit has not engaged him in melee.
+    #[serde(default)]
+    pub answer: Option<ImpactAnswer>,
+}
+
+/// 5.5: a footman struck by a horse "can make an Action check immediately
+/// and use it to dodge out of the way if there is space to the side, or to
+/// attack the rider or horse".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImpactAnswer {
+    Dodge,
+    Attack,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,4 +230,15 @@ pub struct FollowParams {
 pub struct MoraleParams {
     pub figure: String,
     pub reason: String,
+}
+
+/// 5.5, Leaving Melee: a figure in base contact with an enemy walks away
+/// to `to_in` if he passes an activation check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaveParams {
+    pub figure: String,
+    pub to_in: [f64; 2],
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
 }

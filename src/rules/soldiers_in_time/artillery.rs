@@ -213,6 +213,18 @@ impl SoldiersInTimeRules {
         let Some(kind) = w.artillery else {
             return Err(refuse(RefusalKind::CannotDo, format!("{} has no gun", g.name)).by(g.id));
         };
+        if let Some(hp) = w.hit_points.filter(|hp| st(g).weapon_damage >= *hp) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{}'s {} has taken {} damage, its {hp} hit points: it is unusable",
+                    g.name,
+                    g.weapon,
+                    st(g).weapon_damage
+                ),
+            )
+            .by(g.id));
+        }
         if st(g).moved_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
@@ -264,6 +276,13 @@ impl SoldiersInTimeRules {
         })
     }
 
+    /// 9: "The 'to hit' number is the missile skill number of the most
+    /// experienced gun crew member": the best of the crew's experience
+    /// numbers (the stand's own experience when no crew is given).
+    pub(super) fn gun_skill(g: &Figure) -> u8 {
+        st(g).crew.iter().copied().max().unwrap_or(g.experience)
+    }
+
     /// Damage dice, damage added, P(hit) and the to-hit modifier of a gun's
     /// shot.
     fn gun_numbers(
@@ -285,13 +304,13 @@ impl SoldiersInTimeRules {
             ArtilleryKind::BoltThrower => (
                 sp.bolt_thrower_damage_dice,
                 sp.bolt_thrower_damage_add,
-                hit_p(self.data.fire.die, m, g.experience),
+                hit_p(self.data.fire.die, m, Self::gun_skill(g)),
                 m,
             ),
             ArtilleryKind::Cannon => (
                 plan.weapon.damage_dice,
                 plan.weapon.damage_add,
-                hit_p(self.data.fire.die, m, g.experience),
+                hit_p(self.data.fire.die, m, Self::gun_skill(g)),
                 m,
             ),
         }
@@ -337,7 +356,7 @@ impl SoldiersInTimeRules {
         let landed = match plan.kind {
             ArtilleryKind::Catapult if h <= self.data.special.catapult_hit_max => Some(aim),
             ArtilleryKind::Catapult => Some(self.scatter(&mut work, from, aim, dice, g.id)?),
-            _ if hits(h, modifier, g.experience) => Some(aim),
+            _ if hits(h, modifier, Self::gun_skill(g)) => Some(aim),
             _ => None,
         };
         let Some(landed) = landed else {

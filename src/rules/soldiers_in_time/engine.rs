@@ -260,6 +260,7 @@ impl SoldiersInTimeRules {
                 Action::HorseImpact(p) => self.resolve_impact(state, p, dice),
                 Action::FollowThrough(p) => self.resolve_follow(state, p),
                 Action::MoraleCheck(p) => self.resolve_morale(state, p, dice),
+                Action::LeaveMelee(p) => self.resolve_leave(state, p, dice),
             },
             other => Err(unsupported(other)),
         }
@@ -288,6 +289,7 @@ impl SoldiersInTimeRules {
                 Action::HorseImpact(p) => self.plan_impact(state, p).map(drop),
                 Action::FollowThrough(p) => self.resolve_follow(state, p).map(drop),
                 Action::MoraleCheck(p) => self.plan_morale(state, p).map(drop),
+                Action::LeaveMelee(p) => self.plan_leave(state, p).map(drop),
             },
             other => Err(unsupported(other)),
         }
@@ -350,6 +352,36 @@ impl SoldiersInTimeRules {
         Ok(work.into_events())
     }
 
+    /// 10.2: "As a rule, for every 10 soldiers you have on your force you
+    /// must make one soldier of your choice a leader." Every figure of a
+    /// side counts, its leaders among them.
+    pub(super) fn check_leaders(&self, state: &GameState) -> Result<(), RuleError> {
+        for (side, s) in state.sides.iter().enumerate() {
+            let men = state.figures.iter().filter(|f| f.side == side).count();
+            let leaders = state
+                .figures
+                .iter()
+                .filter(|f| f.side == side && f.leader)
+                .count();
+            let needed = self
+                .data
+                .leaders_needed(u32::try_from(men).unwrap_or(u32::MAX));
+            if u32::try_from(leaders).unwrap_or(u32::MAX) < needed {
+                return Err(refuse(
+                    RefusalKind::NoOrder,
+                    format!(
+                        "{} has {men} men and {leaders} leader(s): one leader for every {} men \
+                         makes {needed}; set `leader = true` on {} more of them",
+                        s.name,
+                        self.data.command.men_per_leader,
+                        needed as usize - leaders
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Orders and the charge bonus last one turn; independent fire lasts
     /// until the leader dies or gives another order.
     fn new_turn(work: &mut Work) {
@@ -410,8 +442,10 @@ impl RuleSet for SoldiersInTimeRules {
     }
 
     /// Each side gets a full deck of playing cards, and the turn's card
-    /// flips a deck of their own.
+    /// flips a deck of their own. A side without its leaders (one for every
+    /// 10 men, 10.2) is refused.
     fn prepare(&self, state: &mut GameState) -> Result<(), RuleError> {
+        self.check_leaders(state)?;
         let names = (0..state.sides.len())
             .map(|side| deck_name(state, side))
             .chain([TURN_DECK.to_owned()])

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::status::{Ammo, FigureStatus, FirstSide, Order, Ordered};
+use super::status::{Ammo, FigureStatus, FirstSide, LeaveCheck, Order, Ordered};
 use crate::core::FigureId;
 use crate::rules::GameState;
 
@@ -34,6 +34,9 @@ pub enum Event {
         order: Order,
         passed: bool,
         by: Option<FigureId>,
+        /// Follow Him away from the enemy (5.2).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        away: bool,
     },
     /// His order is over (the turn ended, or the leader of an independent
     /// fire order fell).
@@ -66,6 +69,22 @@ pub enum Event {
     GrenadeThrown { figure: FigureId },
     /// The card flip of a phase: `side` goes first.
     FirstSide(FirstSide),
+    /// 11: a hit exposed these hidden figures within 2 in of it: no
+    /// hidden +2 for them up to `until_turn`.
+    Exposed {
+        figures: Vec<FigureId>,
+        until_turn: u32,
+    },
+    /// 9: his gun took `damage` against its hit points.
+    WeaponDamaged { figure: FigureId, damage: u32 },
+    /// `a` and `b` fought a melee in `turn`.
+    Fought { a: FigureId, b: FigureId, turn: u32 },
+    /// 5.5: his activation check to leave a melee this turn.
+    LeaveChecked {
+        figure: FigureId,
+        turn: u32,
+        passed: bool,
+    },
 }
 
 impl Event {
@@ -92,6 +111,7 @@ impl Event {
                 order,
                 passed,
                 by,
+                away,
             } => {
                 for id in figures {
                     status(state, *id, |s| {
@@ -99,12 +119,32 @@ impl Event {
                             order: *order,
                             passed: *passed,
                             by: *by,
+                            away: *away,
                         });
                     });
                 }
             }
             Self::FirstSide(first) => {
                 state.rules.soldiers_in_time_mut().first = Some(*first);
+            }
+            Self::Fought { a, b, turn } => {
+                for (me, them) in [(*a, *b), (*b, *a)] {
+                    status(state, me, |s| {
+                        if s.fought_turn != Some(*turn) {
+                            s.fought_with.clear();
+                        }
+                        s.fought_turn = Some(*turn);
+                        s.fought_with.push(them);
+                    });
+                }
+            }
+            Self::Exposed {
+                figures,
+                until_turn,
+            } => {
+                for id in figures {
+                    status(state, *id, |s| s.exposed_until = Some(*until_turn));
+                }
             }
             other => {
                 if let Some(id) = other.figure() {
@@ -126,7 +166,9 @@ impl Event {
             | Self::MovedThisTurn { figure, .. }
             | Self::GunLoaded { figure, .. }
             | Self::GunFired { figure }
-            | Self::GrenadeThrown { figure } => Some(*figure),
+            | Self::GrenadeThrown { figure }
+            | Self::WeaponDamaged { figure, .. }
+            | Self::LeaveChecked { figure, .. } => Some(*figure),
             _ => None,
         }
     }
@@ -150,6 +192,15 @@ impl Event {
             Self::GunLoaded { ammo, .. } => s.loaded_with = Some(*ammo),
             Self::GunFired { .. } => s.loaded_with = None,
             Self::GrenadeThrown { .. } => s.grenades = s.grenades.saturating_sub(1),
+            Self::WeaponDamaged { damage, .. } => {
+                s.weapon_damage = s.weapon_damage.saturating_add(*damage);
+            }
+            Self::LeaveChecked { turn, passed, .. } => {
+                s.leave_check = Some(LeaveCheck {
+                    turn: *turn,
+                    passed: *passed,
+                });
+            }
             _ => {}
         }
     }

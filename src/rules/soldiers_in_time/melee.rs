@@ -4,8 +4,9 @@
 //! Contact is base edge to base edge within the adjacent distance (1 in),
 //! table inches, with the positions' uncertainty.
 
-use super::action::{ImpactParams, MeleeParams};
+use super::action::{ImpactAnswer, ImpactParams, MeleeParams};
 use super::engine::{MELEE, SoldiersInTimeRules, edge_gap, in_play, refuse, routed, st, within};
+use super::event::Event as SitEvent;
 use super::status::HorseSize;
 use super::{
     NAME, activation_odds, activation_passes, damage_odds, horse_impact_distribution, melee_base,
@@ -108,12 +109,30 @@ impl SoldiersInTimeRules {
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
         let plan = self.plan_melee(state, p)?;
-        let gone = || refuse(RefusalKind::OutOfTheFight, "a figure of the melee is gone");
-        let a = state.figure(plan.a).ok_or_else(gone)?;
-        let b = state.figure(plan.b).ok_or_else(gone)?;
-        let (ta, tb) = (plan.a_total, plan.b_total);
         let mut work = Work::new(state);
-        let o = melee_odds(&self.data, ta, tb, st(b).armour);
+        self.melee_round(
+            &mut work,
+            plan.a,
+            plan.b,
+            (plan.a_total, plan.b_total),
+            dice,
+        )?;
+        Ok(work.into_events())
+    }
+
+    /// One round of melee between `a` and `b` on their totals: the odds,
+    /// a d10 each, the damage to the loser and his retreat.
+    fn melee_round(
+        &self,
+        work: &mut Work,
+        a: FigureId,
+        b: FigureId,
+        (ta, tb): (i32, i32),
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let a = work.fig(a)?.clone();
+        let b = work.fig(b)?.clone();
+        let o = melee_odds(&self.data, ta, tb, st(&b).armour);
         work.push(Event::Odds {
             purpose: format!("melee {} against {}", a.name, b.name),
             odds: named(&[
@@ -122,21 +141,26 @@ impl SoldiersInTimeRules {
                 ("p_tie", o.p_tie),
             ]),
         });
+        work.push(super::engine::sit(SitEvent::Fought {
+            a: a.id,
+            b: b.id,
+            turn: work.now.turn,
+        }));
         let rolls = work.roll(
             dice,
             2,
             self.data.melee.die,
             format!("melee {} ({ta:+}) against {} ({tb:+})", a.name, b.name),
-            Some(plan.a),
+            Some(a.id),
         )?;
         let face = |i: usize| i32::try_from(rolls[i].face).unwrap_or(i32::MAX);
         let (sa, sb) = (ta + face(0), tb + face(1));
         if sa == sb {
             work.note("equal totals: nobody strikes home (house rule)");
-            return Ok(work.into_events());
+            return Ok(());
         }
-        let (winner, loser) = if sa > sb { (a, b) } else { (b, a) };
-        self.apply_damage(&mut work, loser.id, sa.abs_diff(sb), dice)?;
+        let (winner, loser) = if sa > sb { (&a, &b) } else { (&b, &a) };
+        self.apply_damage(work, loser.id, sa.abs_diff(sb), dice)?;
         let after = work.fig(loser.id)?.clone();
         if in_play(&after) && !routed(&after) {
             let retreat = self.data.melee.retreat_in;
@@ -148,7 +172,69 @@ impl SoldiersInTimeRules {
             let e = Self::away_event(&work.now, &after, Some(from), retreat, Pace::Walk);
             work.push(e);
         }
-        Ok(work.into_events())
+        Ok(())
+    }
+
+    /// Has the rider, or a man of his unit, engaged `t` in melee this turn?
+    fn engaged_by(state: &GameState, t: &Figure, r: &Figure) -> bool {
+        let same_unit = |id: FigureId| {
+            id == r.id
+                || state
+                    .units
+                    .iter()
+                    .any(|u| u.figures.contains(&id) && u.figures.contains(&r.id))
+        };
+        st(t).fought_turn == Some(state.turn) && st(t).fought_with.iter().any(|id| same_unit(*id))
+    }
+
+    /// 5.5: "If the figure struck was not engaged in melee by the active
+    /// rider or another member of the rider's unit, he can make an Action
+    /// check immediately and use it to dodge out of the way if there is
+    /// space to the side, or to attack the rider or horse." His card
+    /// against his own experience; passed, he dodges (the player sees the
+    /// space) or fights a round of melee with the rider first (house: the
+    /// horse still hits him unless that round puts the rider out of the
+    /// fight or routs him). Returns whether the horse still hits him.
+    fn impact_answer(
+        &self,
+        work: &mut Work,
+        r: &Figure,
+        t: &Figure,
+        answer: ImpactAnswer,
+        dice: &mut dyn Dice,
+    ) -> Result<bool, RuleError> {
+        let pile = Self::deck_pile(&work.now, t.side);
+        work.push(Event::Odds {
+            purpose: format!("{} answers {}'s horse", t.name, r.name),
+            odds: named(&[(
+                "p_answers",
+                activation_odds(&self.data, &pile, t.experience, t.leader),
+            )]),
+        });
+        let card = Self::draw(work, t.side, dice)?;
+        if !activation_passes(&self.data, card, t.experience, t.leader) {
+            work.note(format!(
+                "{} fails his action check: the horse is on him",
+                t.name
+            ));
+            return Ok(true);
+        }
+        match answer {
+            ImpactAnswer::Dodge => {
+                work.note(format!(
+                    "{} dodges out of the way of {}'s horse",
+                    t.name, r.name
+                ));
+                Ok(false)
+            }
+            ImpactAnswer::Attack => {
+                work.note(format!("{} attacks {} before the impact", t.name, r.name));
+                let totals = (self.melee_total(t)?, self.melee_total(r)?);
+                self.melee_round(work, t.id, r.id, totals, dice)?;
+                let rider = work.fig(r.id)?;
+                Ok(in_play(rider) && !routed(rider))
+            }
+        }
     }
 
     pub(super) fn plan_impact<'a>(
@@ -178,6 +264,16 @@ impl SoldiersInTimeRules {
                 format!("{}'s horse does not reach {}", r.name, t.name),
             )
             .by(r.id));
+        }
+        if p.answer.is_some() && Self::engaged_by(state, t, r) {
+            return Err(refuse(
+                RefusalKind::Engaged,
+                format!(
+                    "{} is engaged in melee by {} or his unit: he cannot dodge or attack first",
+                    t.name, r.name
+                ),
+            )
+            .by(t.id));
         }
         Ok((r, t))
     }
@@ -224,6 +320,11 @@ impl SoldiersInTimeRules {
         let card = Self::draw(&mut work, r.side, dice)?;
         if !activation_passes(&self.data, card, number, r.leader) {
             work.note(format!("{}'s horse sheers off", r.name));
+            return Ok(work.into_events());
+        }
+        if let Some(answer) = p.answer
+            && !self.impact_answer(&mut work, r, t, answer, dice)?
+        {
             return Ok(work.into_events());
         }
         let face = work.roll1(dice, self.data.horse_impact.die, "horse impact", Some(r.id))?;

@@ -42,6 +42,7 @@ pub fn actions() -> Vec<ActionSpec> {
         morale_check(),
         individual(),
         reload(),
+        leave_melee(),
     ]
 }
 
@@ -226,4 +227,16 @@ fn reload() -> ActionSpec {
     )
     .param(actor("figure", "the man who reloads"))
     .in_phases(&["shooting"])
+}
+
+/// 5.5, Leaving Melee: any phase, on a passed activation check.
+fn leave_melee() -> ActionSpec {
+    ActionSpec::new(
+        "leave-melee",
+        "Leave melee",
+        "a man in contact walks away on a passed activation check",
+    )
+    .param(actor("figure", "the man who leaves"))
+    .param(ParamSpec::given("to_in", ParamKind::Point, "where he goes"))
+    .param(facing())
 }

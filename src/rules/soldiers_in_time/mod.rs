@@ -80,6 +80,9 @@ pub struct FireData {
     pub mounted_target_add: i32,
     pub rout_in: f64,
     pub adjacent_in: f64,
+    /// 11: "If there is a hit then all troops in a 2 inch radius are
+    /// automatically exposed" (no hidden +2 in the next turn).
+    pub exposed_radius_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -96,6 +99,11 @@ pub struct WeaponData {
     /// `bolt-thrower`. None for hand weapons.
     #[serde(default)]
     pub artillery: Option<ArtilleryKind>,
+    /// 9: "HP=hit points/experience points for the weapon. This is the
+    /// damage the weapon can sustain before becoming unusable." None: the
+    /// weapon is not damaged apart from its bearer.
+    #[serde(default)]
+    pub hit_points: Option<u32>,
 }
 
 /// The kinds of artillery piece the text describes.

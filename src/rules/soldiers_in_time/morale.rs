@@ -134,6 +134,39 @@ impl SoldiersInTimeRules {
             .collect()
     }
 
+    /// 8: "If surrounded and with no gap between enemy figures, the figure
+    /// will surrender to the nearest opponent." The nearest enemy's name
+    /// when every way out is shut: each enemy within his rout move (base
+    /// edge to base edge) closes the bearings along which his base would
+    /// touch the enemy's (the two bases' widths, house reading of "no
+    /// gap"), and those bearings go all the way round.
+    pub(super) fn surrounded_by(&self, state: &GameState, f: &Figure) -> Option<String> {
+        let at = f.placement.center_in_table;
+        let mut shut: Vec<(f64, f64)> = Vec::new();
+        let mut nearest: Option<(f64, &Figure)> = None;
+        for e in state
+            .figures
+            .iter()
+            .filter(|e| e.side != f.side && in_play(e) && !routed(e))
+        {
+            let gap = edge_gap(e, f).value();
+            if gap > self.data.fire.rout_in {
+                continue;
+            }
+            let d = (e.placement.center_in_table - at).norm();
+            if d <= f64::EPSILON {
+                return Some(e.name.clone());
+            }
+            let half = ((d - gap) / d).clamp(0.0, 1.0).asin().to_degrees();
+            shut.push((bearing_deg(at, e.placement.center_in_table), half));
+            if nearest.is_none_or(|(g, _)| gap < g) {
+                nearest = Some((gap, e));
+            }
+        }
+        let (_, captor) = nearest?;
+        all_round(&shut).then(|| captor.name.clone())
+    }
+
     /// Morale checks, one after another; a rout queues checks for the
     /// figures within 1 in of the routing figure (8: "Friendly Figure within
     /// one inch (adjacent or in front) is routed/killed"), found where he
@@ -161,6 +194,17 @@ impl SoldiersInTimeRules {
                 f.experience
             ));
             if !passed {
+                if let Some(captor) = self.surrounded_by(&work.now, &f) {
+                    work.note(format!(
+                        "{} is surrounded with no gap between the enemy: he surrenders to {captor}",
+                        f.name
+                    ));
+                    work.push(sit(SitEvent::Removed {
+                        figure: id,
+                        reason: format!("surrendered to {captor}"),
+                    }));
+                    continue;
+                }
                 let neighbours = self.beside(&work.now, &f);
                 work.push(sit(SitEvent::Routed { figure: id }));
                 let e = self.rout_event(&work.now, &f);
@@ -228,6 +272,34 @@ impl SoldiersInTimeRules {
         self.morale_checks(work, queue, dice)
     }
 
+    /// 9: "HP=hit points/experience points for the weapon. This is the
+    /// damage the weapon can sustain before becoming unusable." A gun's
+    /// stand hit takes the damage on the weapon too (adding up, house).
+    fn damage_weapon(&self, work: &mut Work, t: &Figure, damage: u32) {
+        let Some(hp) = self.weapon(t).ok().and_then(|w| w.hit_points) else {
+            return;
+        };
+        if damage == 0 {
+            return;
+        }
+        work.push(sit(SitEvent::WeaponDamaged {
+            figure: t.id,
+            damage,
+        }));
+        let total = st(t).weapon_damage.saturating_add(damage);
+        work.note(if total >= hp {
+            format!(
+                "{}'s {} takes {damage} damage ({total} of {hp} hit points): it is unusable",
+                t.name, t.weapon
+            )
+        } else {
+            format!(
+                "{}'s {} takes {damage} damage ({total} of {hp} hit points): it still works",
+                t.name, t.weapon
+            )
+        });
+    }
+
     /// Damage against a figure: morale check or save card. Returns what
     /// became of him (None: he was out of the fight already).
     pub(super) fn apply_damage(
@@ -241,6 +313,7 @@ impl SoldiersInTimeRules {
         if !in_play(&t) {
             return Ok(None);
         }
+        self.damage_weapon(work, &t, damage);
         let leader = self.leader_in_range(&work.now, &t);
         let result = damage_result(damage, st(&t).armour, t.experience);
         match result {
@@ -357,5 +430,32 @@ impl SoldiersInTimeRules {
         let mut work = Work::new(state);
         self.morale_checks(&mut work, vec![(f.id, p.reason.clone())], dice)?;
         Ok(work.into_events())
+    }
+}
+
+/// Do the arcs (centre bearing, half width, degrees; open at their ends)
+/// cover every bearing? A bearing left open is the end of some arc, or
+/// lies just past one, so looking at the ends is enough.
+fn all_round(arcs: &[(f64, f64)]) -> bool {
+    let inside = |b: f64| {
+        arcs.iter().any(|(c, h)| {
+            let off = crate::geometry::normalize_deg(b - c);
+            off.min(360.0 - off) < *h
+        })
+    };
+    !arcs.is_empty() && arcs.iter().all(|(c, h)| inside(c + h) && inside(c - h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_round;
+
+    #[test]
+    fn arcs_all_round_or_with_a_gap() {
+        assert!(all_round(&[(0.0, 90.0), (120.0, 90.0), (240.0, 90.0)]));
+        // Two opposite halves touch at the sides: he slips out there.
+        assert!(!all_round(&[(0.0, 90.0), (180.0, 90.0)]));
+        assert!(!all_round(&[(0.0, 60.0), (120.0, 50.0), (240.0, 60.0)]));
+        assert!(!all_round(&[]));
     }
 }

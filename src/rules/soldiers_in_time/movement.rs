@@ -11,14 +11,14 @@
 
 use nalgebra::Point2;
 
-use super::action::{FollowParams, MoveParams};
+use super::action::{FollowParams, LeaveParams, MoveParams};
 use super::engine::{
-    FOLLOW_THROUGH, HORSES, MEN, SoldiersInTimeRules, in_play, point, refuse, routed, sit, st,
-    within,
+    FOLLOW_THROUGH, HORSES, MEN, SoldiersInTimeRules, centre_gap, edge_gap, in_play, point, refuse,
+    routed, sit, st, within,
 };
 use super::event::Event as SitEvent;
 use super::status::{self, Order};
-use super::{NAME, mine_p};
+use super::{NAME, mine_p, morale_odds, morale_passes};
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Inch, Length, Reading, RefusalKind};
@@ -347,6 +347,19 @@ impl SoldiersInTimeRules {
             )
             .by(f.id));
         }
+        let end = *path.last().unwrap_or(&path[0]);
+        if let Some(enemy) = self.left_in_melee(state, f, end) {
+            return Err(refuse(
+                RefusalKind::Engaged,
+                format!(
+                    "{} is in base contact with {enemy}: to move out of the melee he must pass \
+                     an activation check (`leave-melee`)",
+                    f.name
+                ),
+            )
+            .by(f.id));
+        }
+        self.check_away(state, f, end)?;
         let charge = if p.charge {
             Some(self.charge_run(state, f)?)
         } else {
@@ -362,6 +375,61 @@ impl SoldiersInTimeRules {
             facing_deg: p.facing_deg,
             reading: measured.reading(format!("{}'s move", f.name), &[allowance]),
         })
+    }
+
+    /// `f` standing at `at` instead (his base and its uncertainty).
+    fn placed_at(f: &Figure, at: Point2<f64>) -> Figure {
+        let mut moved = f.clone();
+        moved.placement.center_in_table = at;
+        moved
+    }
+
+    /// The enemies in base contact with `f` now (melee contact, 1 in).
+    fn in_contact_with<'a>(&self, state: &'a GameState, f: &Figure) -> Vec<&'a Figure> {
+        state
+            .figures
+            .iter()
+            .filter(|e| {
+                e.side != f.side && in_play(e) && within(edge_gap(e, f), self.data.fire.adjacent_in)
+            })
+            .collect()
+    }
+
+    /// The enemy `f` would leave in melee by ending his move at `end`: in
+    /// base contact now, not there.
+    fn left_in_melee(&self, state: &GameState, f: &Figure, end: Point2<f64>) -> Option<String> {
+        let there = Self::placed_at(f, end);
+        self.in_contact_with(state, f)
+            .into_iter()
+            .find(|e| !within(edge_gap(e, &there), self.data.fire.adjacent_in))
+            .map(|e| e.name.clone())
+    }
+
+    /// 5.2, Follow Him "moving away from known or suspected enemy
+    /// positions": under such an order no move may end nearer an enemy in
+    /// the fight than it started (centre to centre).
+    fn check_away(&self, state: &GameState, f: &Figure, end: Point2<f64>) -> Result<(), RuleError> {
+        if !st(f).order.is_some_and(|o| o.away && o.passed) {
+            return Ok(());
+        }
+        let there = Self::placed_at(f, end);
+        let closer = state.figures.iter().find(|e| {
+            e.side != f.side
+                && in_play(e)
+                && centre_gap(e, &there).value()
+                    < centre_gap(e, f).value() - super::engine::FLOAT_SLACK_IN
+        });
+        match closer {
+            Some(e) => Err(refuse(
+                RefusalKind::Movement,
+                format!(
+                    "{} follows his leader away from the enemy: this move closes on {}",
+                    f.name, e.name
+                ),
+            )
+            .by(f.id)),
+            None => Ok(()),
+        }
     }
 
     pub(super) fn resolve_move(
@@ -488,6 +556,125 @@ impl SoldiersInTimeRules {
             }
         }
         Ok(None)
+    }
+
+    pub(super) fn plan_leave<'a>(
+        &self,
+        state: &'a GameState,
+        p: &LeaveParams,
+    ) -> Result<(&'a Figure, Vec<Point2<f64>>), RuleError> {
+        let f = figure(state, &p.figure)?;
+        require_active_side(NAME, state, f)?;
+        if !in_play(f) || routed(f) {
+            return Err(refuse(RefusalKind::CannotDo, format!("{} cannot move", f.name)).by(f.id));
+        }
+        if st(f).leave_check.is_some_and(|c| c.turn == state.turn) {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has tried to leave the melee this turn", f.name),
+            )
+            .by(f.id));
+        }
+        if st(f).moved_turn == Some(state.turn) {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!("{} has moved this turn", f.name),
+            )
+            .by(f.id));
+        }
+        let to = point(p.to_in);
+        if self.in_contact_with(state, f).is_empty() || self.left_in_melee(state, f, to).is_none() {
+            return Err(refuse(
+                RefusalKind::NotInContact,
+                format!("{} would not leave a melee by going there", f.name),
+            )
+            .by(f.id));
+        }
+        let path = vec![f.placement.center_in_table, to];
+        let d = Length::<Inch>::path(path_length_in(&path), &f.placement);
+        let allowance = self.data.movement.foot_in;
+        if !within(d, allowance) {
+            return Err(refuse(
+                RefusalKind::TooFar,
+                format!(
+                    "{} walks {allowance} in out of the melee; that is {:.1} in",
+                    f.name,
+                    d.value()
+                ),
+            )
+            .by(f.id));
+        }
+        Ok((f, path))
+    }
+
+    /// 5.5: "A figure in base-to-base contact with an enemy figure can
+    /// move away without the 'free swing' ... BUT it must pass an
+    /// activation check (can only be modified by any leader within 3
+    /// inches). If the figure fails the activation roll, then they cannot
+    /// move out of melee." A card at or under his experience passes; a face
+    /// card only with a leader within command range (the leader's modifier,
+    /// no flag bearer's); he walks (house: his walking allowance), once a
+    /// turn, in any phase.
+    pub(super) fn resolve_leave(
+        &self,
+        state: &GameState,
+        p: &LeaveParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let (f, path) = self.plan_leave(state, p)?;
+        let leader = self.leader_in_range(state, f);
+        let mut work = Work::new(state);
+        let pile = Self::deck_pile(state, f.side);
+        work.push(Event::Odds {
+            purpose: format!("{} tries to leave the melee", f.name),
+            odds: named(&[(
+                "p_leaves",
+                morale_odds(&self.data, &pile, f.experience, f.leader, leader),
+            )]),
+        });
+        let card = Self::draw(&mut work, f.side, dice)?;
+        let passed = morale_passes(&self.data, card, f.experience, f.leader, leader);
+        work.push(sit(SitEvent::LeaveChecked {
+            figure: f.id,
+            turn: state.turn,
+            passed,
+        }));
+        if !passed {
+            work.note(format!(
+                "{} fails his check against {}: he cannot move out of the melee",
+                f.name, f.experience
+            ));
+            return Ok(work.into_events());
+        }
+        let blown = self.roll_mines(&mut work, f.id, &path, dice)?;
+        let (to, heading, length) = match blown {
+            Some(e) => (e.at, e.heading_deg, e.along_in),
+            None => (
+                path[1],
+                bearing_deg(path[0], path[1]),
+                path_length_in(&path),
+            ),
+        };
+        work.note(format!("{} leaves the melee", f.name));
+        work.push(Event::Moved {
+            figure: f.id,
+            to_in: to,
+            facing_deg: crate::geometry::normalize_deg(
+                p.facing_deg.filter(|_| blown.is_none()).unwrap_or(heading),
+            ),
+            pace: Pace::Walk,
+            distance_in: length,
+            through_rough: false,
+        });
+        work.push(sit(SitEvent::MovedThisTurn {
+            figure: f.id,
+            turn: state.turn,
+            moved_in: length,
+        }));
+        if let Some(e) = blown {
+            self.blast(&mut work, e.at, self.data.special.mine_blast_in, dice)?;
+        }
+        Ok(work.into_events())
     }
 
     /// 5.6: every figure may move 1 in at the end of the turn; horses 1 in

@@ -40,6 +40,7 @@ const SIGHT_COVER_REACH_IN: f64 = 1.0;
 pub(super) struct ActivatePlan {
     leader: FigureId,
     order: Order,
+    away: bool,
     /// The men within command range, who obey; the leader last.
     obey: Vec<FigureId>,
     number: u8,
@@ -96,19 +97,33 @@ impl SoldiersInTimeRules {
                 exps.push(m.experience);
             }
         }
-        let number = self
-            .data
-            .order_number(p.order.name(), leader.experience, &exps)
-            .ok_or_else(|| {
-                refuse(
-                    RefusalKind::NotInTables,
-                    format!("the data file has no order `{}`", p.order.name()),
-                )
-            })?;
+        let away = p.away && p.order == Order::FollowHim;
+        if p.away && !away {
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "only a Follow Him order is declared moving away from the enemy",
+            ));
+        }
+        // 5.2, Follow Him: "use the worst experience rating instead of the
+        // leader's, unless they are moving away from known or suspected
+        // enemy positions".
+        let number = if away {
+            Some(leader.experience)
+        } else {
+            self.data
+                .order_number(p.order.name(), leader.experience, &exps)
+        };
+        let number = number.ok_or_else(|| {
+            refuse(
+                RefusalKind::NotInTables,
+                format!("the data file has no order `{}`", p.order.name()),
+            )
+        })?;
         obey.push(leader.id);
         Ok(ActivatePlan {
             leader: leader.id,
             order: p.order,
+            away,
             obey,
             number,
             readings,
@@ -159,6 +174,7 @@ impl SoldiersInTimeRules {
             order: plan.order,
             passed,
             by: Some(leader.id),
+            away: plan.away,
         }));
         Ok(work.into_events())
     }
@@ -291,6 +307,7 @@ impl SoldiersInTimeRules {
             order: Order::Individual,
             passed,
             by: None,
+            away: false,
         }));
         Ok(work.into_events())
     }

@@ -130,8 +130,9 @@ impl SoldiersInTimeRules {
         let cover = line_of_sight(&s.placement, &t.placement, &state.terrain, COVER_REACH_IN)
             .cover
             .value;
-        // 11: "Hidden troops receive a +2 because of the benefit of cover".
-        if t.concealed {
+        // 11: "Hidden troops receive a +2 because of the benefit of cover",
+        // unless a hit within 2 in exposed them.
+        if t.concealed && st(t).exposed_until.is_none_or(|u| state.turn > u) {
             m.push(("hidden target", fire.hidden_target_add));
         } else if cover == Cover::Hard {
             m.push(("hard cover", fire.hard_cover_add));
@@ -368,6 +369,7 @@ impl SoldiersInTimeRules {
             work.note(format!("{} misses", s.name));
             return Ok(());
         }
+        self.expose_around(work, &t);
         let w = &plan.weapon;
         let dmg = work.roll(
             dice,
@@ -378,6 +380,44 @@ impl SoldiersInTimeRules {
         )?;
         let damage = total(&dmg) + w.damage_add;
         self.apply_damage(work, t.id, damage, dice).map(drop)
+    }
+
+    /// 11: "If there is a hit then all troops in a 2 inch radius are
+    /// automatically exposed and no will not receive the +2 benefit of
+    /// cover in the next turn": the hidden figures within 2 in of the
+    /// figure hit (base edge to base edge, him too) lose it up to the end
+    /// of the next turn.
+    pub(super) fn expose_around(&self, work: &mut Work, hit: &Figure) {
+        let radius = self.data.fire.exposed_radius_in;
+        let until_turn = work.now.turn + 1;
+        let figures: Vec<FigureId> = work
+            .now
+            .figures
+            .iter()
+            .filter(|f| {
+                f.concealed
+                    && in_play(f)
+                    && (f.id == hit.id || within(super::engine::edge_gap(f, hit), radius))
+            })
+            .map(|f| f.id)
+            .collect();
+        if figures.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = figures
+            .iter()
+            .filter_map(|id| work.now.figure(*id).map(|f| f.name.as_str()))
+            .collect();
+        let text = format!(
+            "the hit on {} exposes {} (within {radius} in): no hidden +2 until turn {until_turn} ends",
+            hit.name,
+            names.join(", ")
+        );
+        work.push(sit(SitEvent::Exposed {
+            figures,
+            until_turn,
+        }));
+        work.note(text);
     }
 
     pub(super) fn plan_volley(

@@ -83,6 +83,11 @@ pub struct Ordered {
     pub passed: bool,
     #[serde(default)]
     pub by: Option<FigureId>,
+    /// A Follow Him order declared moving away from the enemy (5.2): the
+    /// card is against the leader's number, and no man may close on the
+    /// enemy under it.
+    #[serde(default)]
+    pub away: bool,
 }
 
 /// What a cannon is loaded with (the face-down marker).
@@ -161,10 +166,32 @@ pub struct FigureStatus {
     pub horse: Option<HorseSize>,
     /// The rider's horsemanship number (his experience when None).
     pub horsemanship: Option<u8>,
+    /// 11: a hit within 2 in exposed him: no hidden +2 up to this turn.
+    pub exposed_until: Option<u32>,
+    /// 9: the experience of each man of a gun's crew ("assigned by the
+    /// players"); the best of them is the gun's to-hit number.
+    pub crew: Vec<u8>,
+    /// 9: the damage his weapon (a gun) has taken against its hit points.
+    pub weapon_damage: u32,
+    /// 5.5: his activation check to leave a melee this turn, and whether
+    /// it passed (once a turn; not a scenario key).
+    pub leave_check: Option<LeaveCheck>,
+    /// The turn he last fought a melee and whom he fought in it (5.5: a
+    /// footman engaged by the rider's unit cannot dodge the horse; not a
+    /// scenario key).
+    pub fought_turn: Option<u32>,
+    pub fought_with: Vec<FigureId>,
+}
+
+/// A figure's check to leave a melee (5.5, "Leaving Melee").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaveCheck {
+    pub turn: u32,
+    pub passed: bool,
 }
 
 /// What Soldiers in Time assumes about a figure it has no state of.
-pub const NO_FIGURE_STATUS: FigureStatus = FigureStatus {
+pub static NO_FIGURE_STATUS: FigureStatus = FigureStatus {
     armour: 0,
     flag: false,
     routed: false,
@@ -181,6 +208,12 @@ pub const NO_FIGURE_STATUS: FigureStatus = FigureStatus {
     grenades: 0,
     horse: None,
     horsemanship: None,
+    exposed_until: None,
+    crew: Vec::new(),
+    weapon_damage: 0,
+    leave_check: None,
+    fought_turn: None,
+    fought_with: Vec::new(),
 };
 
 /// What Soldiers in Time records about one unit (nothing: it orders men).
@@ -243,6 +276,7 @@ impl FigureStatus {
                     order,
                     passed: true,
                     by: None,
+                    away: false,
                 }),
             loaded_with: r.choice("loaded-with", &Ammo::ALL.map(|a| (a.name(), a)))?,
             grenades: r.number("grenades")?.unwrap_or(0),
@@ -251,6 +285,11 @@ impl FigureStatus {
                 &[("small", HorseSize::Small), ("big", HorseSize::Big)],
             )?,
             horsemanship: r.number("horsemanship")?,
+            exposed_until: r.number("exposed-until")?,
+            crew: r
+                .list("crew", "the crew's experience numbers, as 7,5,4")?
+                .unwrap_or_default(),
+            weapon_damage: r.number("weapon-damage")?.unwrap_or(0),
             ..Self::default()
         };
         r.finish()?;
