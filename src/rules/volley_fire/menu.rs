@@ -24,7 +24,15 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
             "target",
             ParamKind::Unit,
             "the unit fired at",
-        )),
+        ))
+        .param(
+            ParamSpec::optional(
+                "evade",
+                ParamKind::Flag,
+                "the target scouts try to evade: 3d6, an even total moves them that far away",
+            )
+            .preset(json!(false)),
+        ),
         ActionSpec::new(
             "charge",
             "Unit charges",
@@ -48,7 +56,37 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
         .param(
             ParamSpec::optional("from_rear", ParamKind::Flag, "the attack strikes its rear")
                 .preset(json!(false)),
+        )
+        .param(
+            ParamSpec::optional(
+                "evade",
+                ParamKind::Flag,
+                "the defending scouts try to evade: 3d6, an even total moves them that far away",
+            )
+            .preset(json!(false)),
         ),
+        ActionSpec::new(
+            "winner-move",
+            "Winner reforms",
+            "the melee's winner reforms and refaces on the objective, or moves one normal move and reforms",
+        )
+        .param(unit("the unit that won the melee"))
+        .param(ParamSpec::optional(
+            "formation",
+            ParamKind::Text,
+            "the new formation (default: the present one)",
+        ))
+        .param(ParamSpec::optional(
+            "facing_deg",
+            ParamKind::Number,
+            "new facing",
+        ))
+        .param(ParamSpec::optional(
+            "to_in",
+            ParamKind::Point,
+            "new front centre (default: stays on the objective)",
+        ))
+        .param(rough.clone()),
         ActionSpec::new("move", "Move", "the unit moves its front centre to a point")
             .param(unit("the unit that moves"))
             .param(ParamSpec::given(
@@ -80,6 +118,12 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
                 "new front centre",
             ))
             .param(rough),
+        ActionSpec::new(
+            "destroy-gun",
+            "Destroy gun",
+            "the gun crew destroys its gun before any melee of the phase (fails on a 6)",
+        )
+        .param(unit("the gun crew")),
         ActionSpec::new("regroup", "Regroup", "a shaken unit tries to regroup")
             .param(unit("the shaken unit")),
         ActionSpec::new("morale", "Army morale", "the side tests its army morale").param(
