@@ -51,4 +51,5 @@ mod track_sequences;
 mod volley_fire_actions;
 mod volley_fire_printed;
 mod volley_fire_rules;
+mod volley_fire_table;
 mod volley_fire_turn;

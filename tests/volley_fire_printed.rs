@@ -174,6 +174,16 @@ fn scouts_take_no_terrain_penalty() {
 fn fire_in_a_phase_is_simultaneous_and_once_per_unit() {
     let (mut s, r) = setup();
     at(&mut s, 1, "Sudanese");
+    // The riflemen have fired out of their scrub this turn: exposed, they
+    // may be fired at ("No firing into concealment unless a target is
+    // visible"), from within 24 in ("Small arms firing range into and
+    // inside woods and scrub, etc., is 24""): the section is 3 in nearer.
+    let (ri, _) = s.unit_named("Riflemen").unwrap();
+    s.units[ri].rules.volley_fire_mut().exposed_turn = Some(s.turn);
+    let (_, sec) = s.unit_named("1st Section").unwrap();
+    for id in sec.figures.clone() {
+        s.figures[id.index()].placement.center_in_table.y += 3.0;
+    }
     let section = action(
         "fire",
         serde_json::json!({"unit": "1st Section", "target": "Riflemen"}),

@@ -253,6 +253,53 @@ pub fn length_inside_in(a: Point2<f64>, b: Point2<f64>, poly: &[Point2<f64>]) ->
         .sum()
 }
 
+/// Distance from a point to the polygon's outline, inches (the same inside
+/// and outside: how far a figure stands from the edge of an area).
+pub fn distance_to_outline_in(poly: &[Point2<f64>], p: Point2<f64>) -> f64 {
+    edges(poly)
+        .map(|(a, b)| {
+            let e = b - a;
+            let t = if e.norm_squared() > 0.0 {
+                ((p - a).dot(&e) / e.norm_squared()).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            (p - (a + e * t)).norm()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The convex hull of the points, counter-clockwise (Andrew's monotone
+/// chain); fewer than three distinct points give what there is.
+pub fn convex_hull(points: &[Point2<f64>]) -> Vec<Point2<f64>> {
+    let mut pts: Vec<Point2<f64>> = points.to_vec();
+    pts.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    pts.dedup();
+    if pts.len() < 3 {
+        return pts;
+    }
+    let turn = |o: Point2<f64>, a: Point2<f64>, b: Point2<f64>| (a - o).perp(&(b - o));
+    let mut hull: Vec<Point2<f64>> = Vec::with_capacity(pts.len() * 2);
+    for pass in 0..2 {
+        let start = hull.len();
+        let seq: Vec<Point2<f64>> = if pass == 0 {
+            pts.clone()
+        } else {
+            pts.iter().rev().copied().collect()
+        };
+        for p in seq {
+            while hull.len() >= start + 2
+                && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    hull
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::base::BaseShape;
@@ -316,5 +363,20 @@ mod tests {
         assert!(!blocked.clear.value);
         let grazing = line_of_sight(&at(0.0, 12.05), &at(10.0, 12.05), &terrain, 2.0);
         assert!(grazing.clear.value && grazing.clear.too_close_to_call);
+    }
+
+    #[test]
+    fn distance_to_the_outline_and_the_hull() {
+        let sq = square(0.0, 0.0, 10.0, 4.0);
+        assert_relative_eq!(distance_to_outline_in(&sq, Point2::new(5.0, 1.0)), 1.0);
+        assert_relative_eq!(distance_to_outline_in(&sq, Point2::new(5.0, -3.0)), 3.0);
+        assert_relative_eq!(distance_to_outline_in(&sq, Point2::new(13.0, 8.0)), 5.0);
+        let mut pts = sq.clone();
+        pts.push(Point2::new(5.0, 2.0));
+        pts.push(Point2::new(5.0, 0.0));
+        let hull = convex_hull(&pts);
+        assert_eq!(hull.len(), 4, "{hull:?}");
+        assert!(point_in_polygon(&hull, Point2::new(5.0, 2.0)));
+        assert!(!point_in_polygon(&hull, Point2::new(11.0, 2.0)));
     }
 }

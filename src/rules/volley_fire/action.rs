@@ -22,12 +22,22 @@ pub enum Action {
     Melee(MeleeParams),
     Regroup(UnitParams),
     Morale(SideParams),
+    WinnerMove(WinnerMoveParams),
+    DestroyGun(UnitParams),
 }
 
 impl Action {
     /// The names of the actions, as scripts and the CLI write them.
     pub const NAMES: &[&str] = &[
-        "fire", "move", "form", "charge", "melee", "regroup", "morale",
+        "fire",
+        "move",
+        "form",
+        "charge",
+        "melee",
+        "regroup",
+        "morale",
+        "winner-move",
+        "destroy-gun",
     ];
 
     /// The action's name.
@@ -40,6 +50,8 @@ impl Action {
             Self::Melee(_) => "melee",
             Self::Regroup(_) => "regroup",
             Self::Morale(_) => "morale",
+            Self::WinnerMove(_) => "winner-move",
+            Self::DestroyGun(_) => "destroy-gun",
         }
     }
 
@@ -51,6 +63,8 @@ impl Action {
             Self::Form(p) => Some(&p.unit),
             Self::Charge(p) => Some(&p.unit),
             Self::Regroup(p) => Some(&p.unit),
+            Self::WinnerMove(p) => Some(&p.unit),
+            Self::DestroyGun(p) => Some(&p.unit),
             Self::Melee(_) | Self::Morale(_) => None,
         }
     }
@@ -69,6 +83,10 @@ impl Action {
 pub struct FireParams {
     pub unit: String,
     pub target: String,
+    /// The target scouts attempt to evade the fire (3d6: an even total,
+    /// they move away that far; odd, they stand, surprised).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub evade: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -143,6 +161,31 @@ pub struct MeleeParams {
     pub defender: String,
     #[serde(default)]
     pub from_rear: bool,
+    /// The defending scouts attempt to evade the melee (3d6: an even
+    /// total, they move away that far and there is no melee; odd, they
+    /// stand, surprised, and fight).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub evade: bool,
+}
+
+/// The melee winner's bonus: "can reform and or reface on the objective,
+/// or move one normal move distance and reface and reform".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WinnerMoveParams {
+    pub unit: String,
+    /// The formation to reform into (default: the present one).
+    #[serde(default)]
+    pub formation: Option<String>,
+    /// New facing, degrees (default: the present one).
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
+    /// Where the front centre goes (default: stays on the objective).
+    #[serde(default)]
+    pub to_in: Option<[f64; 2]>,
+    /// Through rough ground: the player's word; none reads the terrain.
+    #[serde(default)]
+    pub rough: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

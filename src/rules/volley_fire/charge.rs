@@ -10,10 +10,10 @@
 //! Table inches; the charger halts with its front men at contact distance
 //! (the 1 in gap plus a base, centre to centre) from the nearest target man.
 
-use nalgebra::{Point2, Vector2};
+use nalgebra::Vector2;
 
 use super::action::{ChargeParams, FireParams, MoveParams, Response};
-use super::engine::{VolleyFireRules, alive, centroid, ids, quantized, refuse, troops, unit, ust};
+use super::engine::{VolleyFireRules, alive, ids, quantized, refuse, troops, unit, ust};
 use crate::core::dice::{Dice, total};
 use crate::core::{Inch, Length, RefusalKind};
 use crate::geometry::bearing_deg;
@@ -245,39 +245,12 @@ impl VolleyFireRules {
             .unwrap_or(0);
         let rolls = dice.roll_n(n as usize, 6)?;
         let dist = f64::from(total(&rolls));
-        let away = centroid(state, &ids(&members)) - centroid(state, &ids(&alive(state, u)));
-        let dir = if away.norm() > 0.0 {
-            away / away.norm()
-        } else {
-            Vector2::new(0.0, 1.0)
-        };
-        let facing = dir.y.atan2(dir.x).to_degrees().rem_euclid(360.0);
         let mut ev = vec![Event::Rolled {
             purpose: format!("{} evades ({n} d6)", t.name),
             figure: None,
             dice: rolls,
         }];
-        for (_, id) in members {
-            if let Some(f) = state.figure(id) {
-                let to = f.placement.center_in_table + dir * dist;
-                let to = Point2::new(
-                    to.x.clamp(0.0, state.table.width_in),
-                    to.y.clamp(0.0, state.table.depth_in),
-                );
-                ev.push(Event::Moved {
-                    figure: id,
-                    to_in: quantized(to),
-                    facing_deg: if tt.dervish() {
-                        facing
-                    } else {
-                        f.placement.facing_deg
-                    },
-                    pace: Pace::Evade,
-                    distance_in: (to - f.placement.center_in_table).norm(),
-                    through_rough: false,
-                });
-            }
-        }
+        ev.extend(self.move_away(state, t, u, dist, tt.dervish()));
         ev.push(Event::Note {
             text: format!("{} evades {dist} in away from the charge", t.name),
         });
@@ -371,6 +344,7 @@ impl VolleyFireRules {
         let fire = FireParams {
             unit: p.target.clone(),
             target: p.unit.clone(),
+            evade: false,
         };
         match self.check_fire(&closed, &fire) {
             Ok(()) if !matches!(response, Response::Evade) => {

@@ -68,6 +68,9 @@ static NO_UNIT: UnitStatus = UnitStatus {
     acted: None,
     regroup_rolled: None,
     limbered_turn: None,
+    won_melee: None,
+    gun_destroyed: None,
+    exposed_turn: None,
 };
 static NO_FIGURE: FigureStatus = FigureStatus {
     key: false,
@@ -383,6 +386,8 @@ impl VolleyFireRules {
             Action::Melee(p) => self.melee_plan(state, p).map(drop),
             Action::Regroup(p) => self.check_regroup(state, p).map(drop),
             Action::Morale(p) => self.morale_plan(state, p).map(drop),
+            Action::WinnerMove(p) => self.winner_plan(state, p).map(drop),
+            Action::DestroyGun(p) => self.check_destroy_gun(state, p).map(drop),
         }
     }
 
@@ -404,6 +409,8 @@ impl VolleyFireRules {
                     Action::Melee(p) => self.resolve_melee(state, p, dice),
                     Action::Regroup(p) => self.resolve_regroup(state, p, dice),
                     Action::Morale(p) => self.resolve_morale(state, p, dice),
+                    Action::WinnerMove(p) => self.resolve_winner_move(state, p, dice),
+                    Action::DestroyGun(p) => self.resolve_destroy_gun(state, p, dice),
                 }
             }
             other => Err(RuleError::Unsupported {
@@ -448,6 +455,10 @@ impl RuleSet for VolleyFireRules {
 
     fn figure_status(&self, raw: &Status) -> Result<FigureRules, String> {
         FigureStatus::from_raw(raw).map(FigureRules::VolleyFire)
+    }
+
+    fn prepare(&self, state: &mut GameState) -> Result<(), RuleError> {
+        self.check_scouts_max(state)
     }
 
     fn unit_status(&self, raw: &Status) -> Result<UnitRules, String> {

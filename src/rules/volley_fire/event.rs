@@ -37,6 +37,15 @@ pub enum Event {
     },
     /// The order the sides move in this turn (high first-move die first).
     MoveOrder { order: Vec<usize> },
+    /// The unit won a melee in this phase (its bonus move is owed), or
+    /// took or lost that bonus (`None`).
+    MeleeWon { unit: usize, at: Option<TurnClock> },
+    /// A melee was fought (or announced and evaded) now.
+    MeleeFought { at: TurnClock },
+    /// The crew tried to destroy its gun.
+    GunDestroyed { unit: usize, destroyed: bool },
+    /// The unit fired out of cover in this turn: it is exposed.
+    Exposed { unit: usize, turn: u32 },
 }
 
 impl Event {
@@ -87,6 +96,24 @@ impl Event {
             }
             Self::MoveOrder { order } => {
                 state.rules.volley_fire_mut().move_order.clone_from(order);
+            }
+            Self::MeleeWon { unit, at } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().won_melee = *at;
+                }
+            }
+            Self::MeleeFought { at } => {
+                state.rules.volley_fire_mut().melee_at = Some(*at);
+            }
+            Self::Exposed { unit, turn } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().exposed_turn = Some(*turn);
+                }
+            }
+            Self::GunDestroyed { unit, destroyed } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().gun_destroyed = Some(*destroyed);
+                }
             }
         }
     }

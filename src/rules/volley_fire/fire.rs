@@ -43,6 +43,20 @@ pub struct FirePlan {
     pub notes: Vec<Event>,
 }
 
+/// Readings too close to call kept for one fire, at most.
+const MAX_CLOSE_CALLS: usize = 8;
+
+/// Each firer's range to the nearest man he may fire at.
+#[derive(Debug, Clone, Default)]
+struct FirerRanges {
+    /// Ascending.
+    ranges: Vec<Length<Inch>>,
+    /// Calls on range, visibility or the cover's edge too close to call.
+    close_calls: Vec<crate::core::Reading>,
+    /// Firers with a man in range and cone that concealment hides.
+    hidden: usize,
+}
+
 /// Pistol fire before the dice: d6 per firer by his band.
 #[derive(Debug, Clone)]
 pub struct PistolPlan {
@@ -132,6 +146,10 @@ impl VolleyFireRules {
 
     /// Can the unit fire at the target now? (No dice.)
     pub(super) fn check_fire(&self, state: &GameState, p: &FireParams) -> Result<(), RuleError> {
+        if p.evade {
+            let (_, t) = unit(state, &p.target)?;
+            self.check_scouts_evade(t)?;
+        }
         match self.fire_kind(state, p)? {
             FireKind::Scouts => self.scout_fire_plan(state, p).map(drop),
             FireKind::Pistols => self.pistol_fire_plan(state, p).map(drop),
@@ -140,8 +158,9 @@ impl VolleyFireRules {
     }
 
     /// The range of each firer (standing this phase, in his rank and cone)
-    /// to the nearest target figure in range; `ranks`: only the front ranks
-    /// fire.
+    /// to the nearest target figure he may fire at: in range (24 in, guns
+    /// 36 in, into woods and scrub), seen (concealment) and, from cover,
+    /// at its edge; `ranks`: only the front ranks fire.
     fn firer_ranges(
         &self,
         state: &GameState,
@@ -150,9 +169,14 @@ impl VolleyFireRules {
         max_in: f64,
         ranks: Option<usize>,
         weapon: Option<&str>,
-    ) -> Vec<Length<Inch>> {
-        let targets = standing_this_phase(state, t);
-        let mut out = Vec::new();
+    ) -> FirerRanges {
+        let targets: Vec<&Figure> = standing_this_phase(state, t)
+            .into_iter()
+            .filter_map(|(_, tid)| state.figure(tid))
+            .filter(|to| !(to.leader && to.mounted()))
+            .collect();
+        let exposed = self.exposed(state, t);
+        let mut out = FirerRanges::default();
         for (k, id) in standing_this_phase(state, u) {
             if ranks.is_some_and(|r| u.rank_of(k) >= r) {
                 continue;
@@ -161,23 +185,77 @@ impl VolleyFireRules {
             if weapon.is_some_and(|w| f.weapon != w) {
                 continue;
             }
+            let gun = self.data.weapon.get(&f.weapon).is_some_and(|w| w.gun);
             let from = f.placement.center_in_table;
-            let nearest = targets
-                .iter()
-                .filter_map(|(_, tid)| state.figure(*tid))
-                .filter(|to| !(to.leader && to.mounted()))
-                .filter(|to| {
-                    angle_off_facing_deg(from, f.placement.facing_deg, to.placement.center_in_table)
-                        <= self.data.fire.cone_deg / 2.0
-                })
-                .map(|to| Length::<Inch>::centre_to_centre(&f.placement, &to.placement))
-                .min_by(|a, b| a.value().total_cmp(&b.value()));
-            if let Some(nearest) = nearest.filter(|n| n.value() <= max_in) {
-                out.push(nearest);
+            let (mut best, mut hidden): (Option<Length<Inch>>, bool) = (None, false);
+            for to in &targets {
+                let off = angle_off_facing_deg(
+                    from,
+                    f.placement.facing_deg,
+                    to.placement.center_in_table,
+                );
+                if off > self.data.fire.cone_deg / 2.0 {
+                    continue;
+                }
+                let (sees, seen_by) = self.sees(state, f, to, exposed);
+                let (edge, edge_by) = self.fires_out(state, f, to);
+                let range = Length::<Inch>::centre_to_centre(&f.placement, &to.placement);
+                let limit = self
+                    .woods_range_in(state, to, gun)
+                    .map_or(max_in, |w| w.min(max_in));
+                let in_range = range.at_most(limit);
+                for (call, by, what) in [
+                    (sees, seen_by, "visibility into cover"),
+                    (edge, edge_by, "at the edge of its cover"),
+                    (in_range, range, "range"),
+                ] {
+                    if call.too_close_to_call && out.close_calls.len() < MAX_CLOSE_CALLS {
+                        out.close_calls.push(
+                            by.reading_with(format!("{} to {}: {what}", f.name, to.name), &call),
+                        );
+                    }
+                }
+                if !(sees.value && edge.value) {
+                    hidden = true;
+                    continue;
+                }
+                if !in_range.value {
+                    continue;
+                }
+                if best.is_none_or(|b| range.value() < b.value()) {
+                    best = Some(range);
+                }
+            }
+            match best {
+                Some(b) => out.ranges.push(b),
+                None if hidden => out.hidden += 1,
+                None => {}
             }
         }
-        out.sort_by(|a, b| a.value().total_cmp(&b.value()));
+        out.ranges.sort_by(|a, b| a.value().total_cmp(&b.value()));
         out
+    }
+
+    /// The refusal when no firer has a target: concealment, or range and
+    /// cone.
+    fn no_target(&self, u: &Unit, t: &Unit, r: &FirerRanges, kind: RefusalKind) -> RuleError {
+        if r.hidden > 0 {
+            let c = &self.data.concealment;
+            return refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "no firing into concealment unless a target is visible: no figure of {} sees a man of {} (into cover a viewer must be within {} in of it and sees {} in into it, {} in from its edge; concealed troops fire out only from its edge)",
+                    u.name, t.name, c.view_from_in, c.see_into_in, c.see_into_from_edge_in
+                ),
+            );
+        }
+        refuse(
+            kind,
+            format!(
+                "no figure of {} has {} in range and in its {} degree cone",
+                u.name, t.name, self.data.fire.cone_deg
+            ),
+        )
     }
 
     /// The firing plan: firers in range and cone, the band, the dice.
@@ -200,6 +278,12 @@ impl VolleyFireRules {
                 format!("{} is limbered: unlimber it to fire", u.name),
             ));
         }
+        if w.gun && ust(u).gun_destroyed == Some(true) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!("{}'s gun is destroyed", u.name),
+            ));
+        }
         if w.gun && ust(u).limbered_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::CannotDo,
@@ -212,16 +296,11 @@ impl VolleyFireRules {
         let edges = self.data.band_edges_in(w);
         let max_in = edges.last().copied().unwrap_or(0.0);
         let ranks = (!w.overhead && !w.gun).then_some(self.data.fire.firing_ranks);
-        let ranges = self.firer_ranges(state, u, t, max_in, ranks, None);
-        if ranges.is_empty() {
-            return Err(refuse(
-                RefusalKind::OutOfSight,
-                format!(
-                    "no figure of {} has {} in range and in its {} degree cone",
-                    u.name, t.name, self.data.fire.cone_deg
-                ),
-            ));
+        let found = self.firer_ranges(state, u, t, max_in, ranks, None);
+        if found.ranges.is_empty() {
+            return Err(self.no_target(u, t, &found, RefusalKind::OutOfSight));
         }
+        let ranges = &found.ranges;
         let median = ranges[ranges.len() / 2];
         let band = edges.iter().position(|e| median.value() <= *e).unwrap_or(0);
         let double = u.formation == "double-rank" && !w.hit_max_double_rank.is_empty();
@@ -238,7 +317,13 @@ impl VolleyFireRules {
             || ust(u).shaken
             || (w.gun && firers <= self.data.fire.gun_cover_gunners_max);
         let dice = self.fire_dice(state, t, w, firers, hit_max, cover);
-        let notes = vec![
+        let mut notes: Vec<Event> = found
+            .close_calls
+            .iter()
+            .cloned()
+            .map(Event::Measured)
+            .collect();
+        notes.extend([
             Event::Measured(median.reading(
                 format!("median range of {firers} firers of {}", u.name),
                 &edges,
@@ -251,7 +336,7 @@ impl VolleyFireRules {
                     if double { ", double rank" } else { "" }
                 ),
             },
-        ];
+        ]);
         Ok(FirePlan { dice, notes })
     }
 
@@ -304,15 +389,10 @@ impl VolleyFireRules {
         let (u, t) = self.check_fire_units(state, p)?;
         let w = self.weapon_of(state, u)?;
         let max_in = self.data.band_edges_in(w).last().copied().unwrap_or(0.0);
-        let firers = self.firer_ranges(state, u, t, max_in, None, None).len();
+        let found = self.firer_ranges(state, u, t, max_in, None, None);
+        let firers = found.ranges.len();
         if firers == 0 {
-            return Err(refuse(
-                RefusalKind::OutOfSight,
-                format!(
-                    "no scout of {} has {} in range and in his {} degree arc",
-                    u.name, t.name, self.data.fire.cone_deg
-                ),
-            ));
+            return Err(self.no_target(u, t, &found, RefusalKind::OutOfSight));
         }
         let cover = self.in_cover(state, t) || ust(u).shaken;
         let need = if cover {
@@ -351,7 +431,8 @@ impl VolleyFireRules {
             .unwrap_or_default();
         let edges = self.data.band_edges_in(w);
         let max_in = edges.last().copied().unwrap_or(0.0);
-        let ranges = self.firer_ranges(state, u, t, max_in, None, Some(&name));
+        let found = self.firer_ranges(state, u, t, max_in, None, Some(&name));
+        let ranges = &found.ranges;
         let dice: u32 = ranges
             .iter()
             .map(|r| {
@@ -360,6 +441,9 @@ impl VolleyFireRules {
             })
             .sum();
         if dice == 0 {
+            if found.hidden > 0 {
+                return Err(self.no_target(u, t, &found, RefusalKind::OutOfRange));
+            }
             return Err(refuse(
                 RefusalKind::OutOfRange,
                 format!(
@@ -381,12 +465,45 @@ impl VolleyFireRules {
         named(&[("p_any_hit", 1.0 - (1.0 - p).powi(n))])
     }
 
+    /// The target scouts try to evade first (three d6); the fire is then
+    /// given at where they stand, or spent if they got out of it.
+    fn resolve_fire_evaded(
+        &self,
+        state: &GameState,
+        p: &FireParams,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        self.check_fire(state, p)?;
+        let (ui, u) = unit(state, &p.unit)?;
+        let (_, t) = unit(state, &p.target)?;
+        let (mut ev, _) = self.scouts_evade(state, t, u, dice)?;
+        let now = super::scouts::applied(state, &ev);
+        let plain = FireParams {
+            evade: false,
+            ..p.clone()
+        };
+        match self.check_fire(&now, &plain) {
+            Ok(()) => ev.extend(self.resolve_fire(&now, &plain, dice)?),
+            Err(RuleError::Refused(r)) => {
+                ev.push(Self::acted(state, ui));
+                ev.push(Event::Note {
+                    text: format!("{} evade {}'s fire: {}", t.name, u.name, r.why),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(ev)
+    }
+
     pub(super) fn resolve_fire(
         &self,
         state: &GameState,
         p: &FireParams,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
+        if p.evade {
+            return self.resolve_fire_evaded(state, p, dice);
+        }
         let (ui, u) = unit(state, &p.unit)?;
         let (_, t) = unit(state, &p.target)?;
         let (hits, key_hits, mut ev) = match self.fire_kind(state, p)? {
@@ -431,6 +548,7 @@ impl VolleyFireRules {
                 let (hits, key_hits, jammed) = self.roll_fire_dice(&plan, dice, &mut ev)?;
                 if jammed {
                     ev.push(Self::acted(state, ui));
+                    ev.extend(self.exposure(state, ui, u));
                     ev.extend(self.jam(state, ui, u));
                     return Ok(ev);
                 }
@@ -438,12 +556,27 @@ impl VolleyFireRules {
             }
         };
         ev.push(Self::acted(state, ui));
+        ev.extend(self.exposure(state, ui, u));
         ev.push(Event::Note {
             text: format!("{} fires: {hits} hits on {}", u.name, t.name),
         });
         ev.extend(self.casualties(state, u, t, hits, key_hits, dice)?);
         ev.extend(self.commanders_in_zone(state, u, t, dice)?);
         Ok(ev)
+    }
+
+    /// "Concealed troops must be at the edge of any cover to fire out and
+    /// they will then be exposed."
+    fn exposure(&self, state: &GameState, ui: usize, u: &Unit) -> Option<Event> {
+        let men: Vec<&Figure> = standing_this_phase(state, u)
+            .into_iter()
+            .filter_map(|(_, id)| state.figure(id))
+            .collect();
+        self.has_men_in_cover(state, &men)
+            .then_some(Event::VolleyFire(VfEvent::Exposed {
+                unit: ui,
+                turn: state.turn,
+            }))
     }
 
     /// Rolls the plan's d20s: hits, key-figure hits, jammed.
@@ -472,7 +605,14 @@ impl VolleyFireRules {
     /// "Gun jams if a 20 is rolled on the firing die. Gun and crew fall back
     /// 12" to clear the jam ... and does not fire that turn."
     fn jam(&self, state: &GameState, ui: usize, u: &Unit) -> Vec<Event> {
-        let back = self.data.fire.gun_jam_fall_back_in;
+        let rear = alive(state, u)
+            .first()
+            .and_then(|(_, id)| state.figure(*id))
+            .map_or(Vector2::new(0.0, -1.0), |f| {
+                let a = f.placement.facing_deg.to_radians();
+                -Vector2::new(a.cos(), a.sin())
+            });
+        let back = self.jam_fall_back_in(state, u, rear);
         let mut ev = vec![
             Event::VolleyFire(VfEvent::Jammed {
                 unit: ui,
@@ -480,7 +620,7 @@ impl VolleyFireRules {
             }),
             Event::Note {
                 text: format!(
-                    "{} jams: gun and crew fall back {back} in to clear it",
+                    "{} jams: gun and crew fall back {back:.1} in to clear it",
                     u.name
                 ),
             },

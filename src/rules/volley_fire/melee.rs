@@ -26,6 +26,9 @@ const MAX_MELEE_ROUNDS: usize = 200;
 /// A d6 at or under this face sends a fall-back along the table edge one
 /// way, above it the other (house reading of "roll a D6 for direction").
 const EDGE_LEFT_MAX_FACE: u32 = 3;
+/// The square: "Cannot initiate any melee's and cannot support other
+/// melee's."
+pub(super) const SQUARE: &str = "square";
 
 /// Who fights in a melee, before the dice.
 #[derive(Debug, Clone)]
@@ -36,6 +39,17 @@ pub struct MeleePlan {
     pub attackers: Vec<FigureId>,
     /// Defenders in contact and in support, officers last.
     pub defenders: Vec<FigureId>,
+    /// Other units of the defender's side whose men fight in support.
+    pub supporters: Vec<usize>,
+}
+
+/// The unit a figure belongs to.
+fn unit_of(state: &GameState, id: FigureId) -> Option<(usize, &Unit)> {
+    state
+        .units
+        .iter()
+        .enumerate()
+        .find(|(_, u)| u.figures.contains(&id))
 }
 
 impl VolleyFireRules {
@@ -148,13 +162,16 @@ impl VolleyFireRules {
                 format!("{} is shaken and cannot initiate a melee", a.name),
             ));
         }
-        if a.formation == "square" {
+        if a.formation == SQUARE {
             return Err(refuse(
                 RefusalKind::CannotDo,
                 format!("{} is in square: a square cannot initiate a melee", a.name),
             ));
         }
         self.check_may_act(state, a)?;
+        if p.evade {
+            self.check_scouts_evade(d)?;
+        }
         let contact = self.contact_in() + self.data.movement.contact_slack_in;
         let a_all = ids(&alive(state, a));
         let d_all = ids(&alive(state, d));
@@ -179,13 +196,29 @@ impl VolleyFireRules {
             .filter(|x| near(*x, &attackers, contact))
             .collect();
         // "Any defending figures within 6" of the initially contacted
-        // figures are considered support and will fight in the melee'."
+        // figures are considered support and will fight in the melee'":
+        // the defender's own and those of its side's other units, but a
+        // square "cannot support other melee's".
         let support = self.data.melee.support_in;
         let mut defenders: Vec<FigureId> = d_all
             .iter()
             .copied()
             .filter(|x| contacted.contains(x) || near(*x, &contacted, support))
             .collect();
+        let mut supporters = Vec::new();
+        for (oi, o) in state.units.iter().enumerate() {
+            if oi == di || o.side != d.side || o.formation == SQUARE {
+                continue;
+            }
+            let theirs: Vec<FigureId> = ids(&alive(state, o))
+                .into_iter()
+                .filter(|x| near(*x, &contacted, support))
+                .collect();
+            if !theirs.is_empty() {
+                supporters.push(oi);
+                defenders.extend(theirs);
+            }
+        }
         // "Officers/Emirs are the last to fight."
         let officer_last = |ids: &mut Vec<FigureId>| {
             ids.sort_by_key(|id| state.figure(*id).is_some_and(|f| f.leader));
@@ -197,6 +230,7 @@ impl VolleyFireRules {
             defender: di,
             attackers,
             defenders,
+            supporters,
         })
     }
 
@@ -231,7 +265,8 @@ impl VolleyFireRules {
                     dice: rolls.clone(),
                 });
                 let fx = self.fighter(state, a, x, false, from_rear);
-                let fy = self.fighter(state, d, y, true, from_rear);
+                let dy = unit_of(state, y).map_or(d, |(_, o)| o);
+                let fy = self.fighter(state, dy, y, true, from_rear);
                 match pair_winner(fx, fy, rolls[0].face, rolls[1].face) {
                     Some(true) => {
                         d_out.push(y);
@@ -264,39 +299,64 @@ impl VolleyFireRules {
         let (a, d) = (&state.units[plan.attacker], &state.units[plan.defender]);
         let mut ev = vec![
             Self::acted(state, plan.attacker),
-            Event::Note {
-                text: format!(
-                    "{} men of {} fight {} of {}{}",
-                    plan.attackers.len(),
-                    a.name,
-                    plan.defenders.len(),
-                    d.name,
-                    if p.from_rear {
-                        ", hit from the rear"
-                    } else {
-                        ""
-                    }
-                ),
-            },
+            Event::VolleyFire(VfEvent::MeleeFought { at: state.clock() }),
         ];
-        self.fight_rounds(state, &mut plan, p.from_rear, dice, &mut ev)?;
-        let loser = match (plan.attackers.is_empty(), plan.defenders.is_empty()) {
-            (true, false) => Some((plan.attacker, plan.defender)),
-            (false, true) => Some((plan.defender, plan.attacker)),
-            _ => None,
-        };
-        let Some((li, wi)) = loser else {
-            ev.push(Event::Note {
-                text: "the melee is undecided".into(),
-            });
-            return Ok(ev);
-        };
-        // The men killed in the fight do not fall back.
-        let mut after = state.clone();
-        for e in &ev {
-            after.apply(e);
+        if p.evade {
+            let (evaded, moved) = self.scouts_evade(state, d, a, dice)?;
+            ev.extend(evaded);
+            if moved {
+                ev.push(Event::Note {
+                    text: format!("{} evade the melee with {}", d.name, a.name),
+                });
+                return Ok(ev);
+            }
         }
-        ev.extend(self.fall_back(&after, li, wi, dice)?);
+        ev.push(Event::Note {
+            text: format!(
+                "{} men of {} fight {} of {}{}{}",
+                plan.attackers.len(),
+                a.name,
+                plan.defenders.len(),
+                d.name,
+                if plan.supporters.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<&str> = plan
+                        .supporters
+                        .iter()
+                        .map(|i| state.units[*i].name.as_str())
+                        .collect();
+                    format!(" with support from {}", names.join(", "))
+                },
+                if p.from_rear {
+                    ", hit from the rear"
+                } else {
+                    ""
+                }
+            ),
+        });
+        self.fight_rounds(state, &mut plan, p.from_rear, dice, &mut ev)?;
+        let mut defending = vec![plan.defender];
+        defending.extend(plan.supporters.iter().copied());
+        let (losers, wi) = match (plan.attackers.is_empty(), plan.defenders.is_empty()) {
+            (true, false) => (vec![plan.attacker], plan.defender),
+            (false, true) => (defending, plan.attacker),
+            _ => {
+                ev.push(Event::Note {
+                    text: "the melee is undecided".into(),
+                });
+                return Ok(ev);
+            }
+        };
+        // The winner's bonus: reform, reface or one normal move
+        // (`winner-move`, in this melee phase).
+        ev.push(Event::VolleyFire(VfEvent::MeleeWon {
+            unit: wi,
+            at: Some(state.clock()),
+        }));
+        // The men killed in the fight do not fall back.
+        let after = super::scouts::applied(state, &ev);
+        ev.extend(self.fall_back(&after, &losers, wi, dice)?);
         Ok(ev)
     }
 
@@ -305,28 +365,47 @@ impl VolleyFireRules {
     /// are captured if they collide with organized enemy forces. If this
     /// fall back takes the losing force to the table edge, roll a D6 for
     /// direction along that edge. Fall back direction is perpendicular to
-    /// the front facing of the winner."
+    /// the front facing of the winner." One roll for the losing force,
+    /// every unit that fought on its side.
     fn fall_back(
+        &self,
+        state: &GameState,
+        losers: &[usize],
+        wi: usize,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
+        let names: Vec<&str> = losers
+            .iter()
+            .map(|i| state.units[*i].name.as_str())
+            .collect();
+        let rolls = dice.roll_n(self.data.melee.fall_back_dice as usize, 6)?;
+        let dist = f64::from(total(&rolls));
+        let mut ev = vec![Event::Rolled {
+            purpose: format!("{} falls back", names.join(", ")),
+            figure: None,
+            dice: rolls,
+        }];
+        for li in losers {
+            ev.push(Event::VolleyFire(VfEvent::Shaken {
+                unit: *li,
+                shaken: true,
+            }));
+            self.fall_back_unit(state, *li, wi, dist, dice, &mut ev)?;
+        }
+        Ok(ev)
+    }
+
+    /// One losing unit's fall-back of `dist` inches.
+    fn fall_back_unit(
         &self,
         state: &GameState,
         li: usize,
         wi: usize,
+        dist: f64,
         dice: &mut dyn Dice,
-    ) -> Result<Vec<Event>, RuleError> {
+        ev: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
         let (l, w) = (&state.units[li], &state.units[wi]);
-        let rolls = dice.roll_n(self.data.melee.fall_back_dice as usize, 6)?;
-        let dist = f64::from(total(&rolls));
-        let mut ev = vec![
-            Event::Rolled {
-                purpose: format!("{} falls back", l.name),
-                figure: None,
-                dice: rolls,
-            },
-            Event::VolleyFire(VfEvent::Shaken {
-                unit: li,
-                shaken: true,
-            }),
-        ];
         let l_ids = ids(&alive(state, l));
         let w_ids = ids(&alive(state, w));
         let facing = w_ids
@@ -341,7 +420,7 @@ impl VolleyFireRules {
             dir = -dir;
         }
         let from = centroid(state, &l_ids);
-        let step = self.fall_back_step(state, from, dir, dist, dice, &mut ev)?;
+        let step = self.fall_back_step(state, from, dir, dist, dice, ev)?;
         let mut captured = 0;
         for id in l_ids {
             let Some(f) = state.figure(id) else { continue };
@@ -376,7 +455,7 @@ impl VolleyFireRules {
                 }
             ),
         });
-        Ok(ev)
+        Ok(())
     }
 
     /// The fall-back's displacement: straight on, or to the table edge and

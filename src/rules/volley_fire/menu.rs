@@ -23,7 +23,15 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
             "target",
             ParamKind::Unit,
             "the unit fired at",
-        )),
+        ))
+        .param(
+            ParamSpec::optional(
+                "evade",
+                ParamKind::Flag,
+                "the target scouts try to evade: 3d6, an even total moves them that far away",
+            )
+            .preset(json!(false)),
+        ),
         ActionSpec::new(
             "charge",
             "Unit charges",
@@ -48,7 +56,13 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
             "from_rear",
             "the attack strikes its rear",
             false,
+        ))
+        .param(ParamSpec::preset_flag(
+            "evade",
+            "the defending scouts try to evade: 3d6, an even total moves them that far away",
+            false,
         )),
+        winner_move(rough.clone()),
         ActionSpec::new("move", "Move", "the unit moves its front centre to a point")
             .param(unit("the unit that moves"))
             .param(ParamSpec::given(
@@ -79,6 +93,7 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
                 "new front centre",
             ))
             .param(rough),
+        destroy_gun(),
         ActionSpec::new("regroup", "Regroup", "a shaken unit tries to regroup")
             .param(unit("the shaken unit")),
         ActionSpec::new("morale", "Army morale", "the side tests its army morale").param(
@@ -91,4 +106,41 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
         }
     }
     out
+}
+
+/// "The winner of the melee can reform and or reface on the objective, or
+/// move one normal move distance and reface and reform."
+fn winner_move(rough: ParamSpec) -> ActionSpec {
+    ActionSpec::new(
+        "winner-move",
+        "Winner reforms",
+        "the melee's winner reforms and refaces on the objective, or moves one normal move and reforms",
+    )
+    .param(ParamSpec::actor("unit", ParamKind::Unit, "the unit that won the melee"))
+    .param(ParamSpec::optional(
+        "formation",
+        ParamKind::Text,
+        "the new formation (default: the present one)",
+    ))
+    .param(ParamSpec::optional(
+        "facing_deg",
+        ParamKind::Number,
+        "new facing",
+    ))
+    .param(ParamSpec::optional(
+        "to_in",
+        ParamKind::Point,
+        "new front centre (default: stays on the objective)",
+    ))
+    .param(rough)
+}
+
+/// "To self-destroy a gun, announce same prior to any melee".
+fn destroy_gun() -> ActionSpec {
+    ActionSpec::new(
+        "destroy-gun",
+        "Destroy gun",
+        "the gun crew destroys its gun before any melee of the phase (fails on a 6)",
+    )
+    .param(ParamSpec::actor("unit", ParamKind::Unit, "the gun crew"))
 }

@@ -12,15 +12,19 @@
 
 pub mod action;
 mod charge;
+mod concealment;
 pub mod engine;
 pub mod event;
 mod fire;
+mod gun;
 mod melee;
 pub mod menu;
 mod morale;
 mod movement;
 mod overlay;
+mod scouts;
 pub mod status;
+mod winner;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -108,10 +112,35 @@ pub struct FireData {
     pub gun_jam_fall_back_in: f64,
     pub hits_per_gunner: u32,
     pub gun_cover_gunners_max: u32,
+    /// A d6 at or above this face: the crew cannot destroy its gun.
+    pub gun_destroy_fails_face: u32,
+    /// Figures a unit may choose as scouts.
     pub scouts_max: u32,
+    /// d6 scouts roll to evade fire or melee (an even total moves them).
+    pub scout_evade_dice: u32,
     pub scout_hit_open: u32,
     pub scout_hit_cover: u32,
     pub pistol_hit_face: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// Concealment and visibility, table inches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConcealmentData {
+    /// A viewer outside cover sees into it only from this near its outline.
+    pub view_from_in: f64,
+    /// ... and only this far into it (the sight line's length inside).
+    pub see_into_in: f64,
+    /// A viewer at the edge of the cover sees this far into it.
+    pub see_into_from_edge_in: f64,
+    /// Small-arms range into and inside woods and scrub.
+    pub woods_range_in: f64,
+    /// Gun range into and inside woods and scrub.
+    pub woods_gun_range_in: f64,
+    /// A man this near a cover's outline is at its edge (house value).
+    pub edge_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -219,6 +248,7 @@ pub struct VolleyFire {
     pub scale: ScaleData,
     pub turn: TurnData,
     pub fire: FireData,
+    pub concealment: ConcealmentData,
     pub weapon: BTreeMap<String, WeaponData>,
     #[serde(rename = "move")]
     pub movement: MoveData,

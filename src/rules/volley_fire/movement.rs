@@ -10,7 +10,7 @@ use nalgebra::{Point2, Vector2};
 
 use super::action::{FormParams, MoveParams};
 use super::engine::{
-    VolleyFireRules, alive, centroid, kill, pos, quantized, refuse, troops, unit, ust,
+    VolleyFireRules, alive, centroid, ids, kill, pos, quantized, refuse, troops, unit, ust,
 };
 use super::event::Event as VfEvent;
 use super::status::Troops;
@@ -144,8 +144,18 @@ impl VolleyFireRules {
         state: &GameState,
         p: &MoveParams,
     ) -> Result<MovePlan, RuleError> {
-        let (ui, u) = unit(state, &p.unit)?;
+        let (_, u) = unit(state, &p.unit)?;
         self.check_may_act(state, u)?;
+        self.unit_move_plan(state, p)
+    }
+
+    /// The unit's move dice and halvings, whether or not it may act now.
+    pub(super) fn unit_move_plan(
+        &self,
+        state: &GameState,
+        p: &MoveParams,
+    ) -> Result<MovePlan, RuleError> {
+        let (ui, u) = unit(state, &p.unit)?;
         let troops = troops(u)?;
         let (from, members) = self.front_of(state, u);
         if members.is_empty() {
@@ -198,7 +208,7 @@ impl VolleyFireRules {
     }
 
     /// The inches a move's roll allows after the halvings.
-    fn allowed_in(&self, plan: &MovePlan, rolled: u32) -> u32 {
+    pub(super) fn allowed_in(&self, plan: &MovePlan, rolled: u32) -> u32 {
         let mut allowed = rolled;
         if plan.rough {
             allowed = allowed.div_ceil(self.data.movement.terrain_divisor.max(1));
@@ -454,6 +464,50 @@ impl VolleyFireRules {
             });
         }
         Ok(ev)
+    }
+
+    /// Every alive man of `mover` moves `dist` in directly away from
+    /// `from` (centre of one to centre of the other), kept on the table;
+    /// `face_away` turns them the way they go ("backs to the enemy").
+    pub(super) fn move_away(
+        &self,
+        state: &GameState,
+        mover: &Unit,
+        from: &Unit,
+        dist: f64,
+        face_away: bool,
+    ) -> Vec<Event> {
+        let members = alive(state, mover);
+        let away = centroid(state, &ids(&members)) - centroid(state, &ids(&alive(state, from)));
+        let dir = if away.norm() > 0.0 {
+            away / away.norm()
+        } else {
+            Vector2::new(0.0, 1.0)
+        };
+        let facing = dir.y.atan2(dir.x).to_degrees().rem_euclid(360.0);
+        let mut ev = Vec::new();
+        for (_, id) in members {
+            if let Some(f) = state.figure(id) {
+                let to = f.placement.center_in_table + dir * dist;
+                let to = Point2::new(
+                    to.x.clamp(0.0, state.table.width_in),
+                    to.y.clamp(0.0, state.table.depth_in),
+                );
+                ev.push(Event::Moved {
+                    figure: id,
+                    to_in: quantized(to),
+                    facing_deg: if face_away {
+                        facing
+                    } else {
+                        f.placement.facing_deg
+                    },
+                    pace: Pace::Evade,
+                    distance_in: (to - f.placement.center_in_table).norm(),
+                    through_rough: false,
+                });
+            }
+        }
+        ev
     }
 
     /// Alive figures laid out in a formation around a front centre: ranks

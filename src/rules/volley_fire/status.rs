@@ -144,6 +144,17 @@ pub struct UnitStatus {
     /// The turn in which the gun last limbered or unlimbered.
     #[serde(default)]
     pub limbered_turn: Option<u32>,
+    /// Won a melee in this melee phase and has not taken its bonus move
+    /// (reform, reface, or one normal move).
+    #[serde(default)]
+    pub won_melee: Option<TurnClock>,
+    /// The crew tried to destroy its gun: `Some(true)` destroyed (it never
+    /// fires again), `Some(false)` the d6 was a 6 and it cannot.
+    #[serde(default)]
+    pub gun_destroyed: Option<bool>,
+    /// The turn it last fired out of cover ("they will then be exposed").
+    #[serde(default)]
+    pub exposed_turn: Option<u32>,
 }
 
 /// What Volley Fire! records about one side.
@@ -166,6 +177,10 @@ pub struct GameStatus {
     /// first); empty: the scenario's order.
     #[serde(default)]
     pub move_order: Vec<usize>,
+    /// When the last melee was fought (a gun is destroyed "prior to any
+    /// melee" of its phase).
+    #[serde(default)]
+    pub melee_at: Option<TurnClock>,
 }
 
 /// The rule set's name in scenario errors.
