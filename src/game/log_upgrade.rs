@@ -95,15 +95,23 @@ pub fn upgrade_record(record: &mut Value) {
     }
 }
 
+/// The object and its kind (`tag`) when the kind is one of `names`.
+fn tagged<'a>(
+    value: &'a mut Value,
+    tag: &str,
+    names: &[&str],
+) -> Option<(&'a mut Map<String, Value>, String)> {
+    let object = value.as_object_mut()?;
+    let name = object.get(tag)?.as_str().filter(|n| names.contains(n))?;
+    let name = name.to_owned();
+    Some((object, name))
+}
+
 /// `{"command": "fire", ..fields}` becomes `{"command": "stand-to",
 /// "action": "fire", "params": {..fields}}`.
 fn upgrade_command(command: &mut Value) {
-    let Some(object) = command.as_object_mut() else {
+    let Some((object, name)) = tagged(command, "command", &STAND_TO_COMMANDS) else {
         return;
-    };
-    let name = match object.get("command").and_then(Value::as_str) {
-        Some(n) if STAND_TO_COMMANDS.contains(&n) => n.to_owned(),
-        _ => return,
     };
     let mut params = std::mem::take(object);
     params.remove("command");
@@ -113,15 +121,10 @@ fn upgrade_command(command: &mut Value) {
 /// `{"event": "shot-fired", ..}` becomes `{"event": "stand-to", "what":
 /// "shot-fired", ..}`.
 fn upgrade_event(event: &mut Value) {
-    let Some(object) = event.as_object_mut() else {
-        return;
-    };
-    let name = match object.get("event").and_then(Value::as_str) {
-        Some(n) if STAND_TO_EVENTS.contains(&n) => n.to_owned(),
-        _ => return,
-    };
-    object.insert("event".into(), "stand-to".into());
-    object.insert("what".into(), name.into());
+    if let Some((object, name)) = tagged(event, "event", &STAND_TO_EVENTS) {
+        object.insert("event".into(), "stand-to".into());
+        object.insert("what".into(), name.into());
+    }
 }
 
 /// The start state: the side counters of orders go, each figure's Stand
