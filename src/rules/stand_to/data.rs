@@ -6,7 +6,6 @@
 //! totals needed; save numbers are the coloured die at or under which the
 //! shot is saved.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -21,8 +20,9 @@ pub const BUILTIN_TOML: &str = include_str!("../../../scenarios/rules/stand-to.t
 /// Where the built-in data file lives in the repository.
 pub const BUILTIN_PATH: &str = "scenarios/rules/stand-to.toml";
 
-/// Field name -> one line saying where a house value comes from.
-pub type House = BTreeMap<String, String>;
+/// Field name -> where a house value comes from (one type for every rule
+/// set's data file).
+pub use crate::rules::common::House;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

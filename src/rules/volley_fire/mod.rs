@@ -43,8 +43,9 @@ pub const BUILTIN_TOML: &str = include_str!("../../../scenarios/rules/volley-fir
 /// Where the built-in data file lives in the repository.
 pub const BUILTIN_PATH: &str = "scenarios/rules/volley-fire.toml";
 
-/// Field name -> where a house value comes from.
-pub type House = BTreeMap<String, String>;
+/// Field name -> where a house value comes from (one type for every rule
+/// set's data file).
+pub use crate::rules::common::House;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
