@@ -68,11 +68,11 @@ fn fire_classes(target: FigureId) -> Box<Classify> {
     Box::new(move |_, ev| {
         let mut out = Vec::new();
         for e in ev {
-            if let Event::FireResolved {
+            if let Event::StandTo(StandToEvent::FireResolved {
                 on_target: true,
                 saved,
                 ..
-            } = e
+            }) = e
             {
                 out.push("p_on_target".to_owned());
                 out.push(if *saved { "p_saved" } else { "p_hit" }.to_owned());

@@ -341,11 +341,11 @@ fn melee(g: &Game, a: &str, d: &str) -> Command {
 fn totals(ev: &[Event]) -> (i32, i32) {
     ev.iter()
         .find_map(|e| match e {
-            Event::MeleeResolved {
+            Event::StandTo(StandToEvent::MeleeResolved {
                 attacker_totals,
                 defender_totals,
                 ..
-            } => Some((attacker_totals[0], defender_totals[0])),
+            }) => Some((attacker_totals[0], defender_totals[0])),
             _ => None,
         })
         .expect("a melee result")
@@ -1209,7 +1209,7 @@ fn scripted_game_plays_and_replays_from_its_log() {
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, Event::MeleeResolved { .. })),
+            .any(|e| matches!(e, Event::StandTo(StandToEvent::MeleeResolved { .. }))),
         "his immediate attack"
     );
     assert!(game.state().turn >= 3);
@@ -1263,11 +1263,11 @@ fn note_2_a_saved_shot_hits_the_man_in_melee_with_the_target() {
         .unwrap();
     assert!(ev.iter().any(|e| matches!(
         e,
-        Event::FireResolved {
+        Event::StandTo(StandToEvent::FireResolved {
             on_target: true,
             saved: true,
             ..
-        }
+        })
     )));
     assert_eq!(wound_of(&ev, hurt), Some(Wound::Light), "8 is even: light");
 }

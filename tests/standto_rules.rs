@@ -38,14 +38,14 @@ fn fire_summary(events: &[Event]) -> (String, u32, u32, bool, bool) {
     events
         .iter()
         .find_map(|e| match e {
-            Event::FireResolved {
+            Event::StandTo(StandToEvent::FireResolved {
                 band,
                 needed,
                 save,
                 on_target,
                 saved,
                 ..
-            } => Some((band.clone(), *needed, *save, *on_target, *saved)),
+            }) => Some((band.clone(), *needed, *save, *on_target, *saved)),
             _ => None,
         })
         .expect("a fire result")
@@ -386,11 +386,11 @@ fn melee_example_pawnee_plus_3_trooper_plus_2() {
     let totals = |ev: &[Event]| {
         ev.iter()
             .find_map(|e| match e {
-                Event::MeleeResolved {
+                Event::StandTo(StandToEvent::MeleeResolved {
                     attacker_totals,
                     defender_totals,
                     ..
-                } => Some((attacker_totals[0], defender_totals[0])),
+                }) => Some((attacker_totals[0], defender_totals[0])),
                 _ => None,
             })
             .unwrap()
@@ -1251,11 +1251,11 @@ fn aiming_takes_a_turn_and_the_bonus_comes_with_the_next_shot() {
         .unwrap();
     assert!(ev.iter().any(|e| matches!(
         e,
-        Event::FireResolved {
+        Event::StandTo(StandToEvent::FireResolved {
             on_target: true,
             aim_bonus: Some(AimUse::Hit),
             ..
-        }
+        })
     )));
     assert!(
         !now(g.state(), g.state().figure(me).unwrap()).aim_ready(),

@@ -20,6 +20,7 @@ use crate::rules::Registry;
 use crate::rules::dice::{Dice, TypedDice, seeded};
 use crate::rules::odds::NamedOdds;
 use crate::rules::stand_to::action::{Action as St, AimUse, FireMode, OrderVia};
+use crate::rules::stand_to::event::Event as StandToEvent;
 use crate::rules::stand_to::{StandTo, StandToRules};
 
 /// Schema name of the JSON output.
@@ -542,7 +543,7 @@ fn print_text(state: &GameState, events: &[Event]) {
                     .unwrap_or_default();
                 println!("rolled {purpose}{who}: {}", faces.join(" "));
             }
-            Event::FireResolved {
+            Event::StandTo(StandToEvent::FireResolved {
                 band,
                 needed,
                 save,
@@ -550,7 +551,7 @@ fn print_text(state: &GameState, events: &[Event]) {
                 saved,
                 aim_bonus,
                 ..
-            } => println!(
+            }) => println!(
                 "{band} range, {needed}+ needed, save {save}: {}{}",
                 match (on_target, saved) {
                     (false, _) => "off target",
@@ -561,11 +562,11 @@ fn print_text(state: &GameState, events: &[Event]) {
                     .map(|a| format!(" (aiming bonus on {a:?})"))
                     .unwrap_or_default()
             ),
-            Event::MeleeResolved {
+            Event::StandTo(StandToEvent::MeleeResolved {
                 attacker_totals,
                 defender_totals,
                 ..
-            } => {
+            }) => {
                 println!(
                     "melee totals: attacker {attacker_totals:?} against defender {defender_totals:?}"
                 );

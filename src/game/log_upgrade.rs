@@ -34,7 +34,9 @@ const STAND_TO_COMMANDS: [&str; 15] = [
 ];
 
 /// Stand To!'s events that were shared events before schema 4.
-const STAND_TO_EVENTS: [&str; 12] = [
+const STAND_TO_EVENTS: [&str; 14] = [
+    "fire-resolved",
+    "melee-resolved",
     "aim-taken",
     "shot-fired",
     "healed",

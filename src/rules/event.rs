@@ -9,7 +9,6 @@ use crate::core::Reading;
 use crate::core::dice::DieRoll;
 use crate::core::odds::NamedOdds;
 use crate::rules::stand_to::Wound;
-use crate::rules::stand_to::action::{AimUse, FireMode};
 
 /// One thing that happened in a game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,25 +34,6 @@ pub enum Event {
     Measured(Reading),
     /// Text for the player (a rule applied, a choice he must make).
     Note { text: String },
-    /// Summary of one shot.
-    FireResolved {
-        shooter: FigureId,
-        target: FigureId,
-        mode: FireMode,
-        band: String,
-        needed: u32,
-        save: u32,
-        on_target: bool,
-        saved: bool,
-        aim_bonus: Option<AimUse>,
-    },
-    /// Summary of one melee exchange.
-    MeleeResolved {
-        attackers: Vec<FigureId>,
-        defenders: Vec<FigureId>,
-        attacker_totals: Vec<i32>,
-        defender_totals: Vec<i32>,
-    },
     /// The figure (or its mount) now has this wound.
     Wounded {
         figure: FigureId,

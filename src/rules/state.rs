@@ -471,12 +471,8 @@ impl GameState {
             Event::VolleyFire(e) => e.apply(self),
             Event::StandTo(e) => e.apply(self),
             Event::LittleColonial(e) => e.apply(self),
-            Event::Odds { .. }
-            | Event::Rolled { .. }
-            | Event::Measured(_)
-            | Event::Note { .. }
-            | Event::FireResolved { .. }
-            | Event::MeleeResolved { .. } => {}
+            Event::Odds { .. } | Event::Rolled { .. } | Event::Measured(_) | Event::Note { .. } => {
+            }
             Event::Wounded { .. }
             | Event::Moved { .. }
             | Event::Placed { .. }

@@ -24,6 +24,7 @@ use crate::game::{Command, Event, FigureId, Game, GameState, Observed, Played, S
 use crate::rules::Registry;
 use crate::rules::dice::{RngDice, TypedDice};
 use crate::rules::odds::NamedOdds;
+use crate::rules::stand_to::event::Event as StandToEvent;
 
 /// Where game logs go unless told otherwise.
 pub const GAMES_DIR: &str = "games";
@@ -350,7 +351,7 @@ impl GameSession {
             for e in events {
                 match e {
                     Event::Measured(reading) => preview.measurements.push(reading),
-                    Event::FireResolved { needed, band, .. } => {
+                    Event::StandTo(StandToEvent::FireResolved { needed, band, .. }) => {
                         preview.needed.get_or_insert(needed);
                         preview.band.get_or_insert(band);
                     }
@@ -411,7 +412,9 @@ impl GameSession {
                             out.unit = reading.unit;
                             out.too_close_to_call = reading.too_close_to_call;
                         }
-                        Event::FireResolved { band, .. } => out.band = Some(band),
+                        Event::StandTo(StandToEvent::FireResolved { band, .. }) => {
+                            out.band = Some(band)
+                        }
                         _ => {}
                     }
                 }
@@ -662,12 +665,12 @@ impl GameSession {
                     let faces: Vec<String> = dice.iter().map(|d| d.face.to_string()).collect();
                     parts.push(format!("{purpose} {}", faces.join("+")));
                 }
-                Event::FireResolved {
+                Event::StandTo(StandToEvent::FireResolved {
                     needed,
                     on_target,
                     saved,
                     ..
-                } => parts.push(format!(
+                }) => parts.push(format!(
                     "{needed}+ needed: {}",
                     match (on_target, saved) {
                         (false, _) => "off target",

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Wound;
-use super::action::FireMode;
+use super::action::{AimUse, FireMode};
 use super::status::{MountHeld, own_turn};
 use crate::core::FigureId;
 use crate::rules::{GameState, ObstacleStage};
@@ -40,6 +40,25 @@ pub enum Event {
     Dismounted { figure: FigureId, held: MountHeld },
     /// One more turn of driving a peg: `turns_left` to go (0: tied).
     PegDriven { figure: FigureId, turns_left: u32 },
+    /// Summary of one shot (the number needed, the band, the result).
+    FireResolved {
+        shooter: FigureId,
+        target: FigureId,
+        mode: FireMode,
+        band: String,
+        needed: u32,
+        save: u32,
+        on_target: bool,
+        saved: bool,
+        aim_bonus: Option<AimUse>,
+    },
+    /// Summary of one melee exchange.
+    MeleeResolved {
+        attackers: Vec<FigureId>,
+        defenders: Vec<FigureId>,
+        attacker_totals: Vec<i32>,
+        defender_totals: Vec<i32>,
+    },
     /// He aims at `target`: the bonus is ready the turn after.
     AimTaken { figure: FigureId, target: FigureId },
     /// He fired (the round, his aim and his concealment are spent).

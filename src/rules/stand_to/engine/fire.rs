@@ -365,7 +365,7 @@ impl StandToRules {
             target,
             mode,
         }));
-        sc.push(Event::FireResolved {
+        sc.push(Event::StandTo(StandToEvent::FireResolved {
             shooter,
             target,
             mode,
@@ -375,7 +375,7 @@ impl StandToRules {
             on_target: out.on_target,
             saved: out.saved,
             aim_bonus: out.aim_bonus,
-        });
+        }));
         if let Some((struck, w)) = out.wound {
             if out.saved {
                 sc.note("saved, but doubles: a light wound from splinters (note 1)");

@@ -161,12 +161,12 @@ impl StandToRules {
             rolls.push((id, [r[0].face, r.get(1).map_or(0, |d| d.face)]));
         }
         let out = self.melee_exchange(state, attackers, defenders, &rolls)?;
-        sc.push(Event::MeleeResolved {
+        sc.push(Event::StandTo(StandToEvent::MeleeResolved {
             attackers: attackers.to_vec(),
             defenders: defenders.to_vec(),
             attacker_totals: out.attacker_totals,
             defender_totals: out.defender_totals,
-        });
+        }));
         for (id, w) in out.wounds {
             self.wound(&mut sc, id, Struck::Man, w);
         }
