@@ -412,8 +412,23 @@ fn resolve_log_on_an_existing_game_appends_the_action() {
     };
     let first = fire("1,1,1");
     assert!(first.ok, "{}", first.stderr);
-    let second = fire("1,2,1");
-    assert!(second.ok, "{}", second.stderr);
+    // The second shot is taken in the logged game, where he has fired.
+    let again = fire("1,2,1");
+    assert!(
+        !again.ok && again.stderr.contains("no more shots"),
+        "{}",
+        again.stderr
+    );
+    let end = spotter(&[
+        "resolve",
+        "--scenario",
+        dragoon,
+        "--rule-action",
+        "end-phase",
+        "--log",
+        log_arg,
+    ]);
+    assert!(end.ok, "{}", end.stderr);
     let registry = spotter::rules::Registry::builtin().unwrap();
     let played = |log: &Path| {
         spotter::game::Game::resume(log, &registry)

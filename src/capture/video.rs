@@ -20,8 +20,8 @@ use opencv::imgproc;
 use opencv::videoio::{self, VideoCapture, VideoCaptureTrait, VideoCaptureTraitConst};
 
 use super::folder::{Playback, clamp_fps};
-use crate::spec::flag;
 use super::{CaptureError, FrameSource};
+use crate::spec::flag;
 
 /// File extensions the app treats as video (lower case).
 pub const VIDEO_EXTENSIONS: [&str; 7] = ["mp4", "avi", "mkv", "mov", "webm", "m4v", "mpg"];

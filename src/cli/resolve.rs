@@ -265,7 +265,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => {}
         }
     }
-    if let Some(f) = actor.and_then(|a| state.figure(a)).filter(|_| resumed.is_none()) {
+    if let Some(f) = actor
+        .and_then(|a| state.figure(a))
+        .filter(|_| resumed.is_none())
+    {
         state.active_side = f.side;
     }
     let odds = rules.odds(&state, &command)?;
