@@ -303,10 +303,10 @@ pub mod flag {
     /// Longest run a timed flag may ask for, seconds (a day).
     pub const MAX_SECONDS: f64 = 86_400.0;
     /// Fastest playback rate, frames per second.
-    pub const MAX_FPS: f64 = 1_000.0;
-    /// Slowest playback rate: the capture thread waits a frame period
-    /// between frames, and the app waits for it when it closes.
-    pub const MIN_FPS: f64 = 1.0;
+    pub const MAX_FPS: f64 = 240.0;
+    /// Slowest playback rate (a frame every ten seconds). The capture
+    /// thread's wait between frames ends at once when the app closes.
+    pub const MIN_FPS: f64 = 0.1;
     /// Longest distance a flag may give, inches (or cm).
     pub const MAX_LENGTH: f64 = 10_000.0;
     /// Largest measurement uncertainty, inches.

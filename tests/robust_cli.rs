@@ -84,6 +84,12 @@ fn app_bench_seconds_that_are_not_a_duration_are_refused() {
 fn app_fps_zero_is_refused_not_a_hang() {
     refused(&["app", "--demo", "--bench", "2", "--fps", "0"], "--fps");
     refused(&["app", "--demo", "--bench", "2", "--fps", "nan"], "--fps");
+    refused(&["app", "--demo", "--bench", "2", "--fps", "1000"], "--fps");
+    refused(&["app", "--demo", "--bench", "2", "--fps", "0.01"], "--fps");
+    refused(
+        &["app", "--demo", "--bench", "2", "--mode", "1920x1080@0"],
+        "--mode",
+    );
 }
 
 #[test]
@@ -376,4 +382,78 @@ fn a_refusal_is_printed_once_with_what_to_do() {
         .trim();
     assert!(!why.is_empty(), "{err}");
     assert_eq!(err.matches(why).count(), 1, "said once: {err}");
+}
+
+/// `resolve --log` on an existing game resumes it and appends the action
+/// (its help says it appends); a log of another scenario is refused and
+/// left as it was.
+#[test]
+fn resolve_log_on_an_existing_game_appends_the_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("dragoon.jsonl");
+    let log_arg = log.to_str().unwrap();
+    let dragoon = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/dragoon.toml");
+    let fire = |dice: &str| {
+        spotter(&[
+            "resolve",
+            "--scenario",
+            dragoon,
+            "--actor",
+            "Trooper Hobbs",
+            "--action",
+            "fire",
+            "--target",
+            "Hadendowa warrior",
+            "--dice",
+            dice,
+            "--log",
+            log_arg,
+        ])
+    };
+    let first = fire("1,1,1");
+    assert!(first.ok, "{}", first.stderr);
+    // The second shot is taken in the logged game, where he has fired.
+    let again = fire("1,2,1");
+    assert!(
+        !again.ok && again.stderr.contains("no more shots"),
+        "{}",
+        again.stderr
+    );
+    let end = spotter(&[
+        "resolve",
+        "--scenario",
+        dragoon,
+        "--rule-action",
+        "end-phase",
+        "--log",
+        log_arg,
+    ]);
+    assert!(end.ok, "{}", end.stderr);
+    let registry = spotter::rules::Registry::builtin().unwrap();
+    let played = |log: &Path| {
+        spotter::game::Game::resume(log, &registry)
+            .unwrap()
+            .history()
+            .len()
+    };
+    assert_eq!(played(&log), 2, "both actions are in the log");
+    let before = std::fs::read(&log).unwrap();
+    let other = spotter(&[
+        "resolve",
+        "--scenario",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/lcr-baler.toml"),
+        "--rule-action",
+        "draw",
+        "--action-params",
+        r#"{"then": "fire"}"#,
+        "--log",
+        log_arg,
+    ]);
+    assert!(!other.ok, "another scenario's log was accepted");
+    assert!(
+        other.stderr.contains("The dragoon's shot") && other.stderr.contains("--log"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(std::fs::read(&log).unwrap(), before, "the log is untouched");
 }

@@ -30,6 +30,7 @@ mod little_colonial_printed;
 mod little_colonial_rules;
 mod marker_tracking;
 mod odds_cli;
+mod robust_bounds;
 mod robust_cli;
 mod robust_inputs;
 mod robust_log;

@@ -53,6 +53,10 @@ impl<S: FrameSource> FrameSource for FailingSource<S> {
         self.inner.next_frame()
     }
 
+    fn next_due(&self) -> Option<std::time::Instant> {
+        self.inner.next_due()
+    }
+
     fn reconnect(&mut self) -> Result<(), CaptureError> {
         if self.refused_reconnects > 0 {
             self.refused_reconnects -= 1;

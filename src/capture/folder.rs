@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use image::RgbImage;
 
 use super::{CaptureError, FrameSource};
+use crate::spec::flag;
 
 /// File extensions read as photos (lower case).
 const PHOTO_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
@@ -28,6 +29,26 @@ pub struct Playback {
     pub hold: Duration,
     /// Start over after the last photo.
     pub looped: bool,
+}
+
+impl Playback {
+    /// The frame period, never endless nor zero: the rate is held to the
+    /// range the `--fps` flag accepts (see [`clamp_fps`]).
+    pub fn period(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / clamp_fps(self.fps))
+    }
+}
+
+/// A frame rate held to [`flag::MIN_FPS`]..=[`flag::MAX_FPS`]; one that is
+/// not a number is the default 30 fps. Flags and files are checked where
+/// they are parsed; this keeps a rate set in code from giving a period of
+/// years (a capture thread asleep for ever) or of nothing.
+pub fn clamp_fps(fps: f64) -> f64 {
+    if fps.is_nan() {
+        Playback::default().fps
+    } else {
+        fps.clamp(flag::MIN_FPS, flag::MAX_FPS)
+    }
 }
 
 impl Default for Playback {
@@ -167,14 +188,18 @@ impl FrameSource for FolderSource {
         format!(
             "{folder} ({} photos @{:.0} fps)",
             self.paths.len(),
-            self.playback.fps
+            clamp_fps(self.playback.fps)
         )
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.next_due
     }
 
     fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError> {
         let now = Instant::now();
         let started = *self.started.get_or_insert(now);
-        let period = Duration::from_secs_f64(1.0 / self.playback.fps.max(f64::EPSILON));
+        let period = self.playback.period();
         let due = self.next_due.unwrap_or(now);
         if due > now {
             thread::sleep(due - now);

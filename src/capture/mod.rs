@@ -71,6 +71,14 @@ pub trait FrameSource {
     /// The next frame's pixels and a label for it.
     fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError>;
 
+    /// When the next frame is due, for a source that paces itself (a
+    /// recording). The capture thread waits for it where a stop interrupts
+    /// the wait, so that `next_frame` then returns at once however long the
+    /// frame period. `None` (a camera): `next_frame` blocks on its own.
+    fn next_due(&self) -> Option<Instant> {
+        None
+    }
+
     /// Tries to open the source again after it failed.
     fn reconnect(&mut self) -> Result<(), CaptureError>;
 }

@@ -19,8 +19,9 @@ use opencv::core::{Mat, MatTraitConst, MatTraitConstManual};
 use opencv::imgproc;
 use opencv::videoio::{self, VideoCapture, VideoCaptureTrait, VideoCaptureTraitConst};
 
-use super::folder::Playback;
+use super::folder::{Playback, clamp_fps};
 use super::{CaptureError, FrameSource};
+use crate::spec::flag;
 
 /// File extensions the app treats as video (lower case).
 pub const VIDEO_EXTENSIONS: [&str; 7] = ["mp4", "avi", "mkv", "mov", "webm", "m4v", "mpg"];
@@ -81,10 +82,12 @@ impl VideoSource {
     pub fn open(path: &Path, playback: Playback) -> Result<Self, CaptureError> {
         let capture = open_capture(path)?;
         let fps = capture.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
-        let fps = if fps.is_finite() && fps > 0.0 {
+        // A rate the file gives outside the range `--fps` accepts (0, NaN,
+        // a million) is not trusted: the playback rate is used instead.
+        let fps = if (flag::MIN_FPS..=flag::MAX_FPS).contains(&fps) {
             fps
         } else {
-            playback.fps.max(f64::EPSILON)
+            clamp_fps(playback.fps)
         };
         let count = capture.get(videoio::CAP_PROP_FRAME_COUNT).unwrap_or(0.0);
         Ok(Self {
@@ -170,6 +173,10 @@ impl FrameSource for VideoSource {
             Some(n) => format!("{} ({n} frames @{:.0} fps)", self.file_name(), self.fps()),
             None => format!("{} (@{:.0} fps)", self.file_name(), self.fps()),
         }
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.next_due
     }
 
     fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError> {

@@ -139,6 +139,9 @@ fn run(
             Ok(Control::Stop) | Err(TryRecvError::Disconnected) => return,
             Ok(Control::Reconnect) | Err(TryRecvError::Empty) => {}
         }
+        if !wait_until_due(source, control) {
+            return;
+        }
         match source.next_frame() {
             Ok((image, label)) => {
                 let frame = Frame {
@@ -186,6 +189,22 @@ fn run(
             }
         }
     }
+}
+
+/// Waits until the source's next frame is due, on the control channel so
+/// that a stop ends the wait at once. False when asked to stop.
+fn wait_until_due(source: &dyn FrameSource, control: &Receiver<Control>) -> bool {
+    while let Some(wait) = source
+        .next_due()
+        .and_then(|due| due.checked_duration_since(Instant::now()))
+    {
+        match control.recv_timeout(wait) {
+            Ok(Control::Stop) | Err(RecvTimeoutError::Disconnected) => return false,
+            // A reconnect request means nothing to a running source.
+            Ok(Control::Reconnect) | Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+    true
 }
 
 /// Queues `frame`, replacing a frame the consumer has not taken yet so that

@@ -101,10 +101,15 @@ fn parse_mode(text: &str) -> anyhow::Result<Mode> {
     let err = || format!("--mode {text:?}: expected WIDTHxHEIGHT@FPS, e.g. 1920x1080@30");
     let (size, fps) = text.split_once('@').with_context(err)?;
     let (w, h) = size.split_once('x').with_context(err)?;
+    let fps: u32 = fps.trim().parse().with_context(err)?;
+    let (min, max) = (crate::spec::flag::MIN_FPS, crate::spec::flag::MAX_FPS);
+    if !(min..=max).contains(&f64::from(fps)) || fps == 0 {
+        bail!("--mode {text:?}: {fps} frames per second is out of range (1 to {max})");
+    }
     Ok(Mode {
         width_px: w.trim().parse().with_context(err)?,
         height_px: h.trim().parse().with_context(err)?,
-        fps: fps.trim().parse().with_context(err)?,
+        fps,
     })
 }
 

@@ -6,7 +6,7 @@
 //! scenario figure it must be (same base, same edge colour, nearest to where
 //! the scenario puts it; see [`crate::game::photo`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -141,7 +141,10 @@ pub struct Args {
     /// Edited Stand To! data file.
     #[arg(long)]
     pub rules: Option<PathBuf>,
-    /// Append the action's events to this game log.
+    /// Game log: a new file starts a game of the scenario there; an existing
+    /// log of the same scenario is resumed, the action is taken in that
+    /// game's state (its turn, phase and positions, not the scenario's) and
+    /// appended to it.
     #[arg(long)]
     pub log: Option<PathBuf>,
     /// Photo of the table: the figures' positions and facings come from it.
@@ -209,7 +212,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }));
     }
     let scenario = Scenario::load(&args.scenario, &registry)?;
-    let mut state = scenario.state.clone();
+    let resumed = match args.log.as_deref() {
+        Some(log) if log.exists() => Some(resume(log, &registry, &scenario.state, &args)?),
+        _ => None,
+    };
+    let mut state = resumed
+        .as_ref()
+        .map_or_else(|| scenario.state.clone(), |g| g.state().clone());
     let rules = registry
         .get(&state.rule_set)
         .with_context(|| format!("unknown rule set {}", state.rule_set))?;
@@ -246,8 +255,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => bail!("give --actor and --action, or --rule-action"),
     };
     // One action taken out of a game: put the actor's side in the phase the
-    // action belongs to.
-    if let Some(phase) = &phase {
+    // action belongs to. A resumed game stays where its log left it.
+    if let (Some(phase), None) = (&phase, &resumed) {
         match rules.phases().iter().position(|p| p == phase) {
             Some(i) => state.phase = i,
             None if args.rule_action.is_some() => bail!(
@@ -257,11 +266,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => {}
         }
     }
-    if let Some(f) = actor.and_then(|a| state.figure(a)) {
+    if let Some(f) = actor
+        .and_then(|a| state.figure(a))
+        .filter(|_| resumed.is_none())
+    {
         state.active_side = f.side;
     }
     let odds = rules.odds(&state, &command)?;
-    let mut game = Game::new(state, Arc::clone(&rules), args.log.as_deref())?;
+    let mut game = match resumed {
+        Some(game) => game,
+        None => Game::new(state.clone(), Arc::clone(&rules), args.log.as_deref())?,
+    };
     let mut typed;
     let mut rng;
     let dice: &mut dyn Dice = if args.dice.is_empty() {
@@ -286,9 +301,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(b) = &binding {
             print_binding(b);
         }
-        print_text(game.initial(), &events);
+        print_text(&state, &events);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The game of an existing `--log`, resumed, when it is a game of
+/// `scenario` (`--photo` would move its figures, so it is refused).
+fn resume(
+    log: &Path,
+    registry: &Registry,
+    scenario: &GameState,
+    args: &Args,
+) -> anyhow::Result<Game> {
+    let shown = log.display();
+    if args.photo.is_some() {
+        bail!(
+            "--photo places the scenario's figures, but --log {shown} is a game already under way (its positions are in the log): give a new --log file, or leave out --photo"
+        );
+    }
+    let game = Game::resume(log, registry)
+        .with_context(|| format!("resuming the game in --log {shown}"))?;
+    let start = game.initial();
+    if start.scenario != scenario.scenario || start.rule_set != scenario.rule_set {
+        bail!(
+            "--log {shown} is a game of `{}` ({}), not of `{}` ({}): give that game's scenario, or a new --log file",
+            start.scenario,
+            start.rule_set,
+            scenario.scenario,
+            scenario.rule_set
+        );
+    }
+    Ok(game)
 }
 
 /// The Stand To! command of `--action` by `actor`, and the phase it

@@ -25,6 +25,9 @@ const FALLBACK_FOCAL_PER_WIDTH: f64 = 1.0;
 /// A focal estimate outside this range (fractions of the image width) is
 /// not trusted.
 const FOCAL_PER_WIDTH_RANGE: (f64, f64) = (0.3, 5.0);
+/// Most sweeps the SVD that makes the pose's rotation orthogonal may take;
+/// a 3x3 near-rotation converges in a handful.
+const POSE_SVD_MAX_ITERATIONS: usize = 1000;
 
 /// The camera's pose relative to the table, from the table homography and K.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +69,19 @@ impl CameraPose {
         let r3 = r1.cross(&r2);
         // Nearest rotation (the homography is noisy).
         let raw = Matrix3::from_columns(&[r1, r2, r3]);
-        let svd = raw.svd(true, true);
+        if !(raw.iter().chain(t.iter()).all(|v| v.is_finite()) && k.iter().all(|v| v.is_finite())) {
+            return Err(VisionError::Pose(
+                "the table mapping or the camera matrix holds a number that is not finite (NaN or infinite): check the layout's marker positions and rotations and the camera file, then fit the table again".into(),
+            ));
+        }
+        // Bounded: nalgebra's plain `svd` loops for ever on some inputs.
+        let svd = raw
+            .try_svd(true, true, f64::EPSILON, POSE_SVD_MAX_ITERATIONS)
+            .ok_or_else(|| {
+                VisionError::Pose(format!(
+                    "the rotation did not settle in {POSE_SVD_MAX_ITERATIONS} steps: the table mapping is degenerate; check the layout and the camera file, then fit the table again"
+                ))
+            })?;
         let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
             return Err(VisionError::Pose(
                 "cannot orthogonalise the rotation".into(),
