@@ -51,15 +51,22 @@ const STAND_TO_EVENTS: [&str; 14] = [
     "preservation",
 ];
 
-/// Stand To!'s figure fields that sat on every figure before schema 4.
-const STAND_TO_FIGURE_KEYS: [&str; 13] = [
+/// Stand To!'s figure fields that sat on every figure before schema 4 and
+/// are stamped with the side's turn today ("this turn" was a counter reset
+/// when the side's turn began).
+const STAND_TO_TURN_KEYS: [&str; 5] = [
     "pace",
-    "prone",
     "charged_through_rough",
-    "load_progress",
     "aiming_at",
     "aim_ready",
     "shots_this_turn",
+];
+
+/// Stand To!'s figure fields that sat on every figure before schema 4 and
+/// keep their name and value in its state.
+const STAND_TO_KEPT_KEYS: [&str; 8] = [
+    "prone",
+    "load_progress",
     "charge_turns_used",
     "idle_until_turn",
     "order",
@@ -154,8 +161,9 @@ fn upgrade_state(state: &mut Value) {
         return;
     };
     for figure in figures.iter_mut().filter_map(Value::as_object_mut) {
-        let old: Map<String, Value> = STAND_TO_FIGURE_KEYS
+        let old: Map<String, Value> = STAND_TO_TURN_KEYS
             .iter()
+            .chain(&STAND_TO_KEPT_KEYS)
             .filter_map(|k| figure.remove(*k).map(|v| ((*k).to_owned(), v)))
             .collect();
         if !stand_to || old.is_empty() {
@@ -213,16 +221,7 @@ fn stand_to_status(rules: &mut Map<String, Value>, old: &Map<String, Value>, own
         let from = if flag("aim_ready") { own } else { own + 1 };
         rules.insert("aim_ready_from".into(), from.into());
     }
-    for key in [
-        "prone",
-        "load_progress",
-        "charge_turns_used",
-        "idle_until_turn",
-        "order",
-        "pending_order",
-        "obstacle",
-        "ammo",
-    ] {
+    for key in STAND_TO_KEPT_KEYS {
         if let Some(v) = get(key) {
             rules.insert(key.into(), v.clone());
         }

@@ -570,14 +570,8 @@ impl GameSession {
     /// first parameter in the target's role, as the rule set describes it.
     pub fn action_target(&self, cmd: &Command) -> Option<FigureId> {
         use crate::rules::describe::{ParamKind, Role};
-        let action = crate::rules::action::action_name(cmd);
-        let spec = self
-            .game
-            .rules()
-            .actions()
-            .into_iter()
-            .find(|a| a.name == action)?;
-        let params = serde_json::to_value(cmd).ok()?.get("params").cloned()?;
+        let (spec, params) = self.spec_and_params(cmd);
+        let spec = spec?;
         spec.params
             .iter()
             .filter(|p| p.role == Role::Target)
@@ -597,21 +591,36 @@ impl GameSession {
             })
     }
 
-    /// A rule set's action from its serialised parameters.
-    fn describe_action(&self, cmd: &Command) -> String {
-        use crate::rules::describe::ParamKind;
+    /// A rule set's action's description (by its name) and its serialised
+    /// parameters (null when it has none).
+    fn spec_and_params(
+        &self,
+        cmd: &Command,
+    ) -> (
+        Option<crate::rules::describe::ActionSpec>,
+        serde_json::Value,
+    ) {
         let action = crate::rules::action::action_name(cmd);
-        let kinds: std::collections::BTreeMap<&str, ParamKind> = self
+        let spec = self
             .game
             .rules()
             .actions()
             .into_iter()
-            .find(|a| a.name == action)
-            .map(|a| a.params.into_iter().map(|p| (p.name, p.kind)).collect())
-            .unwrap_or_default();
+            .find(|a| a.name == action);
         let params = serde_json::to_value(cmd)
             .ok()
             .and_then(|v| v.get("params").cloned())
+            .unwrap_or_default();
+        (spec, params)
+    }
+
+    /// A rule set's action from its serialised parameters.
+    fn describe_action(&self, cmd: &Command) -> String {
+        use crate::rules::describe::ParamKind;
+        let action = crate::rules::action::action_name(cmd);
+        let (spec, params) = self.spec_and_params(cmd);
+        let kinds: std::collections::BTreeMap<&str, ParamKind> = spec
+            .map(|a| a.params.into_iter().map(|p| (p.name, p.kind)).collect())
             .unwrap_or_default();
         let text = |v: &serde_json::Value, kind: Option<&ParamKind>| match (v, kind) {
             (serde_json::Value::Number(n), Some(ParamKind::FigureNumber)) => n

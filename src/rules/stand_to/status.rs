@@ -345,22 +345,12 @@ pub fn side_status(raw: &Status) -> Result<SideRules, String> {
     })
 }
 
-/// A figure's Stand To! status (the default when it has none).
-pub fn of_figure(f: &crate::rules::Figure) -> FigureStatus {
-    f.rules.stand_to().cloned().unwrap_or_default()
-}
-
 /// Orders the figure has given in turn `turn`.
 pub fn orders_in(f: &crate::rules::Figure, turn: u32) -> u32 {
     f.rules
         .stand_to()
         .filter(|s| s.order_turn == Some(turn))
         .map_or(0, |s| s.orders_in_turn)
-}
-
-/// A side's Stand To! status (the default when it has none).
-pub fn of_side(s: &crate::rules::Side) -> SideStatus {
-    s.rules.stand_to().cloned().unwrap_or_default()
 }
 
 /// The empty side status (of a side the scenario gave none).

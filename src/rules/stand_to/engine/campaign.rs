@@ -156,7 +156,7 @@ impl StandToRules {
         let green = state
             .sides
             .get(f.side)
-            .is_some_and(|s| status::of_side(s).green);
+            .is_some_and(|s| status::side_st(s).green);
         let penalty = if green {
             u32::from(self.data.experience.green_penalty)
         } else {

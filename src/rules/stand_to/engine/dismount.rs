@@ -41,7 +41,7 @@ impl StandToRules {
                 self.require_phase(state, "non-combat")?;
                 Self::require_own_turn(state, f)?;
                 Self::require_able(state, f)?;
-                let Some(MountHeld::Peg { turns_left }) = status::of_figure(f).mount_held else {
+                let Some(MountHeld::Peg { turns_left }) = status::st(f).mount_held else {
                     return Err(refuse(
                         RefusalKind::CannotDo,
                         format!("{} is not driving a peg", f.name),
@@ -165,7 +165,7 @@ impl StandToRules {
             .iter()
             .filter(|o| {
                 matches!(
-                    status::of_figure(o).mount_held,
+                    status::st(o).mount_held,
                     Some(MountHeld::Horseholder { ref holder }) if *holder == h.name
                 )
             })

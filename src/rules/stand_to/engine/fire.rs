@@ -187,7 +187,7 @@ impl StandToRules {
             )
             .by(s.id));
         }
-        if needs_loading && status::of_figure(s).loaded_turn == Some(state.turn) {
+        if needs_loading && status::st(s).loaded_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!(
@@ -499,7 +499,7 @@ impl StandToRules {
             )
             .by(f.id));
         }
-        if status::of_figure(f).loaded_turn == Some(state.turn) {
+        if status::st(f).loaded_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!(

@@ -89,7 +89,7 @@ impl StandToRules {
             )
             .by(g.id));
         }
-        if w.aimed_load_turns > 0 && status::of_figure(g).loaded_turn == Some(state.turn) {
+        if w.aimed_load_turns > 0 && status::st(g).loaded_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!("the {} was loaded this turn: it fires next turn", w.name),

@@ -19,7 +19,7 @@ impl StandToRules {
     pub fn charge_attack(&self, state: &GameState, f: &Figure) -> bool {
         self.phase_name(state) == "move"
             && f.side == state.active_side
-            && status::of_figure(f).charge_contact_turn == Some(state.turn)
+            && status::st(f).charge_contact_turn == Some(state.turn)
     }
 
     pub(super) fn melee_side(

@@ -162,7 +162,7 @@ impl StandToRules {
                 format!("({:.1}, {:.1}) is off the table", p.x, p.y),
             ));
         }
-        if let Some(status::MountHeld::Peg { turns_left }) = status::of_figure(f).mount_held
+        if let Some(status::MountHeld::Peg { turns_left }) = status::st(f).mount_held
             && turns_left > 0
         {
             return Err(refuse(
@@ -351,7 +351,7 @@ impl StandToRules {
             sc.push(Event::StandTo(StandToEvent::ChargeTurnUsed { figure: *id }));
         }
         if *pace == Pace::Charge
-            && status::of_figure(f).charging.is_none()
+            && status::st(f).charging.is_none()
             && let Some(target) = self.forced_charge_target(state, f)
         {
             let name = figure(state, target)?.name.clone();

@@ -147,7 +147,7 @@ impl StandToRules {
                 format!("{} sheds points in its own turn", s.name),
             ));
         }
-        if status::of_side(s).shed_turn == Some(state.turn) {
+        if status::side_st(s).shed_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!(
