@@ -23,8 +23,6 @@ use spotter::calibration::lens_calibration::LensCalibrationParams;
 
 /// Issue 17: fx, fy, cx, cy within 0.5% of the truth.
 const MAX_K_ERR_FRAC: f64 = 0.005;
-/// The other ChArUco board: see its test.
-const CHARUCO_K_ERR_FRAC: f64 = 0.01;
 /// The fit must stay as good as the kit asks (LensCalibrationParams).
 const MAX_RMS_PX: f64 = 0.5;
 /// Print resolution of the board textures, dots per inch (finer than the
@@ -295,15 +293,6 @@ fn calibrate_cli(dir: &Path, board: &str) -> Value {
 
 /// The relative errors of fx, fy, cx, cy, printed for the record.
 fn k_errors(what: &str, report: &Value, truth: (f64, f64, f64, f64)) -> [f64; 4] {
-    k_errors_within(what, report, truth, MAX_K_ERR_FRAC)
-}
-
-fn k_errors_within(
-    what: &str,
-    report: &Value,
-    truth: (f64, f64, f64, f64),
-    max_err_frac: f64,
-) -> [f64; 4] {
     let k: Vec<f64> = report["K"]
         .as_array()
         .unwrap()
@@ -327,33 +316,18 @@ fn k_errors_within(
     );
     assert!(rms < MAX_RMS_PX, "{what}: RMS {rms} px");
     for e in errs {
-        assert!(e.abs() < max_err_frac, "{what}: K errors {errs:?}");
+        assert!(e.abs() < MAX_K_ERR_FRAC, "{what}: K errors {errs:?}");
     }
     errs
 }
 
 fn check_board(spec: &str, cam: &TrueCamera, depth: f64, format: PhotoFormat) {
-    check_board_within(spec, cam, depth, format, MAX_K_ERR_FRAC);
-}
-
-fn check_board_within(
-    spec: &str,
-    cam: &TrueCamera,
-    depth: f64,
-    format: PhotoFormat,
-    max_err_frac: f64,
-) {
     let board: CalibrationBoard = spec.parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
     write_board_photos(&board, cam, depth, format, dir.path());
     let report = calibrate_cli(dir.path(), spec);
     assert_eq!(report["board"], board.to_string());
-    k_errors_within(
-        spec,
-        &report,
-        (cam.fx, cam.fy, cam.cx, cam.cy),
-        max_err_frac,
-    );
+    k_errors(spec, &report, (cam.fx, cam.fy, cam.cx, cam.cy));
 }
 
 /// A 960 x 720 camera with a fair barrel distortion and a small tilt of
@@ -389,14 +363,16 @@ fn an_asymmetric_circle_grid_calibrates_within_half_a_percent() {
 
 #[test]
 fn a_charuco_board_of_another_dictionary_and_layout_calibrates() {
-    // Fewer points than the chessboard (35 corners) on the same poses:
-    // measured, the focal lengths within 0.03%, the principal point 0.75%.
-    check_board_within(
+    // Markers of 22 mm in squares of 30 mm leave a white margin of 4 mm
+    // round each marker. With the corner window a quarter of a square the
+    // marker edges pulled the saddle points: RMS 0.22 px and the principal
+    // point 0.75% off. The window now stays inside the margin (RMS 0.07 px,
+    // the principal point within 0.32%).
+    check_board(
         "charuco:8x6:30mm:22mm:DICT_6X6_250:legacy",
         &WEBCAM,
         2.8,
         PhotoFormat::GrayPng,
-        CHARUCO_K_ERR_FRAC,
     );
 }
 

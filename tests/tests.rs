@@ -8,6 +8,7 @@ mod photoreal_support;
 mod rule_actions;
 
 mod app_demo_games;
+mod app_first_run;
 mod app_game_flow;
 mod app_lens_wizard;
 mod app_source_loss;

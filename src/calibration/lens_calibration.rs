@@ -121,9 +121,14 @@ pub fn find_board_corners(
     let mut corners = Vec::new();
     if !predicted.is_empty() {
         // One window for the view: a quarter of the smallest square, so the
-        // window never reaches the next corner.
+        // window never reaches the next corner, and inside the white margin
+        // round the markers, so no marker edge pulls the saddle point.
         let square_px = predicted.iter().map(|p| p.3).fold(f64::INFINITY, f64::min);
-        let half_win = (square_px / 4.0).clamp(2.0, 8.0).round() as i32;
+        let margin_frac = (board.square_in - board.marker_in) / (2.0 * board.square_in);
+        let half_win = (square_px / 4.0)
+            .min(square_px * margin_frac - 0.5)
+            .clamp(2.0, 8.0)
+            .round() as i32;
         let guesses: Vec<Point2<f64>> = predicted.iter().map(|p| p.2).collect();
         let refined = cv::corner_sub_pix(gray, &guesses, half_win)?;
         for ((id, board_pt, guess, sq_px), r) in predicted.into_iter().zip(refined) {

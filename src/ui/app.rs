@@ -81,6 +81,13 @@ impl SpotterApp {
         }
     }
 
+    /// The app with the first-run walk-through looking for `camera_file`
+    /// instead of `calibration/camera.toml` under the working directory.
+    pub fn with_camera_file_check(mut self, camera_file: &std::path::Path) -> Self {
+        self.first_run = super::first_run::FirstRun::with_camera_file(camera_file);
+        self
+    }
+
     /// One UI frame: take what the pipeline has, paint, apply the commands
     /// the painting emitted.
     pub fn show(&mut self, ui: &mut egui::Ui) {
