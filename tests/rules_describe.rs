@@ -123,7 +123,13 @@ fn the_panels_actions_come_from_the_descriptions() {
     );
     assert_eq!(
         labels("stand-to"),
-        ["Aimed fire", "Snap fire", "Melee", "Aim"]
+        [
+            "Aimed fire",
+            "Snap fire",
+            "Melee",
+            "Aim",
+            "Fire at the covered area"
+        ]
     );
 }
 

@@ -1217,6 +1217,45 @@ fn scripted_game_plays_and_replays_from_its_log() {
     assert_eq!(replayed.state(), game.state());
 }
 
+/// The zareba's location aim through the script runner (`spotter play
+/// --script scenarios/scripts/st-zareba-covered.toml`): Sgt Bell aims at the
+/// scrub's edge, the fanatic appears there in his charge and Bell fires at
+/// once with no aiming bonus; the log replays to the same state.
+#[test]
+fn scripted_location_aim_plays_and_replays_from_its_log() {
+    let registry = registry();
+    let script = spotter::game::script::Script::load(
+        std::path::Path::new("scenarios/scripts/st-zareba-covered.toml"),
+        &registry,
+    )
+    .expect("script loads");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("st.jsonl");
+    let game = script
+        .play(&registry, Some(&log), |_, _, _| {})
+        .expect("script plays");
+    let events: Vec<&Event> = game.history().iter().flat_map(|p| &p.events).collect();
+    let (bell, fanatic) = (id(game.state(), "Sgt Bell"), id(game.state(), "Dervish 1"));
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::StandTo(StandToEvent::AppearedInCoveredArea { figure, target, .. })
+                if *figure == bell && *target == fanatic
+        )),
+        "the fanatic appears where Sgt Bell aims"
+    );
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::StandTo(StandToEvent::FireResolved { shooter, aim_bonus: None, .. })
+                if *shooter == bell
+        )),
+        "Sgt Bell fires at once, with no aiming bonus"
+    );
+    let replayed = Game::resume(&log, &registry).expect("log resumes");
+    assert_eq!(replayed.state(), game.state());
+}
+
 /// Note 2: "If the shot was on target but missed because of the saving
 /// roll, it hits another figure instead. ... It must be a figure that is
 /// engaged in melee with the original target."
@@ -1270,4 +1309,487 @@ fn note_2_a_saved_shot_hits_the_man_in_melee_with_the_target() {
         })
     )));
     assert_eq!(wound_of(&ev, hurt), Some(Wound::Light), "8 is even: light");
+}
+
+// ---- Aiming at a location: the covered area ----
+
+/// A Stand To! command by its name and JSON parameters (as scripts write
+/// them).
+fn named(name: &str, params: serde_json::Value) -> Command {
+    rules()
+        .parse_action(name, &params)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn aim_at(g: &Game, who: &str, at: (f64, f64)) -> Command {
+    named(
+        "aim-at-location",
+        serde_json::json!({"figure": id(g.state(), who).0, "center_in": [at.0, at.1]}),
+    )
+}
+
+fn fire_at_location(g: &Game, who: &str, target: &str) -> Command {
+    named(
+        "fire-at-location",
+        serde_json::json!({"shooter": id(g.state(), who).0, "target": id(g.state(), target).0}),
+    )
+}
+
+fn doubletime(g: &Game, who: &str, to: (f64, f64)) -> Command {
+    Command::StandTo(St::Move {
+        figure: id(g.state(), who),
+        path_in: vec![Point2::new(to.0, to.1)],
+        facing_deg: 180.0,
+        pace: Pace::Doubletime,
+        mount_level: None,
+    })
+}
+
+/// Tommy, loaded, watches the ground about (20, 22); two warriors stand
+/// outside it.
+fn covering_state() -> Game {
+    let mut s = state_from(&format!(
+        "{}{}{}",
+        fig(
+            "Tommy",
+            "British",
+            "breech-loading-rifle",
+            3,
+            20.0,
+            5.0,
+            "loaded = true\nfacing_deg = 90.0"
+        ),
+        fig("Warrior", "Natives", "thrown-spear", 3, 27.0, 22.0, ""),
+        fig("Runner", "Natives", "thrown-spear", 3, 24.0, 20.5, "")
+    ));
+    at_phase(&mut s, "fire", "Tommy");
+    game(s)
+}
+
+fn appeared(ev: &[Event], watcher: spotter::game::FigureId, who: spotter::game::FigureId) -> bool {
+    ev.iter().any(|e| {
+        matches!(e, Event::StandTo(StandToEvent::AppearedInCoveredArea { figure, target, .. })
+            if *figure == watcher && *target == who)
+    })
+}
+
+/// "A soldier can also aim at a location. If anything appears there, he can
+/// immediately fire at it. He gets no aiming bonus for this shot, no matter
+/// how long he waited for the target to appear."
+///
+/// Before the fix there was no such action: `parse_action` failed with
+/// "aim-at-location: the rule set stand-to has no aim-at-location action".
+#[test]
+fn aiming_at_a_location_fires_at_whatever_appears_with_no_aiming_bonus() {
+    let mut g = covering_state();
+    let (tommy, warrior, runner) = (
+        id(g.state(), "Tommy"),
+        id(g.state(), "Warrior"),
+        id(g.state(), "Runner"),
+    );
+    g.execute(aim_at(&g, "Tommy", (20.0, 22.0)), &mut TypedDice::default())
+        .expect("he aims at the place");
+    // Aiming takes the turn: no shot this turn.
+    let r = refusal(g.execute(
+        fire(&g, "Tommy", "Warrior", FireMode::Aimed),
+        &mut TypedDice::new(MISS),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
+    // "no matter how long he waited": a whole round passes.
+    advance_to(&mut g, "Warrior", "move");
+    advance_to(&mut g, "Warrior", "move");
+    // Nothing has appeared yet: nothing to fire at.
+    let r = refusal(g.execute(
+        fire_at_location(&g, "Tommy", "Warrior"),
+        &mut TypedDice::new(MISS),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
+    // The warrior runs into the area; the runner runs through it and out.
+    let ev = g
+        .execute(
+            doubletime(&g, "Warrior", (21.0, 22.0)),
+            &mut TypedDice::default(),
+        )
+        .unwrap();
+    assert!(appeared(&ev, tommy, warrior), "{ev:?}");
+    let ev = g
+        .execute(
+            doubletime(&g, "Runner", (16.5, 20.5)),
+            &mut TypedDice::default(),
+        )
+        .unwrap();
+    assert!(appeared(&ev, tommy, runner), "{ev:?}");
+    // He fires at once, in the Natives' move phase, with no aiming bonus:
+    // white dice one short of the number needed miss, though a +1 would hit.
+    let cmd = fire_at_location(&g, "Tommy", "Warrior");
+    let plan = rules()
+        .fire_plan(
+            g.state(),
+            tommy,
+            warrior,
+            FireMode::Aimed,
+            AimUse::Best,
+            false,
+        )
+        .unwrap();
+    let short = i64::from(plan.situation.needed) - 1 - i64::from(plan.situation.ability);
+    let (a, b) = (short.min(6), short - short.min(6));
+    assert!((1..=6).contains(&b), "dice for {short}");
+    let ev = g
+        .execute(
+            cmd,
+            &mut TypedDice::new([u32::try_from(a).unwrap(), u32::try_from(b).unwrap(), 6]),
+        )
+        .expect("he fires at once at what appears");
+    let resolved = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::StandTo(StandToEvent::FireResolved {
+                on_target,
+                aim_bonus,
+                ..
+            }) => Some((*on_target, *aim_bonus)),
+            _ => None,
+        })
+        .expect("the shot");
+    assert_eq!(resolved, (false, None), "no aiming bonus for this shot");
+    assert!(!g.state().figure(tommy).unwrap().loaded);
+    // The shot spent his aim: the runner goes by.
+    let r = refusal(g.execute(
+        fire_at_location(&g, "Tommy", "Runner"),
+        &mut TypedDice::new(MISS),
+    ));
+    assert_eq!(r.kind, RefusalKind::CannotDo, "{}", r.why);
+}
+
+/// "He can immediately fire at it": once the phase in which the enemy
+/// appeared is over, the moment has passed. And the aim has the limits of
+/// aiming: a place he sees, in range, with his weapon loaded, not in the
+/// turn he loads.
+#[test]
+fn a_location_aim_fires_at_once_or_not_at_all_and_has_aimings_limits() {
+    let mut g = covering_state();
+    let tommy = id(g.state(), "Tommy");
+    let r = refusal(g.execute(aim_at(&g, "Tommy", (20.0, 90.0)), &mut TypedDice::default()));
+    assert_eq!(r.kind, RefusalKind::OutOfRange, "{}", r.why);
+    g.execute(aim_at(&g, "Tommy", (20.0, 22.0)), &mut TypedDice::default())
+        .unwrap();
+    advance_to(&mut g, "Runner", "move");
+    let ev = g
+        .execute(
+            doubletime(&g, "Runner", (19.0, 21.0)),
+            &mut TypedDice::default(),
+        )
+        .unwrap();
+    assert!(appeared(&ev, tommy, id(g.state(), "Runner")));
+    g.execute(Command::EndPhase, &mut TypedDice::default())
+        .unwrap();
+    let r = refusal(g.execute(
+        fire_at_location(&g, "Tommy", "Runner"),
+        &mut TypedDice::new(MISS),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
+    assert!(r.why.contains("at once"), "{}", r.why);
+    // An unloaded rifle cannot be ready to fire at once.
+    let mut g = rifleman_and_target("breech-loading-rifle");
+    advance_to(&mut g, "Pte Carter", "fire");
+    let r = refusal(g.execute(
+        aim_at(&g, "Pte Carter", (30.0, 10.0)),
+        &mut TypedDice::default(),
+    ));
+    assert_eq!(r.kind, RefusalKind::NotLoaded, "{}", r.why);
+    // Loading takes the turn: he aims at the place the turn after.
+    advance_to(&mut g, "Pte Carter", "non-combat");
+    let carter = id(g.state(), "Pte Carter");
+    g.execute(
+        Command::StandTo(St::Load { figure: carter }),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    advance_to(&mut g, "Pte Carter", "fire");
+    let r = refusal(g.execute(
+        aim_at(&g, "Pte Carter", (30.0, 10.0)),
+        &mut TypedDice::default(),
+    ));
+    assert_eq!(r.kind, RefusalKind::AlreadyActed, "{}", r.why);
+    advance_to(&mut g, "Pte Carter", "fire");
+    g.execute(
+        aim_at(&g, "Pte Carter", (30.0, 10.0)),
+        &mut TypedDice::default(),
+    )
+    .expect("loaded the turn before");
+}
+
+/// "1. An enemy already aimed at, a covered area, or a target that the
+/// figure has been specifically ordered to shoot." An enemy in the area he
+/// covers comes before the nearest danger.
+///
+/// Before the fix: no "aim-at-location" action (as above), and
+/// `target_priority` knew no covered area.
+#[test]
+fn a_covered_area_comes_first_in_target_priority() {
+    let mut g = priority_state(None);
+    let (tommy, near) = (id(g.state(), "Tommy"), id(g.state(), "Near"));
+    // The charger is the danger; Near stands in the ground Tommy covers.
+    g.execute(aim_at(&g, "Tommy", (20.0, 10.0)), &mut TypedDice::default())
+        .unwrap();
+    assert_eq!(rules().target_priority(g.state(), tommy), vec![near]);
+    // The charger charges on; Tommy's next turn, Near still comes first.
+    advance_to(&mut g, "Charger", "move");
+    g.execute(
+        Command::StandTo(St::Move {
+            figure: id(g.state(), "Charger"),
+            path_in: vec![Point2::new(10.0, 18.0)],
+            facing_deg: 270.0,
+            pace: Pace::Charge,
+            mount_level: None,
+        }),
+        &mut TypedDice::default(),
+    )
+    .expect("the charger charges");
+    advance_to(&mut g, "Tommy", "fire");
+    assert_eq!(rules().target_priority(g.state(), tommy), vec![near]);
+    assert!(g.check(&fire(&g, "Tommy", "Near", FireMode::Aimed)).is_ok());
+    let r = refusal(
+        g.check(&fire(&g, "Tommy", "Charger", FireMode::Aimed))
+            .map(|()| Vec::new()),
+    );
+    assert_eq!(r.kind, RefusalKind::NoOrder, "{}", r.why);
+}
+
+// ---- Actions done in a single turn / in no time at all ----
+
+/// The command for a timed action of the data's lists, for `who` with
+/// `target` in view.
+fn timed(g: &Game, name: &str, who: &str, target: &str) -> Command {
+    let (me, at) = (id(g.state(), who).0, id(g.state(), target));
+    let place = g.state().figure(at).unwrap().placement.center_in_table;
+    let params = match name {
+        "load" => serde_json::json!({"figure": me}),
+        "aim" => serde_json::json!({"figure": me, "target": at.0}),
+        "aim-at-location" => serde_json::json!({"figure": me, "center_in": [place.x, place.y]}),
+        "prone" => serde_json::json!({"figure": me, "prone": true}),
+        other => panic!("the timed list names `{other}`: give it a command here and a test"),
+    };
+    named(name, params)
+}
+
+/// "All of the following actions can be accomplished in a single turn."
+/// "The following actions take no time at all. Where applicable, they can
+/// be combined with any other actions and with movement up to
+/// doubletiming." Both lists are lost from our copy: the data's
+/// `turn.single_turn` and `turn.no_time` are marked house lists of what the
+/// engine times. Each action of the first takes the man's turn (none of
+/// them twice, no two in one turn), again the turn after; each of the
+/// second goes with any of them and with a doubletime move.
+///
+/// Before the fix: no such lists (and loading then aiming in one turn was
+/// accepted).
+#[test]
+fn the_actions_of_a_single_turn_and_of_no_time_are_marked_house_lists() {
+    let r = rules();
+    let turn = &r.data.turn;
+    assert!(turn.house.contains_key("single_turn"), "marked house list");
+    assert!(turn.house.contains_key("no_time"), "marked house list");
+    assert!(!turn.single_turn.is_empty() && !turn.no_time.is_empty());
+    let start = || {
+        let mut s = state_from(&format!(
+            "{}{}",
+            fig("Lt Jones", "British", "revolver", 3, 10.0, 10.0, ""),
+            fig("Warrior", "Natives", "thrown-spear", 3, 20.0, 10.0, "")
+        ));
+        at_phase(&mut s, "fire", "Lt Jones");
+        game(s)
+    };
+    for a in &turn.single_turn {
+        for b in &turn.single_turn {
+            let mut g = start();
+            g.execute(
+                timed(&g, a, "Lt Jones", "Warrior"),
+                &mut TypedDice::default(),
+            )
+            .unwrap_or_else(|e| panic!("{a}: {e}"));
+            let second = timed(&g, b, "Lt Jones", "Warrior");
+            let kind = game_refusal_kind(g.check(&second));
+            assert_eq!(kind, RefusalKind::AlreadyActed, "{a} then {b} in one turn");
+            advance_to(&mut g, "Lt Jones", "fire");
+            if let Err(e) = g.check(&second) {
+                assert!(
+                    !e.to_string().contains("spent this turn"),
+                    "{a}, next turn {b}: {e}"
+                );
+            }
+        }
+    }
+    for quick in &turn.no_time {
+        for a in &turn.single_turn {
+            let mut g = start();
+            g.execute(
+                timed(&g, quick, "Lt Jones", "Warrior"),
+                &mut TypedDice::default(),
+            )
+            .unwrap_or_else(|e| panic!("{quick}: {e}"));
+            g.execute(
+                timed(&g, a, "Lt Jones", "Warrior"),
+                &mut TypedDice::default(),
+            )
+            .unwrap_or_else(|e| panic!("{quick} then {a}: {e}"));
+            advance_to(&mut g, "Lt Jones", "move");
+            g.execute(
+                Command::StandTo(St::Move {
+                    figure: id(g.state(), "Lt Jones"),
+                    path_in: vec![Point2::new(10.0, 5.0)],
+                    facing_deg: 270.0,
+                    pace: Pace::Doubletime,
+                    mount_level: None,
+                }),
+                &mut TypedDice::default(),
+            )
+            .unwrap_or_else(|e| panic!("{quick}, {a}, then a doubletime move: {e}"));
+        }
+    }
+    // The menu (the app, `spotter actions stand-to`) says the same.
+    for spec in r.actions() {
+        if turn.single_turn.iter().any(|n| n == spec.name) {
+            assert!(spec.doc.contains("takes his turn"), "{}", spec.doc);
+        }
+        if turn.no_time.iter().any(|n| n == spec.name) {
+            assert!(spec.doc.contains("takes no time"), "{}", spec.doc);
+        }
+    }
+}
+
+// ---- The rescue: dragging the wounded ----
+
+/// "A rescued figure can be dragged at the Evading movement rate. Figures
+/// which are being charged, are in melee, or are aiming ignore this
+/// reaction." Spotter tells the rescuer's player the rate (the drag is his
+/// move); a friend who aims at a location is aiming too.
+#[test]
+fn a_rescued_figure_is_dragged_at_the_evading_rate() {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig(
+            "Pte Hurt",
+            "British",
+            "breech-loading-rifle",
+            3,
+            10.0,
+            10.0,
+            ""
+        ),
+        fig(
+            "Pte Near",
+            "British",
+            "breech-loading-rifle",
+            3,
+            12.0,
+            10.0,
+            ""
+        )
+    ));
+    let (hurt, near) = (id(&s, "Pte Hurt"), id(&s, "Pte Near"));
+    s.figures[hurt.index()].wound = Some(Wound::Light);
+    at_phase(&mut s, "reactions", "Pte Hurt");
+    let rescue = Command::StandTo(St::Rescue { wounded: hurt });
+    // 6 + 6: the nearest friend must rescue him.
+    let ev = rules()
+        .resolve(&s, &rescue, &mut TypedDice::new([6, 6]))
+        .unwrap();
+    let rate = rules().data.movement.european.evade;
+    let want = format!("he drags him at the evading rate ({rate} in)");
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains(&want))),
+        "{ev:?}"
+    );
+    // Aiming at a location, he ignores the reaction.
+    s.figures[near.index()].rules.stand_to_mut().covering =
+        Some(spotter::rules::stand_to::status::CoveredArea {
+            center_in: Point2::new(30.0, 10.0),
+            turn: 1,
+            appeared: Vec::new(),
+        });
+    let ev = rules()
+        .resolve(&s, &rescue, &mut TypedDice::new([6, 6]))
+        .unwrap();
+    assert!(ev.iter().any(
+        |e| matches!(e, Event::Note { text } if text.contains("being charged, in melee or aiming"))
+    ));
+}
+
+// ---- The personal figure ----
+
+/// "Each player selects one of his figures ... to be his personal figure.
+/// This figure always does whatever the player wants, regardless of orders
+/// (though it is still subject to reactions, q.v.)." Spotter never refuses
+/// a move or a shot for going against a standing order, so the personal
+/// figure is the player's; a reaction (a close miss) still stops him.
+#[test]
+fn the_personal_figure_does_what_the_player_wants_but_still_reacts() {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig(
+            "Lt Jones",
+            "British",
+            "revolver",
+            3,
+            20.0,
+            10.0,
+            "leader = true\nrank = \"officer\""
+        ),
+        fig(
+            "Warrior",
+            "Natives",
+            "lever-action-rifle",
+            3,
+            10.0,
+            10.0,
+            ""
+        )
+    ));
+    let jones = id(&s, "Lt Jones");
+    s.figures[jones.index()].rules.stand_to_mut().order = Some("hold the wall".into());
+    at_phase(&mut s, "move", "Lt Jones");
+    let mut g = game(s);
+    let walk = || {
+        Command::StandTo(St::Move {
+            figure: jones,
+            path_in: vec![Point2::new(21.0, 10.0)],
+            facing_deg: 0.0,
+            pace: Pace::Walk,
+            mount_level: None,
+        })
+    };
+    g.execute(walk(), &mut TypedDice::default())
+        .expect("regardless of orders");
+    g.execute(
+        Command::StandTo(St::Prone {
+            figure: jones,
+            prone: true,
+        }),
+        &mut TypedDice::default(),
+    )
+    .unwrap();
+    advance_to(&mut g, "Warrior", "fire");
+    // On target (5 + 3) but saved (1): a close miss on a prone man.
+    let ev = g
+        .execute(
+            fire(&g, "Warrior", "Lt Jones", FireMode::Aimed),
+            &mut TypedDice::new([5, 3, 1]),
+        )
+        .unwrap();
+    assert!(
+        ev.iter().any(
+            |e| matches!(e, Event::StandTo(StandToEvent::Idle { figure, .. }) if *figure == jones)
+        ),
+        "{ev:?}"
+    );
+    advance_to(&mut g, "Lt Jones", "move");
+    let kind = game_refusal_kind(g.execute(walk(), &mut TypedDice::default()));
+    assert_eq!(
+        kind,
+        RefusalKind::OutOfTheFight,
+        "still subject to reactions"
+    );
 }

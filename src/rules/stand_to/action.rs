@@ -17,7 +17,9 @@ use crate::rules::Pace;
 pub const NAMES: &[&str] = &[
     "load",
     "aim",
+    "aim-at-location",
     "fire",
+    "fire-at-location",
     "fire-gun",
     "melee",
     "move",
@@ -72,6 +74,17 @@ pub enum Action {
     Load { figure: FigureId },
     /// Spend a turn aiming at a target: +1 for the next shot at it.
     Aim { figure: FigureId, target: FigureId },
+    /// Spend a turn aiming at a location (a point on the table: the area
+    /// within the data's `fire.covered_area_in` of it): "A soldier can also
+    /// aim at a location. If anything appears there, he can immediately
+    /// fire at it."
+    AimAtLocation {
+        figure: FigureId,
+        center_in: Point2<f64>,
+    },
+    /// The shot at an enemy who has just appeared in the area he covers,
+    /// at once, in any side's turn: aimed, with no aiming bonus.
+    FireAtLocation { shooter: FigureId, target: FigureId },
     /// Fire at a target. `rapid`: a bolt-action rifle pulls rounds from its
     /// magazine.
     Fire {
@@ -141,6 +154,8 @@ impl Action {
         match self {
             Self::Load { .. } => "load",
             Self::Aim { .. } => "aim",
+            Self::AimAtLocation { .. } => "aim-at-location",
+            Self::FireAtLocation { .. } => "fire-at-location",
             Self::Fire { .. } => "fire",
             Self::FireGun { .. } => "fire-gun",
             Self::Melee { .. } => "melee",

@@ -48,6 +48,17 @@ pub struct MeasureData {
 pub struct TurnData {
     pub phases: Vec<String>,
     pub first_side: SideKind,
+    /// "All of the following actions can be accomplished in a single
+    /// turn": the actions (by name) that each take the man's turn, so that
+    /// he does only one of them a turn, and none after firing. The list is
+    /// lost from our copy: a house list of what the engine times.
+    pub single_turn: Vec<String>,
+    /// "The following actions take no time at all. Where applicable, they
+    /// can be combined with any other actions and with movement up to
+    /// doubletiming": a house list as `single_turn`.
+    pub no_time: Vec<String>,
+    #[serde(default)]
+    pub house: House,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +140,9 @@ pub struct FireData {
     /// Enemies this close to the nearest one count as one group for target
     /// priority (one of them is chosen at random), rule inches.
     pub target_group_in: f64,
+    /// The radius of the area about a location a soldier aims at, rule
+    /// inches ("A soldier can also aim at a location").
+    pub covered_area_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -530,6 +544,7 @@ impl StandTo {
             problems.push(src.problem(None, "mount.speed", "at least one speed is needed"));
         }
         check_numbers(src, &raw, &mut problems);
+        check_timed_actions(src, &raw.turn, &mut problems);
         if !problems.is_empty() {
             return Err(src.error(problems));
         }
@@ -697,6 +712,32 @@ fn collect_house(v: &toml::Value, path: &str, out: &mut Vec<(String, String)>) {
             }
         }
         _ => {}
+    }
+}
+
+/// The timed actions name Stand To!'s actions, each in one list only.
+fn check_timed_actions(src: &SourceFile, turn: &TurnData, problems: &mut Vec<SpecProblem>) {
+    let lists = [
+        ("turn.single_turn", &turn.single_turn),
+        ("turn.no_time", &turn.no_time),
+    ];
+    for (field, list) in lists {
+        for name in list {
+            if !super::action::NAMES.contains(&name.as_str()) {
+                problems.push(src.problem(
+                    None,
+                    field,
+                    format!("`{name}` is not a Stand To! action"),
+                ));
+            }
+        }
+    }
+    for name in turn.single_turn.iter().filter(|n| turn.no_time.contains(n)) {
+        problems.push(src.problem(
+            None,
+            "turn.no_time",
+            format!("`{name}` cannot both take the turn and take no time"),
+        ));
     }
 }
 

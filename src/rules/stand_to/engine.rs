@@ -26,6 +26,7 @@ use super::event::Event as StandToEvent;
 use super::status;
 
 mod campaign;
+mod covering;
 mod dismount;
 mod fire;
 mod gun;
@@ -212,7 +213,7 @@ impl StandToRules {
     }
 
     /// The targets a figure must choose from, by the rules' priority: (1) the
-    /// enemy he is aiming at; (2) the nearest enemy group that is a danger
+    /// enemy he is aiming at, or those in the area he covers; (2) the nearest enemy group that is a danger
     /// (charging, in melee with a friend, or with the firer in its weapon's
     /// range); (3) the nearest enemy group. Only enemies he can see count.
     /// One of the returned group is chosen at random.
@@ -230,6 +231,14 @@ impl StandToRules {
             && visible.iter().any(|t| t.id == aimed)
         {
             return vec![aimed];
+        }
+        let covered: Vec<FigureId> = visible
+            .iter()
+            .filter(|t| self.in_covered_area(state, s, t))
+            .map(|t| t.id)
+            .collect();
+        if !covered.is_empty() {
+            return covered;
         }
         let range = |t: &Figure| {
             self.rule_range(state, s, t, self.data.measure.fire)
@@ -367,6 +376,61 @@ impl StandToRules {
         Ok(())
     }
 
+    /// What the figure has spent this turn on, of the things that take a
+    /// turn: loading, aiming (at a man or a place), firing.
+    fn turn_spent_on(state: &GameState, f: &Figure) -> Option<&'static str> {
+        let now = status::now(state, f);
+        if status::st(f).loaded_turn == Some(state.turn) {
+            Some("loading")
+        } else if now.aiming_at.is_some() && now.aim_ready_from == Some(now.own_turn + 1) {
+            Some("aiming")
+        } else if now
+            .covering
+            .as_ref()
+            .is_some_and(|c| c.turn == now.own_turn)
+        {
+            Some("aiming at a location")
+        } else if now.shots_this_turn() > 0 {
+            Some("firing")
+        } else {
+            None
+        }
+    }
+
+    /// "All of the following actions can be accomplished in a single turn":
+    /// an action of the data's `turn.single_turn` takes the man's turn, so
+    /// it is refused when he has spent this turn on another (or fired).
+    fn check_turn_taken(&self, state: &GameState, action: &Action) -> Result<(), RuleError> {
+        if !self
+            .data
+            .turn
+            .single_turn
+            .iter()
+            .any(|n| n == action.name())
+        {
+            return Ok(());
+        }
+        let id = match action {
+            Action::Load { figure }
+            | Action::Aim { figure, .. }
+            | Action::AimAtLocation { figure, .. } => *figure,
+            _ => return Ok(()),
+        };
+        let f = figure(state, id)?;
+        match Self::turn_spent_on(state, f) {
+            Some(spent) => Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!(
+                    "{} has spent this turn {spent}: {} takes a turn",
+                    f.name,
+                    action.name()
+                ),
+            )
+            .by(f.id)),
+            None => Ok(()),
+        }
+    }
+
     fn weapon(&self, name: &str) -> Result<&WeaponData, RuleError> {
         self.data.weapon(name).ok_or(RuleError::Unknown {
             what: "weapon",
@@ -427,7 +491,10 @@ impl StandToRules {
     /// checks; no dice are rolled.
     fn check_command(&self, state: &GameState, command: &Command) -> Result<(), RuleError> {
         match command {
-            Command::StandTo(action) => self.check_stand_to(state, action),
+            Command::StandTo(action) => {
+                self.check_stand_to(state, action)?;
+                self.check_turn_taken(state, action)
+            }
             Command::EndPhase => Ok(()),
             other => Err(Self::unsupported(other)),
         }
@@ -438,6 +505,12 @@ impl StandToRules {
         match action {
             Action::Load { figure } => self.check_load(state, *figure).map(|_| ()),
             Action::Aim { figure, target } => self.check_aim(state, *figure, *target),
+            Action::AimAtLocation { figure, center_in } => {
+                self.check_aim_at_location(state, *figure, *center_in)
+            }
+            Action::FireAtLocation { shooter, target } => self
+                .location_fire_plan(state, *shooter, *target)
+                .map(|_| ()),
             Action::Fire {
                 shooter,
                 target,
@@ -506,6 +579,13 @@ impl StandToRules {
                     plan.situation.mounted_target,
                 ))
             }
+            Action::FireAtLocation { shooter, target } => {
+                let plan = self.location_fire_plan(state, *shooter, *target)?;
+                Ok(fire_named(
+                    &fire_odds(&self.data, &plan.situation),
+                    plan.situation.mounted_target,
+                ))
+            }
             Action::Melee {
                 attackers,
                 defenders,
@@ -553,6 +633,17 @@ impl StandToRules {
         match action {
             Action::Load { .. } => self.resolve_load(state, &mut sc, action)?,
             Action::Aim { .. } => self.resolve_aim(state, &mut sc, action)?,
+            Action::AimAtLocation { figure, center_in } => {
+                self.check_aim_at_location(state, *figure, *center_in)?;
+                sc.push(Event::StandTo(StandToEvent::AimedAtLocation {
+                    figure: *figure,
+                    center_in: *center_in,
+                }));
+            }
+            Action::FireAtLocation { shooter, target } => {
+                let plan = self.location_fire_plan(state, *shooter, *target)?;
+                return self.shoot(state, (*shooter, *target, FireMode::Aimed), &plan, dice);
+            }
             Action::Fire {
                 shooter,
                 target,
@@ -801,6 +892,15 @@ impl RuleSet for StandToRules {
         command: &Command,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
-        self.resolve_inner(state, command, dice)
+        // The action's own checks first (their refusals say the most),
+        // then whether it finds his turn already spent.
+        self.check_command(state, command)?;
+        let mut events = self.resolve_inner(state, command, dice)?;
+        let mut after = state.clone();
+        for e in &events {
+            after.apply(e);
+        }
+        events.extend(self.appearances(state, &after, command));
+        Ok(events)
     }
 }

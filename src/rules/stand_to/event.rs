@@ -61,6 +61,20 @@ pub enum Event {
     },
     /// He aims at `target`: the bonus is ready the turn after.
     AimTaken { figure: FigureId, target: FigureId },
+    /// He aims at a location (table inches): he covers the area about it.
+    AimedAtLocation {
+        figure: FigureId,
+        center_in: nalgebra::Point2<f64>,
+    },
+    /// `target` appeared in the area `figure` covers, in turn `turn`,
+    /// side `active_side`'s phase `phase`: he may fire at him at once.
+    AppearedInCoveredArea {
+        figure: FigureId,
+        target: FigureId,
+        turn: u32,
+        active_side: usize,
+        phase: usize,
+    },
     /// He fired (the round, his aim and his concealment are spent).
     ShotFired {
         figure: FigureId,
@@ -114,6 +128,8 @@ impl Event {
     pub fn apply(&self, state: &mut GameState) {
         match self {
             Self::AimTaken { .. }
+            | Self::AimedAtLocation { .. }
+            | Self::AppearedInCoveredArea { .. }
             | Self::ShotFired { .. }
             | Self::Healed { .. }
             | Self::Idle { .. }
@@ -161,6 +177,8 @@ impl Event {
     fn apply_to_figure(&self, state: &mut GameState) {
         let figure = match self {
             Self::AimTaken { figure, .. }
+            | Self::AimedAtLocation { figure, .. }
+            | Self::AppearedInCoveredArea { figure, .. }
             | Self::ShotFired { figure, .. }
             | Self::Healed { figure, .. }
             | Self::Idle { figure, .. }
@@ -182,6 +200,34 @@ impl Event {
                 let s = f.rules.stand_to_mut();
                 s.aiming_at = Some(*target);
                 s.aim_ready_from = Some(own + 1);
+                s.covering = None;
+            }
+            Self::AimedAtLocation { center_in, .. } => {
+                let s = f.rules.stand_to_mut();
+                s.aiming_at = None;
+                s.aim_ready_from = None;
+                s.covering = Some(super::status::CoveredArea {
+                    center_in: *center_in,
+                    turn: own,
+                    appeared: Vec::new(),
+                });
+            }
+            Self::AppearedInCoveredArea {
+                target,
+                turn,
+                active_side,
+                phase,
+                ..
+            } => {
+                if let Some(c) = f.rules.stand_to_mut().covering.as_mut() {
+                    c.appeared.retain(|a| a.target != *target);
+                    c.appeared.push(super::status::Appearance {
+                        target: *target,
+                        turn: *turn,
+                        active_side: *active_side,
+                        phase: *phase,
+                    });
+                }
             }
             Self::ShotFired { .. } => {
                 f.loaded = false;

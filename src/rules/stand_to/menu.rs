@@ -13,19 +13,29 @@ pub fn actions() -> Vec<ActionSpec> {
         fire("Snap fire", "snap", "a snap shot at the target"),
         melee(),
         aim(),
-        ActionSpec::new("load", "Load", "load a round for an aimed shot")
-            .param(me("figure", "the man who loads")),
+        aim_at_location(),
+        fire_at_location(),
+        ActionSpec::new(
+            "load",
+            "Load",
+            "load a round for an aimed shot (takes his turn)",
+        )
+        .param(me("figure", "the man who loads")),
         ActionSpec::new("fire-gun", "Gun fires", "the crew fires its gun")
             .param(me("gun", "the gun"))
             .in_phases(&["fire"]),
         movement(),
-        ActionSpec::new("prone", "Prone", "go prone, or stand up")
-            .param(me("figure", "the figure"))
-            .param(ParamSpec::given(
-                "prone",
-                ParamKind::Flag,
-                "down (yes) or up (no)",
-            )),
+        ActionSpec::new(
+            "prone",
+            "Prone",
+            "go prone, or stand up (takes no time at all)",
+        )
+        .param(me("figure", "the figure"))
+        .param(ParamSpec::given(
+            "prone",
+            ParamKind::Flag,
+            "down (yes) or up (no)",
+        )),
         order(),
         ActionSpec::new("spot", "Spot", "a scout searches an area")
             .param(me("scout", "the scout"))
@@ -92,7 +102,7 @@ fn aim() -> ActionSpec {
     ActionSpec::new(
         "aim",
         "Aim",
-        "take aim at the target (the bonus is ready next turn)",
+        "take aim at the target: the bonus is ready next turn (takes his turn)",
     )
     .param(me("figure", "the man who aims"))
     .param(ParamSpec::target(
@@ -101,6 +111,37 @@ fn aim() -> ActionSpec {
         "the man aimed at",
     ))
     .in_phases(&["fire"])
+}
+
+/// "A soldier can also aim at a location."
+fn aim_at_location() -> ActionSpec {
+    ActionSpec::new(
+        "aim-at-location",
+        "Aim at a location",
+        "aim at a place: he may fire at once at an enemy who appears there, in either side's turn, with no aiming bonus (takes his turn)",
+    )
+    .param(me("figure", "the man who aims"))
+    .param(ParamSpec::given(
+        "center_in",
+        ParamKind::Point,
+        "the centre of the area he covers",
+    ))
+    .in_phases(&["fire"])
+}
+
+/// "If anything appears there, he can immediately fire at it."
+fn fire_at_location() -> ActionSpec {
+    ActionSpec::new(
+        "fire-at-location",
+        "Fire at the covered area",
+        "fire at once at the enemy who has just appeared in the area he aims at (aimed, no aiming bonus)",
+    )
+    .param(me("shooter", "the man who covers the area"))
+    .param(ParamSpec::target(
+        "target",
+        ParamKind::FigureNumber,
+        "the enemy who appeared",
+    ))
 }
 
 fn movement() -> ActionSpec {

@@ -18,7 +18,7 @@ use crate::rules::{Figure, FigureRules, GameState, ObstacleStage, Pace, SideRule
 const RULE_SET: &str = "Stand To!";
 
 /// What Stand To! records about one figure.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FigureStatus {
     /// A fanatic who has started charging: the name of the enemy he
     /// charges. "Once he has started charging, the fanatic will not react to
@@ -59,6 +59,10 @@ pub struct FigureStatus {
     /// The figure he is aiming at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aiming_at: Option<FigureId>,
+    /// The location he aims at ("A soldier can also aim at a location"),
+    /// with the enemies who have appeared in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covering: Option<CoveredArea>,
     /// His side's turn from which the aiming bonus is ready: "a turn spent
     /// aiming without firing", so the turn after the one he aimed in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +89,38 @@ pub struct FigureStatus {
     /// Rounds left (guns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ammo: Option<u32>,
+}
+
+/// The location a figure aims at: the area within the data's
+/// `fire.covered_area_in` (rule inches) of `center_in` (table inches).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoveredArea {
+    pub center_in: nalgebra::Point2<f64>,
+    /// His side's turn in which he took aim: he spends it aiming without
+    /// firing.
+    pub turn: u32,
+    /// Enemies who appeared in it, each with the moment they appeared: he
+    /// may fire at them "immediately", so in that phase of that turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub appeared: Vec<Appearance>,
+}
+
+/// An enemy appeared in a covered area at a moment of the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Appearance {
+    pub target: FigureId,
+    pub turn: u32,
+    pub active_side: usize,
+    pub phase: usize,
+}
+
+impl Appearance {
+    /// Is this appearance now, in `state`'s turn, side and phase?
+    pub fn is_now(&self, state: &GameState) -> bool {
+        self.turn == state.turn
+            && self.active_side == state.active_side
+            && self.phase == state.phase
+    }
 }
 
 /// A move made in the figure's side's turn `turn`.
@@ -158,6 +194,13 @@ impl Now<'_> {
         self.aiming_at.is_some() && self.aim_ready_from.is_some_and(|t| t <= self.own_turn)
     }
 
+    /// He is aiming: his aim at a man is ready, or he covers a location
+    /// ("Men whose attention is fully occupied (i.e., they are shooting,
+    /// aiming, ...)"; "Figures which ... are aiming ignore this reaction").
+    pub fn aiming(&self) -> bool {
+        self.aim_ready() || self.covering.is_some()
+    }
+
     /// The order he obeys now (a musician's order once it is due).
     pub fn order(&self) -> Option<&str> {
         match &self.pending_order {
@@ -183,6 +226,7 @@ impl FigureStatus {
         prone: false,
         load_progress: 0,
         aiming_at: None,
+        covering: None,
         aim_ready_from: None,
         shots: None,
         charge_turns_used: 0,
@@ -204,6 +248,7 @@ impl FigureStatus {
         if pace != Pace::Stationary {
             self.aim_ready_from = None;
             self.aiming_at = None;
+            self.covering = None;
         }
     }
 
@@ -222,6 +267,7 @@ impl FigureStatus {
         self.load_progress = 0;
         self.aim_ready_from = None;
         self.aiming_at = None;
+        self.covering = None;
         if let Some(a) = self.ammo.as_mut() {
             *a = a.saturating_sub(1);
         }

@@ -153,7 +153,12 @@ impl StandToRules {
         mode: FireMode,
         rapid: bool,
     ) -> Result<(), RuleError> {
-        if status::st(s).aiming_at.is_some() && !status::now(state, s).aim_ready() {
+        let covering_now = status::st(s)
+            .covering
+            .as_ref()
+            .is_some_and(|c| c.turn == status::own_turn(state, s.side));
+        if covering_now || (status::st(s).aiming_at.is_some() && !status::now(state, s).aim_ready())
+        {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
                 format!("{} spends this turn aiming without firing", s.name),
@@ -249,7 +254,7 @@ impl StandToRules {
         Err(refuse(
             RefusalKind::NoOrder,
             format!(
-                "target priority: {} must fire at {} first (the enemy he aims at, then the nearest danger, then the nearest enemy); an order naming {} lets him shoot it",
+                "target priority: {} must fire at {} first (the enemy he aims at or those in the area he covers, then the nearest danger, then the nearest enemy); an order naming {} lets him shoot it",
                 s.name,
                 names.join(" or "),
                 t.name
@@ -327,8 +332,20 @@ impl StandToRules {
         let (shooter, target, mode, rapid, aim_use, at_mount) = cmd;
         self.check_fire(state, shooter, target, mode, rapid)?;
         let plan = self.fire_plan(state, shooter, target, mode, aim_use, at_mount)?;
+        self.shoot(state, (shooter, target, mode), &plan, dice)
+    }
+
+    /// A checked shot: the notes, the odds, the dice, the result and its
+    /// wounds.
+    pub(super) fn shoot(
+        &self,
+        state: &GameState,
+        (shooter, target, mode): (FigureId, FigureId, FireMode),
+        plan: &FirePlan,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, RuleError> {
         let mut sc = Scratch::new(state);
-        self.fire_notes(state, &mut sc, shooter, target, &plan);
+        self.fire_notes(state, &mut sc, shooter, target, plan);
         let o = fire_odds(&self.data, &plan.situation);
         sc.push(Event::Odds {
             purpose: "fire".into(),
@@ -383,7 +400,7 @@ impl StandToRules {
             self.wound(&mut sc, target, struck, w);
         }
         if out.on_target && out.saved {
-            self.after_saved_shot(state, &mut sc, (shooter, target), &plan, white)?;
+            self.after_saved_shot(state, &mut sc, (shooter, target), plan, white)?;
         }
         Ok(sc.events)
     }

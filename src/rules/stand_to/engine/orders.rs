@@ -55,7 +55,7 @@ impl StandToRules {
                     let mut c = range.at_most(self.data.orders.hand_signal_in);
                     let sight = self.sight(state, &r.placement, &g.placement);
                     let busy = status::now(state, r).shots_this_turn() > 0
-                        || status::now(state, r).aim_ready()
+                        || status::now(state, r).aiming()
                         || !self.engaged_with(state, r).is_empty()
                         || (status::now(state, r).pace() == Pace::Charge
                             && self.level(state, r).is_ok_and(|l| l.name == "fanatic"));

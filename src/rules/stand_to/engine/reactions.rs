@@ -418,7 +418,7 @@ impl StandToRules {
             ));
         }
         let busy = |f: &Figure| {
-            status::now(state, f).aim_ready()
+            status::now(state, f).aiming()
                 || !self.engaged_with(state, f).is_empty()
                 || self.being_charged(state, f)
         };
