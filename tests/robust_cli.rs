@@ -257,14 +257,18 @@ fn a_camera_file_for_another_image_size_is_refused_naming_both() {
     }
     // The app's marker search, on a frame of the photo's size.
     let lens = spotter::calibration::Lens::load(&camera).unwrap();
-    let layout = spotter::calibration::TableLayout::load(Path::new("calibration/table.toml")).unwrap();
+    let layout =
+        spotter::calibration::TableLayout::load(Path::new("calibration/table.toml")).unwrap();
     let mut finder = spotter::ui::perceive::ArucoMarkers {
         layout,
         lens: Some(lens),
     };
     let frame = image::GrayImage::new(1920, 1080);
     let err = spotter::ui::perceive::MarkerFinder::find(&mut finder, &frame).unwrap_err();
-    assert!(err.contains("640x480") && err.contains("1920x1080"), "{err}");
+    assert!(
+        err.contains("640x480") && err.contains("1920x1080"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -16,7 +16,10 @@ use crate::soldiers_in_time_actions as sit;
 
 /// The Volley Fire! Sudan patrol with its rules, `side` to act in `phase`
 /// (0 move, 1 fire, 2 melee).
-fn volley_fire(phase: usize, side: &str) -> (spotter::game::GameState, std::sync::Arc<dyn RuleSet>) {
+fn volley_fire(
+    phase: usize,
+    side: &str,
+) -> (spotter::game::GameState, std::sync::Arc<dyn RuleSet>) {
     let registry = Registry::builtin().unwrap();
     let mut s = spotter::game::Scenario::load(
         std::path::Path::new("scenarios/vf-sudan-patrol.toml"),

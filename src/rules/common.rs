@@ -80,7 +80,10 @@ pub fn require_on_table(
     state: &GameState,
     points: impl IntoIterator<Item = [f64; 2]>,
 ) -> Result<(), RuleError> {
-    match points.into_iter().find(|p| !state.on_table(nalgebra::Point2::new(p[0], p[1]))) {
+    match points
+        .into_iter()
+        .find(|p| !state.on_table(nalgebra::Point2::new(p[0], p[1])))
+    {
         None => Ok(()),
         Some(p) => Err(refusal(
             rule_set,
