@@ -13,6 +13,50 @@ use std::path::{Path, PathBuf};
 /// is a mistake, and parsing it would take minutes and gigabytes).
 pub const MAX_DATA_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
+/// The largest photo or detection record Spotter reads (a 48 MP JPEG is
+/// about 25 MB).
+pub const MAX_PHOTO_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The largest game log Spotter reads (an evening's game is a few
+/// megabytes).
+pub const MAX_LOG_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Reads the whole file at `path` if it holds at most `max_bytes`; a
+/// longer one (or one that grows while read, or never ends) is an error
+/// that says so, read no further than `max_bytes + 1`.
+pub fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "is larger than {max_bytes} bytes, the most Spotter reads from such a file (is this the right file?)"
+            ),
+        )
+    };
+    let file = std::fs::File::open(path)?;
+    if file.metadata()?.len() > max_bytes {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] as UTF-8 text.
+pub fn read_text_capped(path: &Path, max_bytes: u64) -> std::io::Result<String> {
+    String::from_utf8(read_capped(path, max_bytes)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("is not UTF-8 text ({e})"),
+        )
+    })
+}
+
 /// One problem in a data file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecProblem {
@@ -93,7 +137,7 @@ impl SourceFile {
                 )));
             }
         }
-        match std::fs::read_to_string(path) {
+        match read_text_capped(path, MAX_DATA_FILE_BYTES) {
             Ok(text) => Ok(Self {
                 path: path.to_owned(),
                 text,
@@ -434,6 +478,19 @@ mod tests {
         assert!(flag::sigma_in("NaN").is_err());
         assert!(flag::length("-3").is_err());
         assert_eq!(flag::length("0"), Ok(0.0));
+    }
+
+    #[test]
+    fn a_capped_read_reads_no_more_than_its_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ten.txt");
+        std::fs::write(&path, "0123456789").unwrap();
+        assert_eq!(read_text_capped(&path, 10).unwrap(), "0123456789");
+        let err = read_capped(&path, 9).unwrap_err().to_string();
+        assert!(err.contains("larger than 9 bytes"), "{err}");
+        // A file that never ends is cut at the cap, not read for ever.
+        #[cfg(unix)]
+        assert!(read_capped(Path::new("/dev/zero"), 1000).is_err());
     }
 
     #[test]

@@ -241,12 +241,33 @@ fn a_camera_file_for_another_image_size_is_refused_naming_both() {
     let camera = dir.path().join("camera.toml");
     std::fs::write(&camera, good.replace(size_line, "image_size = [640, 480]")).unwrap();
     let c = camera.to_str().unwrap();
-    let r = spotter(&["detect", PHOTO, "--camera", c, "--json"]);
-    assert!(!r.ok);
-    let all = format!("{}{}", r.stdout, r.stderr);
+    for args in [
+        vec!["detect", PHOTO, "--camera", c, "--json"],
+        vec!["table", PHOTO, "--camera", c],
+        vec!["track", PHOTO, "--camera", c, "--json"],
+        vec!["bench", PHOTO, "--camera", c, "--runs", "1"],
+    ] {
+        let r = spotter(&args);
+        assert!(!r.ok, "{args:?}: {}", r.stdout);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            all.contains("640x480") && all.contains("1920x1080"),
+            "{args:?}: {all}"
+        );
+    }
+    // The app's marker search, on a frame of the photo's size.
+    let lens = spotter::calibration::Lens::load(&camera).unwrap();
+    let layout =
+        spotter::calibration::TableLayout::load(Path::new("calibration/table.toml")).unwrap();
+    let mut finder = spotter::ui::perceive::ArucoMarkers {
+        layout,
+        lens: Some(lens),
+    };
+    let frame = image::GrayImage::new(1920, 1080);
+    let err = spotter::ui::perceive::MarkerFinder::find(&mut finder, &frame).unwrap_err();
     assert!(
-        all.contains("640x480") && all.contains("1920x1080"),
-        "{all}"
+        err.contains("640x480") && err.contains("1920x1080"),
+        "{err}"
     );
 }
 
@@ -268,6 +289,19 @@ fn a_truncated_jpeg_says_truncated_and_a_tiny_image_is_a_clear_error() {
         assert!(all.contains("too small"), "{cmd}: {all}");
         assert!(!all.contains("OpenCV"), "{cmd}: {all}");
     }
+}
+
+#[test]
+fn a_photo_or_record_too_large_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.jpg");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(spotter::spec::MAX_PHOTO_BYTES + 1).unwrap();
+    refused(&["table", big.to_str().unwrap()], "larger than");
+    let record = dir.path().join("big.jsonl");
+    let f = std::fs::File::create(&record).unwrap();
+    f.set_len(spotter::spec::MAX_PHOTO_BYTES + 1).unwrap();
+    refused(&["track", record.to_str().unwrap()], "larger than");
 }
 
 /// `app --bench` headless with a fresh games folder, plus `extra` flags.

@@ -228,6 +228,10 @@ fn inconsistent_records_are_repaired_with_a_message() {
         assert_eq!(g.state(), &states[3], "{what}");
         let repair = g.repair().unwrap_or_else(|| panic!("{what}: no repair"));
         assert_eq!(repair.line, line, "{what}: {repair}");
+        assert!(
+            repair.to_string().contains(&format!("line {line}")),
+            "{what}: the message names the line: {repair}"
+        );
         drop(g);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{what}");
     }
@@ -295,4 +299,18 @@ fn a_log_that_cannot_be_written_keeps_the_game_and_refuses_rolls_until_safe() {
     let back = Game::resume(&path, &registry()).unwrap();
     assert_eq!(back.state(), &after);
     assert_eq!(back.history(), history.as_slice());
+}
+
+#[test]
+fn a_log_too_large_to_be_a_game_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.jsonl");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(spotter::spec::MAX_LOG_BYTES + 1).unwrap();
+    match Game::resume(&path, &registry()) {
+        Err(GameError::Log(e @ LogError::TooLarge { .. })) => {
+            assert!(e.to_string().contains("at most"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
 }

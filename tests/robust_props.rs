@@ -3,7 +3,7 @@
 //! game logs, scripts) is fed arbitrary bytes and structure-aware mutations
 //! of the shipped files. Each loads, or gives an error that names the line
 //! or the field; none panics. Case counts are kept small so that `make
-//! test` stays fast; `PROPTEST_CASES=5000` runs longer.
+//! test` stays fast; `SPOTTER_FUZZ_CASES=5000` runs longer.
 
 use std::path::Path;
 
@@ -365,19 +365,26 @@ fn game_logs_resume_or_refuse_and_a_repair_is_stable() {
 
 #[test]
 fn scripts_load_or_refuse() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = std::fs::canonicalize("scenarios/vf-sudan-patrol.toml").unwrap();
-    let text = std::fs::read_to_string("scenarios/scripts/vf-sudan-patrol.toml")
-        .unwrap()
-        .replace("../vf-sudan-patrol.toml", &scenario.display().to_string());
     let reg = registry();
-    let path = dir.path().join("script.toml");
-    runner()
-        .run(&prop::collection::vec(mutation(), 1..4), |ms| {
-            std::fs::write(&path, apply(&text, &ms)).unwrap();
-            // Loading checks every step's command; no panic either way.
-            let _ = Script::load(&path, &reg);
-            Ok(())
-        })
-        .unwrap();
+    let mut scripts: Vec<_> = std::fs::read_dir("scenarios/scripts")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 4, "{scripts:?}");
+    for path in scripts {
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Read as if at its own path: its scenario is found beside it.
+        let at = |text: String| SourceFile::from_text(path.to_str().unwrap(), text);
+        Script::from_source(&at(text.clone()), &reg)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        runner()
+            .run(&prop::collection::vec(mutation(), 1..4), |ms| {
+                // Loading checks every step's command; no panic either way.
+                let _ = Script::from_source(&at(apply(&text, &ms)), &reg);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
 }

@@ -35,6 +35,7 @@ mod robust_bounds;
 mod robust_cli;
 mod robust_inputs;
 mod robust_log;
+mod robust_play;
 mod robust_props;
 mod rules_describe;
 mod soldiers_in_time_actions;

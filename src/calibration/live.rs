@@ -96,12 +96,18 @@ impl MarkerTracker {
     /// [`MarkerTracker::find_rgb`] and the table mapping fitted on them.
     pub fn table_rgb(&mut self, rgb: &RgbImage) -> Result<TableMapping, CalibrationError> {
         let markers = self.find_rgb(rgb)?;
-        let lens = self.lens_for([rgb.width(), rgb.height()]);
+        let lens = self.lens_for([rgb.width(), rgb.height()])?;
         TableMapping::fit(&markers, &self.layout, lens.as_ref())
     }
 
-    fn lens_for(&self, size: [u32; 2]) -> Option<Lens> {
-        self.lens.as_ref().map(|l| l.scaled_to(size))
+    /// The camera file's lens for frames of `size`; a frame of another
+    /// shape is refused, naming both sizes.
+    fn lens_for(&self, size: [u32; 2]) -> Result<Option<Lens>, CalibrationError> {
+        self.lens
+            .as_ref()
+            .map(|l| l.for_image(size))
+            .transpose()
+            .map_err(CalibrationError::from)
     }
 
     fn find(
@@ -113,7 +119,7 @@ impl MarkerTracker {
             self.forget();
             self.frame_size = size;
         }
-        let lens = self.lens_for(size);
+        let lens = self.lens_for(size)?;
         let mut found = self.search_windows(frame, size, lens.as_ref())?;
         let mut kind = SearchKind::Windows;
         if found.len() < MIN_MARKERS {

@@ -45,6 +45,8 @@ pub enum CalibrationError {
     OpenCv(String),
     #[error("lens calibration refused: {0}")]
     LensRefused(String),
+    #[error("{0}")]
+    ImageSize(#[from] lens::ImageSizeMismatch),
 }
 
 /// How the table markers are searched for. The ArUco search (adaptive

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 
 use super::detect::{detect_photo, load_params};
 use super::{images, load_camera, load_layout};
@@ -395,6 +395,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<_>>()?;
     if frames.is_empty() {
         bail!("no photos to time");
+    }
+    // The camera file must describe these photos (the same shape).
+    if let Some(l) = &lens {
+        for (path, f) in paths.iter().zip(&frames) {
+            l.for_image([f.width(), f.height()])
+                .with_context(|| format!("the photo {}", path.display()))?;
+        }
     }
     if cfg!(debug_assertions) {
         println!(

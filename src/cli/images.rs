@@ -60,8 +60,8 @@ fn truncated_jpeg(bytes: &[u8]) -> bool {
 /// Opens a photo; a corrupt, truncated, unreadable or too small file says
 /// which and why.
 pub fn open_rgb(path: &Path) -> anyhow::Result<image::RgbImage> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read the photo {}", path.display()))?;
+    let bytes = crate::spec::read_capped(path, crate::spec::MAX_PHOTO_BYTES)
+        .with_context(|| format!("cannot read the photo {}", path.display()))?;
     if truncated_jpeg(&bytes) {
         bail!(
             "the photo {} is truncated (the JPEG ends before its last marker): copy it again from the camera",

@@ -119,7 +119,7 @@ fn is_record(path: &Path) -> bool {
 /// Reads detection records: one JSON object per line (a pretty-printed
 /// single object is accepted too).
 fn read_records(path: &Path) -> anyhow::Result<Vec<InputFrame>> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::spec::read_text_capped(path, crate::spec::MAX_PHOTO_BYTES)
         .with_context(|| format!("cannot read the detection record {}", path.display()))?;
     let values: Vec<Value> = match serde_json::from_str::<Value>(&text) {
         Ok(v) => vec![v],
@@ -339,7 +339,9 @@ impl PhotoDetector {
         let lens = self
             .lens
             .as_ref()
-            .map(|l| l.scaled_to([rgb.width(), rgb.height()]));
+            .map(|l| l.for_image([rgb.width(), rgb.height()]))
+            .transpose()
+            .with_context(|| format!("the photo {}", path.display()))?;
         let observation = match calibration::detect_table(&gray, &self.layout, lens.as_ref()) {
             Ok(mapping) => {
                 let found = self

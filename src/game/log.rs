@@ -124,6 +124,11 @@ pub enum LogError {
         "not logged: {what} holds a number that is not finite (NaN or infinity), which the log cannot keep"
     )]
     NotFinite { what: String },
+    #[error(
+        "{path} is {bytes} bytes; game logs are at most {} bytes (is this the right file?)",
+        crate::spec::MAX_LOG_BYTES
+    )]
+    TooLarge { path: PathBuf, bytes: u64 },
 }
 
 /// `<log><suffix>`, beside the log.
@@ -378,6 +383,12 @@ pub fn read_log(path: &Path) -> Result<ReadLog, LogError> {
     };
     let file = File::open(path).map_err(io)?;
     let file_len = file.metadata().map_err(io)?.len();
+    if file_len > crate::spec::MAX_LOG_BYTES {
+        return Err(LogError::TooLarge {
+            path: path.to_owned(),
+            bytes: file_len,
+        });
+    }
     let mut reader = BufReader::new(file);
     let mut out = ReadLog {
         records: Vec::new(),

@@ -57,9 +57,18 @@ pub struct Script {
 impl Script {
     /// Loads a script and its scenario.
     pub fn load(path: &Path, registry: &Registry) -> Result<Self, ScriptError> {
-        let src = SourceFile::read(path)?;
+        Self::from_source(&SourceFile::read(path)?, registry)
+    }
+
+    /// Parses a script's text; its scenario path is read beside the
+    /// script's own path (`src.path`).
+    pub fn from_source(src: &SourceFile, registry: &Registry) -> Result<Self, ScriptError> {
         let raw: RawScript = src.parse_toml()?;
-        let scenario_path = path.parent().unwrap_or(Path::new(".")).join(&raw.scenario);
+        let scenario_path = src
+            .path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(&raw.scenario);
         let scenario = Scenario::load(&scenario_path, registry)?;
         let rules = registry
             .get(&scenario.state.rule_set)

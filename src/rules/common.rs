@@ -73,6 +73,29 @@ pub fn require_phase(
     }
 }
 
+/// Every point a command sends a figure or a unit to must be on the table:
+/// a point far off it (1e308) would roll the dice and move nothing.
+pub fn require_on_table(
+    rule_set: &'static str,
+    state: &GameState,
+    points: impl IntoIterator<Item = [f64; 2]>,
+) -> Result<(), RuleError> {
+    match points
+        .into_iter()
+        .find(|p| !state.on_table(nalgebra::Point2::new(p[0], p[1])))
+    {
+        None => Ok(()),
+        Some(p) => Err(refusal(
+            rule_set,
+            RefusalKind::OffTable,
+            format!(
+                "({}, {}) is off the table ({} x {} in): give a point on it",
+                p[0], p[1], state.table.width_in, state.table.depth_in
+            ),
+        )),
+    }
+}
+
 /// The figure must belong to the side whose turn it is.
 pub fn require_active_side(
     rule_set: &'static str,

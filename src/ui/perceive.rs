@@ -58,7 +58,9 @@ impl MarkerFinder for ArucoMarkers {
         let lens = self
             .lens
             .as_ref()
-            .map(|l| l.scaled_to([gray.width(), gray.height()]));
+            .map(|l| l.for_image([gray.width(), gray.height()]))
+            .transpose()
+            .map_err(|e| e.to_string())?;
         calibration::detect_table_markers(gray, &self.layout, lens.as_ref())
             .map_err(|e| e.to_string())
     }

@@ -88,7 +88,8 @@ impl Truth {
             path: path.display().to_string(),
             reason,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let text = crate::spec::read_text_capped(path, crate::spec::MAX_DATA_FILE_BYTES)
+            .map_err(|e| err(e.to_string()))?;
         let raw: RawTruth = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
         let table = raw
             .table

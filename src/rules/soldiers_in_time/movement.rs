@@ -302,6 +302,7 @@ impl SoldiersInTimeRules {
         p: &MoveParams,
     ) -> Result<MovePlan, RuleError> {
         let f = self.check_mover(state, p)?;
+        crate::rules::common::require_on_table(NAME, state, p.path_in.iter().copied())?;
         let mut path = vec![f.placement.center_in_table];
         path.extend(p.path_in.iter().copied().map(point));
         if path.len() < 2 {
@@ -582,6 +583,7 @@ impl SoldiersInTimeRules {
             )
             .by(f.id));
         }
+        crate::rules::common::require_on_table(NAME, state, [p.to_in])?;
         let to = point(p.to_in);
         if self.in_contact_with(state, f).is_empty() || self.left_in_melee(state, f, to).is_none() {
             return Err(refuse(
@@ -697,6 +699,7 @@ impl SoldiersInTimeRules {
             0.0
         };
         let allowance = self.data.follow_through_in(f.mounted(), moved);
+        crate::rules::common::require_on_table(NAME, state, [p.to_in])?;
         let to = point(p.to_in);
         let d = Length::<Inch>::path((to - f.placement.center_in_table).norm(), &f.placement);
         if !within(d, allowance) {

@@ -87,7 +87,17 @@ impl SoldiersInTimeRules {
         let mut exps = Vec::new();
         for name in &p.men {
             let m = figure(state, name)?;
-            if m.id == leader.id || !in_play(m) || routed(m) || m.side != leader.side {
+            if m.side != leader.side {
+                return Err(refuse(
+                    RefusalKind::CannotDo,
+                    format!(
+                        "{} is on the other side: {} orders only his own side's men; take {} off the list",
+                        m.name, leader.name, m.name
+                    ),
+                )
+                .by(m.id));
+            }
+            if m.id == leader.id || !in_play(m) || routed(m) {
                 continue;
             }
             let gap = edge_gap(m, leader);

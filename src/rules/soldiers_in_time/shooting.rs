@@ -426,6 +426,12 @@ impl SoldiersInTimeRules {
         p: &VolleyParams,
     ) -> Result<Vec<FigureId>, RuleError> {
         self.phase(state, "volley", &[SHOOTING])?;
+        if p.men.is_empty() {
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "a volley needs the men who shoot: name at least one in `men`",
+            ));
+        }
         p.men
             .iter()
             .map(|name| {

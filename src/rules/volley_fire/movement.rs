@@ -156,6 +156,7 @@ impl VolleyFireRules {
         p: &MoveParams,
     ) -> Result<MovePlan, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
+        crate::rules::common::require_on_table(super::NAME, state, [p.to_in])?;
         let troops = troops(u)?;
         let (from, members) = self.front_of(state, u);
         if members.is_empty() {
@@ -333,6 +334,7 @@ impl VolleyFireRules {
     ) -> Result<MovePlan, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
         self.check_may_act(state, u)?;
+        crate::rules::common::require_on_table(super::NAME, state, p.to_in)?;
         let troops = troops(u)?;
         if ust(u).shaken {
             return Err(refuse(

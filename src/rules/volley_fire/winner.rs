@@ -39,6 +39,7 @@ impl VolleyFireRules {
         p: &WinnerMoveParams,
     ) -> Result<WinnerPlan, RuleError> {
         let (ui, u) = unit(state, &p.unit)?;
+        crate::rules::common::require_on_table(super::NAME, state, p.to_in)?;
         if ust(u).won_melee != Some(state.clock()) {
             return Err(refuse(
                 RefusalKind::CannotDo,

@@ -280,6 +280,16 @@ impl StandToRules {
     ) -> Result<(f64, f64, Option<u8>), RuleError> {
         let mv = &self.data.movement;
         let mut level = None;
+        if let Some(asked) = mount_level.filter(|_| !f.mounted()) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{} is on foot: a mount speed (mount_level {asked}) is for riders; leave it out",
+                    f.name
+                ),
+            )
+            .by(f.id));
+        }
         let (min_in, max_in) = if f.mounted() {
             let old = f.mount_level.unwrap_or(0);
             let new = mount_level.unwrap_or(old);
