@@ -54,3 +54,4 @@ mod volley_fire_printed;
 mod volley_fire_rules;
 mod volley_fire_table;
 mod volley_fire_turn;
+mod volley_fire_terrain_guns;
