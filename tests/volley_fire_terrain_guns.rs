@@ -117,8 +117,7 @@ const FARMHOUSE: [[f64; 2]; 4] = [[30.0, 14.0], [42.0, 14.0], [42.0, 20.0], [30.
 /// The section 2 in from the farmhouse's near wall (its front at y = 12).
 fn at_the_farmhouse() -> (GameState, Arc<dyn RuleSet>) {
     let (mut s, r) = setup();
-    s.terrain
-        .push(area("farmhouse", &["building"], &FARMHOUSE));
+    s.terrain.push(area("farmhouse", &["building"], &FARMHOUSE));
     shift_unit(&mut s, "1st Section", Vector2::new(0.0, 4.0));
     at(&mut s, 0, "Sudanese");
     (s, r)
@@ -172,7 +171,10 @@ fn a_building_is_entered_after_a_turn_halted_outside_firing_at_half() {
     );
     let ev = resolve(r.as_ref(), &s, &enter, &[]);
     let halted = apply(&s, &ev);
-    assert_eq!(alive_of(&halted, "1st Section"), alive_of(&s, "1st Section"));
+    assert_eq!(
+        alive_of(&halted, "1st Section"),
+        alive_of(&s, "1st Section")
+    );
     assert!(
         notes(&ev).iter().any(|n| n.contains("halts outside")),
         "{:?}",
@@ -200,7 +202,10 @@ fn a_building_is_entered_after_a_turn_halted_outside_firing_at_half() {
     at(&mut next, 0, "Sudanese");
     let inside = apply(&next, &resolve(r.as_ref(), &next, &enter, &[]));
     let men = alive_of(&inside, "1st Section");
-    assert!(men.iter().all(|p| point_in_polygon(&FARMHOUSE.map(|[x, y]| Point2::new(x, y)), *p)));
+    assert!(
+        men.iter()
+            .all(|p| point_in_polygon(&FARMHOUSE.map(|[x, y]| Point2::new(x, y)), *p))
+    );
     let rules = VolleyFireRules::builtin().unwrap();
     let (_, u) = inside.unit_named("1st Section").unwrap();
     assert!(rules.in_cover(&inside, u), "a building is cover");
@@ -239,7 +244,12 @@ fn troops_in_a_building_fight_as_defending_works_and_do_not_support_outside() {
     // Spearman 5 + 1 = 6; the double rank's 4 + 1 = 5 loses in the open,
     // and ties (+1 more, and wins ties) in the building.
     let ev = resolve(r.as_ref(), &inside, &melee, &[5, 4]);
-    assert_eq!(melee_loser(&ev).as_deref(), Some("Hadendowa"), "{:?}", notes(&ev));
+    assert_eq!(
+        melee_loser(&ev).as_deref(),
+        Some("Hadendowa"),
+        "{:?}",
+        notes(&ev)
+    );
     let mut open = inside.clone();
     open.terrain.clear();
     let ev = resolve(r.as_ref(), &open, &melee, &[5, 4]);
@@ -290,15 +300,14 @@ fn troops_leave_a_building_twelve_inches_from_its_centre_in_any_formation() {
         .filter(|(k, _)| u.rank_of(*k) == 0)
         .map(|(_, id)| left.figures[id.index()].placement.center_in_table)
         .collect();
-    let mid = front
-        .iter()
-        .fold(Vector2::zeros(), |a, p| a + p.coords)
-        / front.len() as f64;
+    let mid = front.iter().fold(Vector2::zeros(), |a, p| a + p.coords) / front.len() as f64;
     approx::assert_relative_eq!((Point2::from(mid) - centre).norm(), 12.0, epsilon = 1e-6);
     let house = FARMHOUSE.map(|[x, y]| Point2::new(x, y));
-    assert!(alive_of(&left, "1st Section")
-        .iter()
-        .all(|p| !point_in_polygon(&house, *p)));
+    assert!(
+        alive_of(&left, "1st Section")
+            .iter()
+            .all(|p| !point_in_polygon(&house, *p))
+    );
     // Or out to the west, in line, facing along the wall.
     let form = action(
         "form",
@@ -334,7 +343,13 @@ fn a_jammed_gun_in_a_building_does_not_leave_it() {
         "fire",
         serde_json::json!({"unit": "Gardner", "target": "Hadendowa"}),
     );
-    let y = |s: &GameState| s.figure_named("Gardner 1").unwrap().placement.center_in_table.y;
+    let y = |s: &GameState| {
+        s.figure_named("Gardner 1")
+            .unwrap()
+            .placement
+            .center_in_table
+            .y
+    };
     let open = apply(&s, &resolve(r.as_ref(), &s, &fire, &[20]));
     approx::assert_relative_eq!(y(&s) - y(&open), 12.0, epsilon = 1e-6);
     s.terrain.push(area(
@@ -344,7 +359,11 @@ fn a_jammed_gun_in_a_building_does_not_leave_it() {
     ));
     let ev = resolve(r.as_ref(), &s, &fire, &[20]);
     let back = y(&s) - y(&apply(&s, &ev));
-    assert!(back > 2.5 && back <= 3.0 + 1e-9, "fell back {back} in: {:?}", notes(&ev));
+    assert!(
+        back > 2.5 && back <= 3.0 + 1e-9,
+        "fell back {back} in: {:?}",
+        notes(&ev)
+    );
 }
 
 /// "C. For rifles or guns to fire overhead the target must be further from
@@ -393,7 +412,8 @@ fn rifles_fire_over_others_only_with_elevation_and_the_target_further_off() {
         &["hill"],
         &[[30.0, 28.0], [42.0, 28.0], [42.0, 34.0], [30.0, 34.0]],
     ));
-    r.check(&low, &fire).expect("fire over at a target on the rise");
+    r.check(&low, &fire)
+        .expect("fire over at a target on the rise");
 }
 
 /// "B. Deployed guns can move one D6 and fire that turn." with the
@@ -429,7 +449,12 @@ fn a_deployed_gun_moves_one_d6_and_fires_or_three_d6_and_does_not() {
     assert!(rolled(&ev, "(1 d6"), "{ev:?}");
     let mut moved = apply(&s, &ev);
     approx::assert_relative_eq!(
-        moved.figure_named("Gardner 1").unwrap().placement.center_in_table.y,
+        moved
+            .figure_named("Gardner 1")
+            .unwrap()
+            .placement
+            .center_in_table
+            .y,
         11.0,
         epsilon = 1e-6
     );
@@ -465,7 +490,11 @@ fn a_beaten_crew_leaves_its_gun_which_others_man_and_fire_as_into_cover() {
     let lost = apply(&s, &ev);
     // The crew routs to its rear (6 in on six 1s); the gun stays.
     approx::assert_relative_eq!(
-        lost.figure_named("Gardner 1").unwrap().placement.center_in_table.y,
+        lost.figure_named("Gardner 1")
+            .unwrap()
+            .placement
+            .center_in_table
+            .y,
         2.0,
         epsilon = 1e-6
     );
@@ -488,7 +517,10 @@ fn a_beaten_crew_leaves_its_gun_which_others_man_and_fire_as_into_cover() {
         serde_json::json!({"unit": "Swordsmen", "facing_deg": 180.0}),
     );
     let too_far = action("man-gun", serde_json::json!({"unit": "Riflemen"}));
-    assert_eq!(refusal_kind(r.check(&manning, &too_far)), RefusalKind::TooFar);
+    assert_eq!(
+        refusal_kind(r.check(&manning, &too_far)),
+        RefusalKind::TooFar
+    );
     let manned = apply(&manning, &resolve(r.as_ref(), &manning, &man, &[]));
     let mut firing = manned.clone();
     at(&mut firing, 1, "Dervishes");

@@ -63,7 +63,11 @@ pub enum EnterPlan {
 
 impl VolleyFireRules {
     /// The building the unit holds: at least half its men stand inside it.
-    pub(super) fn building_of<'a>(&self, state: &'a GameState, u: &Unit) -> Option<&'a TerrainArea> {
+    pub(super) fn building_of<'a>(
+        &self,
+        state: &'a GameState,
+        u: &Unit,
+    ) -> Option<&'a TerrainArea> {
         let men = alive(state, u);
         if men.is_empty() {
             return None;
@@ -165,7 +169,9 @@ impl VolleyFireRules {
         let c = centre_of(&b.polygon_in);
         let d = to_in.map(|t| Point2::new(t[0], t[1]) - c);
         match d {
-            Some(d) if d.norm() > f64::EPSILON => Ok(quantized(c + d / d.norm() * self.data.building.leave_in)),
+            Some(d) if d.norm() > f64::EPSILON => {
+                Ok(quantized(c + d / d.norm() * self.data.building.leave_in))
+            }
             _ => Err(refuse(
                 RefusalKind::CannotDo,
                 format!(

@@ -32,10 +32,7 @@ pub struct ManPlan {
 }
 
 fn guns(state: &GameState) -> &[GunPiece] {
-    state
-        .rules
-        .volley_fire()
-        .map_or(&[], |g| g.guns.as_slice())
+    state.rules.volley_fire().map_or(&[], |g| g.guns.as_slice())
 }
 
 impl VolleyFireRules {
@@ -49,7 +46,9 @@ impl VolleyFireRules {
     /// destroyed, not left already).
     pub(super) fn gun_left_by(&self, state: &GameState, ci: usize) -> Option<Event> {
         let c = state.units.get(ci)?;
-        if !ust(c).gun || ust(c).gun_destroyed == Some(true) || guns(state).iter().any(|g| g.crew == ci)
+        if !ust(c).gun
+            || ust(c).gun_destroyed == Some(true)
+            || guns(state).iter().any(|g| g.crew == ci)
         {
             return None;
         }
@@ -130,7 +129,8 @@ impl VolleyFireRules {
         // Crewless guns: every man of the crew is down.
         for (ci, c) in state.units.iter().enumerate() {
             if alive(state, c).is_empty()
-                && let Some(Event::VolleyFire(VfEvent::GunLeft { gun })) = self.gun_left_by(state, ci)
+                && let Some(Event::VolleyFire(VfEvent::GunLeft { gun })) =
+                    self.gun_left_by(state, ci)
             {
                 found.push(ManPlan {
                     gun: None,
@@ -180,7 +180,10 @@ impl VolleyFireRules {
             unit: ui,
             facing_deg,
         }));
-        let crew = state.units.get(plan.piece.crew).map_or("?", |c| c.name.as_str());
+        let crew = state
+            .units
+            .get(plan.piece.crew)
+            .map_or("?", |c| c.name.as_str());
         ev.push(Event::Note {
             text: format!(
                 "{} mans {crew}'s gun, facing {facing_deg:.0} degrees; it fires as if the target is in cover",
@@ -242,7 +245,10 @@ impl VolleyFireRules {
             if angle_off_facing_deg(g.at_in, g.facing_deg, at) > self.data.fire.cone_deg / 2.0 {
                 continue;
             }
-            if !viewers.iter().any(|f| self.sees(state, f, to, exposed).0.value) {
+            if !viewers
+                .iter()
+                .any(|f| self.sees(state, f, to, exposed).0.value)
+            {
                 hidden = true;
                 continue;
             }

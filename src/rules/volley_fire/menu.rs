@@ -163,7 +163,11 @@ fn enter_building() -> ActionSpec {
         "Enter building",
         "the unit halts outside a building this turn (its fire at half) and goes in the next",
     )
-    .param(ParamSpec::actor("unit", ParamKind::Unit, "the unit that enters"))
+    .param(ParamSpec::actor(
+        "unit",
+        ParamKind::Unit,
+        "the unit that enters",
+    ))
     .param(ParamSpec::given(
         "building",
         ParamKind::Text,
@@ -179,7 +183,11 @@ fn man_gun() -> ActionSpec {
         "Man gun",
         "infantry or Dervish foot man a gun left on the table beside them",
     )
-    .param(ParamSpec::actor("unit", ParamKind::Unit, "the unit that mans it"))
+    .param(ParamSpec::actor(
+        "unit",
+        ParamKind::Unit,
+        "the unit that mans it",
+    ))
     .param(ParamSpec::optional(
         "facing_deg",
         ParamKind::Number,

@@ -428,13 +428,7 @@ impl VolleyFireRules {
         let (_, u) = unit(state, &p.unit)?;
         if self.building_of(state, u).is_some() {
             self.check_form(state, p)?;
-            return self.resolve_leave(
-                state,
-                &p.unit,
-                p.to_in,
-                Some(&p.formation),
-                p.facing_deg,
-            );
+            return self.resolve_leave(state, &p.unit, p.to_in, Some(&p.formation), p.facing_deg);
         }
         self.check_form(state, p)?;
         let plan = self.form_plan(state, p)?;

@@ -32,7 +32,12 @@ fn elevated(state: &GameState, p: Point2<f64>) -> bool {
 /// May `f` fire at `to` over the figures in the way? A clear line: yes.
 /// Over others: only when the firer or the target is elevated and the
 /// target is further from every one of them than the firer.
-pub(super) fn may_fire_over(state: &GameState, others: &[&Figure], f: &Figure, to: &Figure) -> bool {
+pub(super) fn may_fire_over(
+    state: &GameState,
+    others: &[&Figure],
+    f: &Figure,
+    to: &Figure,
+) -> bool {
     let (a, b) = (f.placement.center_in_table, to.placement.center_in_table);
     let mut over = others
         .iter()
