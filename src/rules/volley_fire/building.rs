@@ -1,9 +1,10 @@
-//! Volley Fire! buildings: "A. To enter, must spend one turn halted outside
-//! - fire at 1/2 hit result (round up) while so doing. B. Troops inside
-//! take less casualties from fire and get a bonus in melee' combat, but
-//! cannot support outside melee's. C. To leave a building move out 12" in
-//! any direction from the center of same and form and face in any
-//! direction in any formation."
+//! Volley Fire! buildings: "A. To enter, must spend one turn halted
+//! outside, fire at 1/2 hit result (round up) while so doing. B. Troops
+//! inside take less casualties from fire and get a bonus in melee' combat,
+//! but cannot support outside melee's. C. To leave a building move out 12"
+//! in any direction from the center of same and form and face in any
+//! direction in any formation." (The text's dash before "fire" is a comma
+//! here: a doc line may not open with it.)
 //!
 //! # Conventions
 //! A building is a scenario terrain area of kind `building` (read from the
