@@ -55,4 +55,5 @@ mod volley_fire_actions;
 mod volley_fire_printed;
 mod volley_fire_rules;
 mod volley_fire_table;
+mod volley_fire_terrain_guns;
 mod volley_fire_turn;

@@ -299,8 +299,12 @@ fn melee_pairs_and_double_time() {
     assert_eq!(double_time([4, 4], true), (8, 0));
 }
 
+/// The measured item of issue 13: "a longer Volley Fire! one (a charge
+/// with defensive fire and a response, a melee with a rear attack and a
+/// fall-back, a Gardner gun jam, army morale) run through `spotter play
+/// --script` and replay from the log".
 #[test]
-fn scripted_game_runs_three_turns_and_replays() {
+fn scripted_game_plays_charges_melees_a_jam_and_army_morale_and_replays() {
     let registry = Registry::builtin().expect("rule sets");
     let script = Script::load(
         std::path::Path::new("scenarios/scripts/vf-sudan-patrol.toml"),
@@ -312,18 +316,29 @@ fn scripted_game_runs_three_turns_and_replays() {
     let mut notes = Vec::new();
     let played = script.play(&registry, Some(&log), |step, _, events| {
         for e in events {
-            if let spotter::game::Event::Note { text } = e {
-                notes.push(format!("{step}: {text}"));
+            match e {
+                spotter::game::Event::Note { text } => notes.push(format!("{step}: {text}")),
+                spotter::game::Event::Rolled { purpose, .. } => {
+                    notes.push(format!("{step}: rolled {purpose}"));
+                }
+                _ => {}
             }
         }
     });
     let game = played.unwrap_or_else(|e| panic!("script plays: {e:?}\n{}", notes.join("\n")));
     let said = |what: &str| notes.iter().any(|n| n.contains(what));
-    // A charge with defensive fire, a melee lost with its fall-back.
-    assert!(said("gives defensive fire"), "{}", notes.join("\n"));
-    assert!(said("loses the melee, falls back"), "{}", notes.join("\n"));
+    let all = notes.join("\n");
+    // A charge with defensive fire and the charged unit's response.
+    assert!(said("gives defensive fire"), "{all}");
+    assert!(said("responds to the charge"), "{all}");
+    // A melee with a rear attack, lost with its fall-back.
+    assert!(said("hit from the rear"), "{all}");
+    assert!(said("loses the melee, falls back"), "{all}");
+    // The Gardner jams.
+    assert!(said("jams: gun and crew fall back"), "{all}");
+    // Army morale.
+    assert!(said("army morale"), "{all}");
     assert!(said("moves first"), "the first-move roll");
-    assert!(game.state().turn >= 4, "three full turns");
     let dead = game.state().figures.iter().filter(|f| !f.active()).count();
     assert!(dead > 0, "fire took effect");
     let replayed = Game::resume(&log, &registry).expect("log resumes");

@@ -23,6 +23,12 @@ pub enum TerrainKind {
     Rough,
     /// Forces a figure to stop on reaching it (low wall, barricade).
     Obstacle,
+    /// A building troops enter, hold and leave as a whole (Volley Fire!);
+    /// list `hard-cover` or `blocking` too for the rule sets that read those.
+    Building,
+    /// Raised ground (a hill, a rise): a figure standing on it is elevated
+    /// and fires over those on the flat (Volley Fire!'s overhead fire).
+    Hill,
 }
 
 /// One terrain area of a scenario.

@@ -24,6 +24,8 @@ pub enum Action {
     Morale(SideParams),
     WinnerMove(WinnerMoveParams),
     DestroyGun(UnitParams),
+    EnterBuilding(BuildingParams),
+    ManGun(ManGunParams),
 }
 
 impl Action {
@@ -38,6 +40,8 @@ impl Action {
         "morale",
         "winner-move",
         "destroy-gun",
+        "enter-building",
+        "man-gun",
     ];
 
     /// The action's name.
@@ -52,6 +56,8 @@ impl Action {
             Self::Morale(_) => "morale",
             Self::WinnerMove(_) => "winner-move",
             Self::DestroyGun(_) => "destroy-gun",
+            Self::EnterBuilding(_) => "enter-building",
+            Self::ManGun(_) => "man-gun",
         }
     }
 
@@ -65,6 +71,8 @@ impl Action {
             Self::Regroup(p) => Some(&p.unit),
             Self::WinnerMove(p) => Some(&p.unit),
             Self::DestroyGun(p) => Some(&p.unit),
+            Self::EnterBuilding(p) => Some(&p.unit),
+            Self::ManGun(p) => Some(&p.unit),
             Self::Melee(_) | Self::Morale(_) => None,
         }
     }
@@ -87,6 +95,9 @@ pub struct FireParams {
     /// they move away that far; odd, they stand, surprised).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub evade: bool,
+    /// Fire the gun the unit mans (a gun its crew left behind).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gun: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -102,6 +113,11 @@ pub struct MoveParams {
     /// Double time: two more d6 of inches, heat-stroke casualties.
     #[serde(default)]
     pub double_time: bool,
+    /// A deployed gun moves one d6 and may fire this turn ("Deployed guns
+    /// can move one D6 and fire that turn"); without it, its three d6 and
+    /// no fire this turn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fire_after: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -192,6 +208,26 @@ pub struct WinnerMoveParams {
 #[serde(deny_unknown_fields)]
 pub struct UnitParams {
     pub unit: String,
+}
+
+/// "To enter, must spend one turn halted outside": the first time the unit
+/// halts outside the building, the next turn it goes in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildingParams {
+    pub unit: String,
+    /// The building's terrain area name.
+    pub building: String,
+}
+
+/// Infantry or Dervish foot man a gun left on the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManGunParams {
+    pub unit: String,
+    /// Turn the gun to this facing, degrees (default: as it stands).
+    #[serde(default)]
+    pub facing_deg: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -76,6 +76,7 @@ impl VolleyFireRules {
             to_in: [0.0, 0.0],
             rough: p.rough,
             double_time: false,
+            fire_after: false,
         };
         Ok(self.move_plan(state, &mv)?.dice)
     }
@@ -345,6 +346,7 @@ impl VolleyFireRules {
             unit: p.target.clone(),
             target: p.unit.clone(),
             evade: false,
+            gun: false,
         };
         match self.check_fire(&closed, &fire) {
             Ok(()) if !matches!(response, Response::Evade) => {

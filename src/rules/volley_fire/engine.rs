@@ -71,6 +71,8 @@ static NO_UNIT: UnitStatus = UnitStatus {
     won_melee: None,
     gun_destroyed: None,
     exposed_turn: None,
+    halted_to_enter: None,
+    gun_moved_full: None,
 };
 static NO_FIGURE: FigureStatus = FigureStatus {
     key: false,
@@ -189,7 +191,11 @@ pub(super) fn in_terrain(state: &GameState, p: Point2<f64>, kinds: &[TerrainKind
 
 /// Cover: "woods, scrub, gullies, ravines, embankments, etc., and
 /// buildings" (the table's soft and hard cover areas).
-pub(super) const COVER_KINDS: [TerrainKind; 2] = [TerrainKind::SoftCover, TerrainKind::HardCover];
+pub(super) const COVER_KINDS: [TerrainKind; 3] = [
+    TerrainKind::SoftCover,
+    TerrainKind::HardCover,
+    TerrainKind::Building,
+];
 
 impl VolleyFireRules {
     /// The built-in data.
@@ -380,14 +386,16 @@ impl VolleyFireRules {
         self.check_phase(state, action)?;
         match action {
             Action::Fire(p) => self.check_fire(state, p),
-            Action::Move(p) => self.move_plan(state, p).map(drop),
-            Action::Form(p) => self.form_plan(state, p).map(drop),
+            Action::Move(p) => self.check_move(state, p),
+            Action::Form(p) => self.check_form(state, p),
             Action::Charge(p) => self.charge_plan(state, p).map(drop),
             Action::Melee(p) => self.melee_plan(state, p).map(drop),
             Action::Regroup(p) => self.check_regroup(state, p).map(drop),
             Action::Morale(p) => self.morale_plan(state, p).map(drop),
             Action::WinnerMove(p) => self.winner_plan(state, p).map(drop),
             Action::DestroyGun(p) => self.check_destroy_gun(state, p).map(drop),
+            Action::EnterBuilding(p) => self.enter_plan(state, p).map(drop),
+            Action::ManGun(p) => self.man_gun_plan(state, p).map(drop),
         }
     }
 
@@ -411,6 +419,8 @@ impl VolleyFireRules {
                     Action::Morale(p) => self.resolve_morale(state, p, dice),
                     Action::WinnerMove(p) => self.resolve_winner_move(state, p, dice),
                     Action::DestroyGun(p) => self.resolve_destroy_gun(state, p, dice),
+                    Action::EnterBuilding(p) => self.resolve_enter(state, p),
+                    Action::ManGun(p) => self.resolve_man_gun(state, p),
                 }
             }
             other => Err(RuleError::Unsupported {
@@ -493,6 +503,10 @@ impl RuleSet for VolleyFireRules {
                 }
                 super::fire::FireKind::Table => {
                     let plan = self.fire_plan(state, p)?;
+                    Ok(fire_named(&fire_odds(&self.data, &plan.dice)))
+                }
+                super::fire::FireKind::CapturedGun => {
+                    let plan = self.captured_gun_plan(state, p)?;
                     Ok(fire_named(&fire_odds(&self.data, &plan.dice)))
                 }
             },

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::MoraleResult;
+use super::status::{GunPiece, HaltedOutside};
 use crate::core::{FigureId, TurnClock};
 use crate::rules::GameState;
 
@@ -46,6 +47,26 @@ pub enum Event {
     GunDestroyed { unit: usize, destroyed: bool },
     /// The unit fired out of cover in this turn: it is exposed.
     Exposed { unit: usize, turn: u32 },
+    /// The unit halted outside a building to enter it (or went in: `None`).
+    HaltedToEnter {
+        unit: usize,
+        halted: Option<HaltedOutside>,
+    },
+    /// The deployed gun moved its full three d6 in this turn.
+    GunMovedFull { unit: usize, turn: u32 },
+    /// A crew left its gun on the table (a lost melee, or crewless).
+    GunLeft { gun: GunPiece },
+    /// A unit mans the gun (an index into the game's guns), facing it so.
+    GunManned {
+        gun: usize,
+        unit: usize,
+        facing_deg: f64,
+    },
+    /// The gun moved (a jam's fall-back).
+    GunMoved {
+        gun: usize,
+        at_in: nalgebra::Point2<f64>,
+    },
 }
 
 impl Event {
@@ -108,6 +129,32 @@ impl Event {
             Self::Exposed { unit, turn } => {
                 if let Some(u) = state.units.get_mut(*unit) {
                     u.rules.volley_fire_mut().exposed_turn = Some(*turn);
+                }
+            }
+            Self::HaltedToEnter { unit, halted } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().halted_to_enter.clone_from(halted);
+                }
+            }
+            Self::GunMovedFull { unit, turn } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.rules.volley_fire_mut().gun_moved_full = Some(*turn);
+                }
+            }
+            Self::GunLeft { gun } => state.rules.volley_fire_mut().guns.push(gun.clone()),
+            Self::GunManned {
+                gun,
+                unit,
+                facing_deg,
+            } => {
+                if let Some(g) = state.rules.volley_fire_mut().guns.get_mut(*gun) {
+                    g.manned_by = Some(*unit);
+                    g.facing_deg = *facing_deg;
+                }
+            }
+            Self::GunMoved { gun, at_in } => {
+                if let Some(g) = state.rules.volley_fire_mut().guns.get_mut(*gun) {
+                    g.at_in = *at_in;
                 }
             }
             Self::GunDestroyed { unit, destroyed } => {

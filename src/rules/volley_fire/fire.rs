@@ -33,6 +33,8 @@ pub enum FireKind {
     Scouts,
     /// Pistols: d6 by band, 6s hit.
     Pistols,
+    /// A gun the unit mans, its crew gone: one d20, as into cover.
+    CapturedGun,
 }
 
 /// A unit's fire from the firing table, before the dice.
@@ -55,6 +57,9 @@ struct FirerRanges {
     close_calls: Vec<crate::core::Reading>,
     /// Firers with a man in range and cone that concealment hides.
     hidden: usize,
+    /// Firers whose every line of fire passes over other troops without
+    /// the elevation that overhead fire needs.
+    blocked: usize,
 }
 
 /// Pistol fire before the dice: d6 per firer by his band.
@@ -101,6 +106,9 @@ impl VolleyFireRules {
         p: &FireParams,
     ) -> Result<FireKind, RuleError> {
         let (_, u) = unit(state, &p.unit)?;
+        if p.gun {
+            return Ok(FireKind::CapturedGun);
+        }
         if u.formation == self.data.formation.scouts {
             return Ok(FireKind::Scouts);
         }
@@ -114,7 +122,7 @@ impl VolleyFireRules {
 
     /// What every kind of fire needs: two units of different sides, a
     /// firer that may act, a target that may be fired upon.
-    fn check_fire_units<'a>(
+    pub(super) fn check_fire_units<'a>(
         &self,
         state: &'a GameState,
         p: &FireParams,
@@ -154,6 +162,7 @@ impl VolleyFireRules {
             FireKind::Scouts => self.scout_fire_plan(state, p).map(drop),
             FireKind::Pistols => self.pistol_fire_plan(state, p).map(drop),
             FireKind::Table => self.fire_plan(state, p).map(drop),
+            FireKind::CapturedGun => self.captured_gun_plan(state, p).map(drop),
         }
     }
 
@@ -176,6 +185,7 @@ impl VolleyFireRules {
             .filter(|to| !(to.leader && to.mounted()))
             .collect();
         let exposed = self.exposed(state, t);
+        let others = super::overhead::others(state, u, t);
         let mut out = FirerRanges::default();
         for (k, id) in standing_this_phase(state, u) {
             if ranks.is_some_and(|r| u.rank_of(k) >= r) {
@@ -186,8 +196,10 @@ impl VolleyFireRules {
                 continue;
             }
             let gun = self.data.weapon.get(&f.weapon).is_some_and(|w| w.gun);
+            let overhead = self.data.weapon.get(&f.weapon).is_some_and(|w| w.overhead);
             let from = f.placement.center_in_table;
             let (mut best, mut hidden): (Option<Length<Inch>>, bool) = (None, false);
+            let mut blocked = false;
             for to in &targets {
                 let off = angle_off_facing_deg(
                     from,
@@ -222,6 +234,10 @@ impl VolleyFireRules {
                 if !in_range.value {
                     continue;
                 }
+                if !overhead && !super::overhead::may_fire_over(state, &others, f, to) {
+                    blocked = true;
+                    continue;
+                }
                 if best.is_none_or(|b| range.value() < b.value()) {
                     best = Some(range);
                 }
@@ -229,6 +245,7 @@ impl VolleyFireRules {
             match best {
                 Some(b) => out.ranges.push(b),
                 None if hidden => out.hidden += 1,
+                None if blocked => out.blocked += 1,
                 None => {}
             }
         }
@@ -246,6 +263,15 @@ impl VolleyFireRules {
                 format!(
                     "no firing into concealment unless a target is visible: no figure of {} sees a man of {} (into cover a viewer must be within {} in of it and sees {} in into it, {} in from its edge; concealed troops fire out only from its edge)",
                     u.name, t.name, c.view_from_in, c.see_into_in, c.see_into_from_edge_in
+                ),
+            );
+        }
+        if r.blocked > 0 {
+            return refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{}'s fire at {} passes over other troops: rifles and guns fire overhead only when the target is further from them than the firer, and the firer or the target is elevated (on a hill)",
+                    u.name, t.name
                 ),
             );
         }
@@ -283,6 +309,18 @@ impl VolleyFireRules {
                 RefusalKind::CannotDo,
                 format!("{}'s gun is destroyed", u.name),
             ));
+        }
+        if w.gun && ust(u).gun_moved_full == Some(state.turn) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{} moved its full move this turn: a deployed gun fires in the turn it moves only one d6 (the move's `fire_after`)",
+                    u.name
+                ),
+            ));
+        }
+        if w.gun {
+            self.check_crew_has_gun(state, u)?;
         }
         if w.gun && ust(u).limbered_turn == Some(state.turn) {
             return Err(refuse(
@@ -341,7 +379,7 @@ impl VolleyFireRules {
     }
 
     /// The d20s of the plan: one for a gun, else one per group.
-    fn fire_dice(
+    pub(super) fn fire_dice(
         &self,
         state: &GameState,
         t: &Unit,
@@ -538,8 +576,13 @@ impl VolleyFireRules {
                 });
                 (u32::try_from(hits).unwrap_or(u32::MAX), 0, ev)
             }
-            FireKind::Table => {
-                let plan = self.fire_plan(state, p)?;
+            FireKind::Table | FireKind::CapturedGun => {
+                let captured = self.fire_kind(state, p)? == FireKind::CapturedGun;
+                let plan = if captured {
+                    self.captured_gun_plan(state, p)?
+                } else {
+                    self.fire_plan(state, p)?
+                };
                 let mut ev = plan.notes.clone();
                 ev.push(Event::Odds {
                     purpose: format!("{} fires at {}", u.name, t.name),
@@ -550,10 +593,26 @@ impl VolleyFireRules {
                     ev.push(Self::acted(state, ui));
                     ev.extend(self.exposure(state, ui, u));
                     ev.extend(self.jam(state, ui, u));
+                    if captured {
+                        ev.extend(self.captured_gun_falls_back(state, ui, u));
+                    }
                     return Ok(ev);
                 }
                 (hits, key_hits, ev)
             }
+        };
+        let (hits, key_hits) = if self.halted_outside(state, u) {
+            // "To enter, must spend one turn halted outside - fire at 1/2
+            // hit result (round up) while so doing."
+            ev.push(Event::Note {
+                text: format!(
+                    "{} is halted outside a building: half of {hits} hits",
+                    u.name
+                ),
+            });
+            (super::half_up(hits), super::half_up(key_hits))
+        } else {
+            (hits, key_hits)
         };
         ev.push(Self::acted(state, ui));
         ev.extend(self.exposure(state, ui, u));

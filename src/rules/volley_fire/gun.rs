@@ -1,7 +1,7 @@
 //! Volley Fire! the Gardner gun's procedures beyond its fire (`fire.rs`):
 //! "C. To self-destroy a gun, announce same prior to any melee, If a 6 is
 //! rolled on a D6, cannot do so." and the jam's fall-back that "will not
-//! leave building or square".
+//! leave building or square" (a gun left on the table: `captured.rs`).
 //!
 //! # Conventions
 //! Table inches; a square's outline is the convex hull of its standing
@@ -46,6 +46,7 @@ impl VolleyFireRules {
                 },
             ));
         }
+        self.check_crew_has_gun(state, u)?;
         let fought = state.rules.volley_fire().and_then(|g| g.melee_at);
         if fought == Some(state.clock()) {
             return Err(refuse(
@@ -124,10 +125,13 @@ impl VolleyFireRules {
     /// How far the jammed gun and crew fall back along `back` (a unit
     /// vector to their rear): the data file's 12 in, but a gun in a square
     /// "will not leave" it and goes only as far as every man stays inside.
-    /// (Buildings are not terrain of their own: not applied.)
+    /// A gun in a building (the one it holds) stays in it the same way.
     pub(super) fn jam_fall_back_in(&self, state: &GameState, u: &Unit, back: Vector2<f64>) -> f64 {
         let full = self.data.fire.gun_jam_fall_back_in;
-        let Some(hull) = self.square_around(state, u) else {
+        let Some(hull) = self
+            .square_around(state, u)
+            .or_else(|| self.building_of(state, u).map(|b| b.polygon_in.clone()))
+        else {
             return full;
         };
         let men: Vec<Point2<f64>> = alive(state, u)

@@ -124,8 +124,10 @@ impl VolleyFireRules {
         {
             f.add += s.add;
         }
+        // "Defending Buildings, Trenches, Walls, etc.": the player's
+        // `works`, or a building the unit holds on the table.
         if defending
-            && ust(u).works
+            && (ust(u).works || self.building_of(state, u).is_some())
             && let Some(s) = m.get("defending-works")
         {
             f.add += s.add;
@@ -206,8 +208,14 @@ impl VolleyFireRules {
             .filter(|x| contacted.contains(x) || near(*x, &contacted, support))
             .collect();
         let mut supporters = Vec::new();
+        // Troops in a building "cannot support outside melee's".
+        let d_building = self.building_of(state, d).map(|b| b.name.as_str());
         for (oi, o) in state.units.iter().enumerate() {
             if oi == di || o.side != d.side || o.formation == SQUARE {
+                continue;
+            }
+            let o_building = self.building_of(state, o).map(|b| b.name.as_str());
+            if o_building.is_some() && o_building != d_building {
                 continue;
             }
             let theirs: Vec<FigureId> = ids(&alive(state, o))
@@ -390,6 +398,14 @@ impl VolleyFireRules {
                 unit: *li,
                 shaken: true,
             }));
+            // "If a gun crew loses a melee they rout to their direct rear,
+            // disordered, the gun stays in place."
+            if let Some(left) = self.gun_left_by(state, *li) {
+                ev.push(left);
+                ev.push(Event::Note {
+                    text: format!("{}'s gun stays in place", state.units[*li].name),
+                });
+            }
             self.fall_back_unit(state, *li, wi, dist, dice, &mut ev)?;
         }
         Ok(ev)
@@ -418,6 +434,13 @@ impl VolleyFireRules {
         // the winner faces away from the loser (a rear attack's winner).
         if dir.dot(&(centroid(state, &l_ids) - centroid(state, &w_ids))) < 0.0 {
             dir = -dir;
+        }
+        // A gun crew routs "to their direct rear".
+        if ust(l).gun
+            && let Some(f) = l_ids.first().and_then(|id| state.figure(*id))
+        {
+            let a = f.placement.facing_deg.to_radians();
+            dir = -Vector2::new(a.cos(), a.sin());
         }
         let from = centroid(state, &l_ids);
         let step = self.fall_back_step(state, from, dir, dist, dice, ev)?;

@@ -31,7 +31,12 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
                 "the target scouts try to evade: 3d6, an even total moves them that far away",
             )
             .preset(json!(false)),
-        ),
+        )
+        .param(ParamSpec::preset_flag(
+            "gun",
+            "fire the gun the unit mans (one its crew left), as if the target is in cover",
+            false,
+        )),
         ActionSpec::new(
             "charge",
             "Unit charges",
@@ -74,6 +79,10 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
             .param(ParamSpec::flag(
                 "double_time",
                 "two more d6 of inches, and heat-stroke casualties",
+            ))
+            .param(ParamSpec::flag(
+                "fire_after",
+                "a deployed gun moves one d6 and may fire this turn",
             )),
         ActionSpec::new("form", "Form", "the unit takes a new formation")
             .param(unit("the unit that forms"))
@@ -94,6 +103,8 @@ pub fn actions(phase_of: impl Fn(&str) -> Option<String>) -> Vec<ActionSpec> {
             ))
             .param(rough),
         destroy_gun(),
+        enter_building(),
+        man_gun(),
         ActionSpec::new("regroup", "Regroup", "a shaken unit tries to regroup")
             .param(unit("the shaken unit")),
         ActionSpec::new("morale", "Army morale", "the side tests its army morale").param(
@@ -143,4 +154,43 @@ fn destroy_gun() -> ActionSpec {
         "the gun crew destroys its gun before any melee of the phase (fails on a 6)",
     )
     .param(ParamSpec::actor("unit", ParamKind::Unit, "the gun crew"))
+}
+
+/// "To enter, must spend one turn halted outside".
+fn enter_building() -> ActionSpec {
+    ActionSpec::new(
+        "enter-building",
+        "Enter building",
+        "the unit halts outside a building this turn (its fire at half) and goes in the next",
+    )
+    .param(ParamSpec::actor(
+        "unit",
+        ParamKind::Unit,
+        "the unit that enters",
+    ))
+    .param(ParamSpec::given(
+        "building",
+        ParamKind::Text,
+        "the building's terrain area name",
+    ))
+}
+
+/// "Guns that are abandoned, crewless, or captured can be manned by
+/// infantry or Dervish foot".
+fn man_gun() -> ActionSpec {
+    ActionSpec::new(
+        "man-gun",
+        "Man gun",
+        "infantry or Dervish foot man a gun left on the table beside them",
+    )
+    .param(ParamSpec::actor(
+        "unit",
+        ParamKind::Unit,
+        "the unit that mans it",
+    ))
+    .param(ParamSpec::optional(
+        "facing_deg",
+        ParamKind::Number,
+        "turn the gun to this facing",
+    ))
 }

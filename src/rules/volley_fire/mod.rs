@@ -11,6 +11,8 @@
 //! - Range bands are indexed 0 = point blank, 1 = deadly, 2 = close.
 
 pub mod action;
+mod building;
+mod captured;
 mod charge;
 mod concealment;
 pub mod engine;
@@ -21,6 +23,7 @@ mod melee;
 pub mod menu;
 mod morale;
 mod movement;
+mod overhead;
 mod overlay;
 mod scouts;
 pub mod status;
@@ -117,6 +120,8 @@ pub struct FireData {
     pub gun_destroy_fails_face: u32,
     /// Figures a unit may choose as scouts.
     pub scouts_max: u32,
+    /// d6 a deployed gun rolls to move and still fire that turn.
+    pub gun_move_fire_dice: u32,
     /// d6 scouts roll to evade fire or melee (an even total moves them).
     pub scout_evade_dice: u32,
     pub scout_hit_open: u32,
@@ -142,6 +147,20 @@ pub struct ConcealmentData {
     pub woods_gun_range_in: f64,
     /// A man this near a cover's outline is at its edge (house value).
     pub edge_in: f64,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// Buildings, table inches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildingData {
+    /// "To leave a building move out 12" in any direction from the center
+    /// of same".
+    pub leave_in: f64,
+    /// A unit halts "outside" a building with a man this near its walls
+    /// (house value).
+    pub outside_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -250,6 +269,7 @@ pub struct VolleyFire {
     pub turn: TurnData,
     pub fire: FireData,
     pub concealment: ConcealmentData,
+    pub building: BuildingData,
     pub weapon: BTreeMap<String, WeaponData>,
     #[serde(rename = "move")]
     pub movement: MoveData,

@@ -166,7 +166,19 @@ impl VolleyFireRules {
             ));
         }
         let shaken = ust(u).shaken;
-        let dice = if shaken {
+        if p.fire_after && !(ust(u).gun && u.formation == GUN_FORMATIONS[0]) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{} is not a deployed gun: only a deployed gun moves one d6 and fires that turn",
+                    u.name
+                ),
+            ));
+        }
+        let dice = if p.fire_after {
+            // "Deployed guns can move one D6 and fire that turn."
+            self.data.fire.gun_move_fire_dice
+        } else if shaken {
             // "All move a two D6 distance until they regroup."
             self.data.melee.shaken_move_dice
         } else {
@@ -274,8 +286,12 @@ impl VolleyFireRules {
         p: &MoveParams,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
-        let plan = self.move_plan(state, p)?;
         let (_, u) = unit(state, &p.unit)?;
+        if self.building_of(state, u).is_some() {
+            return self.resolve_leave(state, &p.unit, Some(p.to_in), None, None);
+        }
+        self.check_move(state, p)?;
+        let plan = self.move_plan(state, p)?;
         let rolls = dice.roll_n(plan.dice as usize, 6)?;
         let mut allowed = f64::from(self.allowed_in(&plan, total(&rolls)));
         let (mut heat, mut fallen) = (Vec::new(), Vec::new());
@@ -307,6 +323,14 @@ impl VolleyFireRules {
             Length::<Inch>::exact(step.norm()).reading(format!("{} moves", u.name), &[allowed]),
         ));
         ev.push(Self::acted(state, plan.unit));
+        // "Deployed guns can move one D6 and fire that turn": after its
+        // three d6 it does not.
+        if ust(u).gun && u.formation == GUN_FORMATIONS[0] && !p.fire_after {
+            ev.push(Event::VolleyFire(VfEvent::GunMovedFull {
+                unit: plan.unit,
+                turn: state.turn,
+            }));
+        }
         for (_, id) in &plan.members {
             if fallen.contains(id) {
                 continue;
@@ -403,8 +427,13 @@ impl VolleyFireRules {
         p: &FormParams,
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
-        let plan = self.form_plan(state, p)?;
         let (_, u) = unit(state, &p.unit)?;
+        if self.building_of(state, u).is_some() {
+            self.check_form(state, p)?;
+            return self.resolve_leave(state, &p.unit, p.to_in, Some(&p.formation), p.facing_deg);
+        }
+        self.check_form(state, p)?;
+        let plan = self.form_plan(state, p)?;
         let rolls = dice.roll_n(plan.dice as usize, 6)?;
         let half = total(&rolls).div_ceil(self.data.formation.change_move_divisor.max(1));
         let allowed = f64::from(self.allowed_in(&plan, half));

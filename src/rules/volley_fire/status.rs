@@ -155,6 +155,41 @@ pub struct UnitStatus {
     /// The turn it last fired out of cover ("they will then be exposed").
     #[serde(default)]
     pub exposed_turn: Option<u32>,
+    /// It halted outside a building to enter it the next turn.
+    #[serde(default)]
+    pub halted_to_enter: Option<HaltedOutside>,
+    /// The turn a deployed gun moved its full three d6 (it does not fire
+    /// that turn; one d6 and it may).
+    #[serde(default)]
+    pub gun_moved_full: Option<u32>,
+}
+
+/// "To enter, must spend one turn halted outside": where and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HaltedOutside {
+    /// The building's terrain area name.
+    pub building: String,
+    /// The turn it halted (it enters in the next).
+    pub turn: u32,
+}
+
+/// A gun standing on the table without its crew: "If a gun crew loses a
+/// melee they rout to their direct rear, disordered, the gun stays in
+/// place. Guns that are abandoned, crewless, or captured can be manned by
+/// infantry or Dervish foot".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GunPiece {
+    /// The crew unit that lost it (an index into the units).
+    pub crew: usize,
+    /// Its weapon (a line of the firing table).
+    pub weapon: String,
+    /// Where it stands, table inches.
+    pub at_in: nalgebra::Point2<f64>,
+    /// Its facing, degrees counter-clockwise from +x.
+    pub facing_deg: f64,
+    /// The unit that mans it now.
+    #[serde(default)]
+    pub manned_by: Option<usize>,
 }
 
 /// What Volley Fire! records about one side.
@@ -181,6 +216,9 @@ pub struct GameStatus {
     /// melee" of its phase).
     #[serde(default)]
     pub melee_at: Option<TurnClock>,
+    /// Guns left on the table by their crews.
+    #[serde(default)]
+    pub guns: Vec<GunPiece>,
 }
 
 /// The rule set's name in scenario errors.

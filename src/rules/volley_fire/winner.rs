@@ -75,6 +75,7 @@ impl VolleyFireRules {
                     to_in,
                     rough: p.rough,
                     double_time: false,
+                    fire_after: false,
                 },
             )?),
             None => None,
