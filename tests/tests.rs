@@ -7,6 +7,7 @@ mod common;
 mod photoreal_support;
 mod rule_actions;
 
+mod app_camera_faults;
 mod app_demo_games;
 mod app_game_flow;
 mod app_lens_wizard;
