@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use image::{Rgb, RgbImage};
 use nalgebra::{Matrix3, Point2};
 use spotter::calibration::{MarkerObservation, TableLayout, TableLock, homography};
@@ -304,6 +304,7 @@ fn a_camera_that_stops_answering_is_reported_and_another_camera_takes_over_the_g
         Some(r.figure),
         "the binding is kept"
     );
+    r.h.step();
     assert!(
         r.h.query_by_label_contains("No picture from the camera")
             .is_none()
@@ -383,13 +384,13 @@ fn dropped_frames_are_counted_and_shown_in_the_status_line() {
     h.step();
     let (dropped, shown) = (h.state().logic.frames_dropped, h.state().logic.frames_shown);
     let label = h.get_by_label_contains("frames dropped: ");
-    let text = label.accesskit_node().label().unwrap_or_default();
+    let text = label.value().unwrap_or_default();
     let n: u64 = text
         .trim_start_matches("frames dropped: ")
         .split(' ')
         .next()
         .and_then(|n| n.parse().ok())
-        .expect("a count");
+        .unwrap_or_else(|| panic!("no count in {text:?}"));
     assert!(
         n >= dropped && n > 0,
         "{text:?} (dropped {dropped}, shown {shown})"

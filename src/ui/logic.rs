@@ -259,6 +259,8 @@ pub struct AppLogic {
     last_seq: Option<u64>,
     /// The player chose another source during this session of the app.
     switched: bool,
+    /// When the newest frame came, or the source was (re)opened.
+    last_frame_at: Option<Instant>,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -373,6 +375,7 @@ impl AppLogic {
             frames_dropped: 0,
             last_seq: None,
             switched: false,
+            last_frame_at: None,
             pipeline: None,
             make_perceiver,
             wake,
@@ -384,6 +387,7 @@ impl AppLogic {
     /// Switches to another source; the game is kept.
     pub fn open(&mut self, source: SourceChoice) {
         self.pipeline = None;
+        self.last_frame_at = Some(Instant::now());
         self.status = SourceStatus::Opening;
         self.source_choice = source.clone();
         match Pipeline::spawn(source.opener(), (self.make_perceiver)(), self.wake.clone()) {
@@ -440,6 +444,7 @@ impl AppLogic {
                         "camera back{away} ({source}): the game and the table lock were kept"
                     ));
                     self.status = SourceStatus::Live { source };
+                    self.last_frame_at = Some(Instant::now());
                 }
                 PipelineEvent::Lost { source, reason } => {
                     self.notice(format!("lost {source}: {reason}"));
@@ -457,6 +462,7 @@ impl AppLogic {
                             source: p.frame.label.clone(),
                         };
                     }
+                    self.last_frame_at = Some(p.processed_at);
                     self.count_frame(p.frame.seq, new_frame);
                     self.note_fault_change(p.fault.as_ref());
                     self.latest = Some(*p);
@@ -480,7 +486,12 @@ impl AppLogic {
         }
         let now = Instant::now();
         let text = match (fault, before) {
-            (Some(f), _) => fault_text(f, now),
+            (Some(PictureFault::Dark { since }), _) => {
+                format!("the camera picture went black at {}", clock(*since, now))
+            }
+            (Some(PictureFault::Frozen { since }), _) => {
+                format!("the camera picture froze at {}", clock(*since, now))
+            }
             (None, Some(PictureFault::Dark { since } | PictureFault::Frozen { since })) => {
                 format!(
                     "camera picture back after {}: figures follow the camera again",
@@ -761,7 +772,7 @@ impl AppLogic {
         let SourceStatus::Live { .. } = self.status else {
             return None;
         };
-        let last = self.latest.as_ref()?.processed_at;
+        let last = self.last_frame_at?;
         let period = match &self.source_choice {
             SourceChoice::Folder { playback, .. }
             | SourceChoice::Video { playback, .. }
