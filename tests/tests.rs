@@ -7,6 +7,7 @@ mod common;
 mod photoreal_support;
 mod rule_actions;
 
+mod app_camera_faults;
 mod app_demo_games;
 mod app_first_run;
 mod app_game_flow;

@@ -196,6 +196,10 @@ impl FrameSource for FolderSource {
         self.next_due
     }
 
+    fn holds_still(&self) -> Duration {
+        self.playback.hold
+    }
+
     fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError> {
         let now = Instant::now();
         let started = *self.started.get_or_insert(now);

@@ -20,7 +20,7 @@ pub mod video;
 pub mod worker;
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use image::RgbImage;
 
@@ -44,6 +44,13 @@ pub enum CaptureError {
     Read { path: String, reason: String },
 }
 
+/// How long a source may deliver the very same picture (byte for byte,
+/// after decoding) before it is called frozen, on top of the time the
+/// source itself shows one picture ([`FrameSource::holds_still`]). A live
+/// camera's noise changes some pixel on every frame; a driver or cable
+/// fault repeats the last buffer.
+pub const FROZEN_AFTER: Duration = Duration::from_secs(3);
+
 /// Opens a source on the capture thread.
 pub type SourceOpener = Box<dyn FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send>;
 
@@ -58,6 +65,10 @@ pub struct Frame {
     pub image: Arc<RgbImage>,
     /// Where the frame came from, for the status line (file name or camera).
     pub label: String,
+    /// Set when the picture is frozen: this frame is identical to every
+    /// frame since then, for longer than [`FROZEN_AFTER`] beyond the
+    /// source's own hold. A frozen frame never moves a figure.
+    pub frozen_since: Option<Instant>,
 }
 
 /// A source of frames. `next_frame` blocks until the next frame is due
@@ -77,6 +88,12 @@ pub trait FrameSource {
     /// frame period. `None` (a camera): `next_frame` blocks on its own.
     fn next_due(&self) -> Option<Instant> {
         None
+    }
+
+    /// How long the source itself shows one picture: a recording's hold,
+    /// during which identical frames are expected. Zero for a camera.
+    fn holds_still(&self) -> Duration {
+        Duration::ZERO
     }
 
     /// Tries to open the source again after it failed.

@@ -13,13 +13,20 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError, bounded};
 
-use super::{Frame, FrameSource, SourceOpener};
+use image::RgbImage;
+
+use super::{FROZEN_AFTER, Frame, FrameSource, SourceOpener};
 
 /// Frames waiting for the consumer. One: a newer frame is worth more than an
 /// older one.
 pub const FRAME_QUEUE: usize = 1;
 /// How often a lost source is retried without being asked.
 pub const RETRY_INTERVAL: Duration = Duration::from_secs(2);
+
+/// How long stopping the capture thread waits for it. A source stuck in
+/// `next_frame` (an unplugged camera whose driver never returns) is left
+/// behind rather than hanging the app that switches away from it.
+pub const JOIN_PATIENCE: Duration = Duration::from_secs(2);
 
 /// What the capture thread reports.
 #[derive(Debug, Clone)]
@@ -117,7 +124,14 @@ impl Drop for CaptureWorker {
         while self.events.try_recv().is_ok() {}
         if let Some(h) = self.handle.take() {
             // Drain while joining: the thread may be blocked on a send.
+            let give_up = Instant::now() + JOIN_PATIENCE;
             while !h.is_finished() {
+                if Instant::now() >= give_up {
+                    // Stuck inside the source (a camera that stopped
+                    // answering): leave it; it ends when the source returns
+                    // and finds no one listening.
+                    return;
+                }
                 while self.events.try_recv().is_ok() {}
                 thread::sleep(Duration::from_millis(1));
             }
@@ -134,6 +148,7 @@ fn run(
     on_event: &(dyn Fn() + Send + Sync),
 ) {
     let mut seq = 0_u64;
+    let mut still = SamePicture::default();
     loop {
         match control.try_recv() {
             Ok(Control::Stop) | Err(TryRecvError::Disconnected) => return,
@@ -144,11 +159,15 @@ fn run(
         }
         match source.next_frame() {
             Ok((image, label)) => {
+                let image = Arc::new(image);
+                let captured_at = Instant::now();
+                let frozen_since = still.frozen_since(&image, captured_at, source.holds_still());
                 let frame = Frame {
                     seq,
-                    captured_at: Instant::now(),
-                    image: Arc::new(image),
+                    captured_at,
+                    image,
                     label,
+                    frozen_since,
                 };
                 seq += 1;
                 if !queue_newest(events, stale, frame) {
@@ -176,6 +195,7 @@ fn run(
                         Ok(Control::Reconnect) | Err(RecvTimeoutError::Timeout) => {}
                     }
                     if source.reconnect().is_ok() {
+                        still = SamePicture::default();
                         if events
                             .send(CaptureEvent::Reconnected { source: name })
                             .is_err()
@@ -188,6 +208,30 @@ fn run(
                 }
             }
         }
+    }
+}
+
+/// The newest picture and since when the source has delivered it unchanged.
+#[derive(Default)]
+struct SamePicture {
+    last: Option<(Arc<RgbImage>, Instant)>,
+}
+
+impl SamePicture {
+    /// Takes the next frame's picture; returns since when the picture is
+    /// frozen, when it is (see [`FROZEN_AFTER`]).
+    fn frozen_since(
+        &mut self,
+        image: &Arc<RgbImage>,
+        now: Instant,
+        hold: Duration,
+    ) -> Option<Instant> {
+        let since = match &self.last {
+            Some((prev, since)) if **prev == **image => *since,
+            _ => now,
+        };
+        self.last = Some((image.clone(), since));
+        (now.duration_since(since) > FROZEN_AFTER + hold).then_some(since)
     }
 }
 
@@ -289,6 +333,69 @@ mod tests {
             w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
             CaptureEvent::Frame(_)
         ));
+    }
+
+    /// A camera whose driver stopped answering: `next_frame` does not
+    /// return until released.
+    struct Stuck(Arc<std::sync::atomic::AtomicBool>);
+    impl FrameSource for Stuck {
+        fn name(&self) -> String {
+            "stuck".into()
+        }
+        fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError> {
+            while !self.0.load(std::sync::atomic::Ordering::Relaxed) {
+                thread::sleep(Duration::from_millis(5));
+            }
+            Err(CaptureError::Disconnected {
+                name: "stuck".into(),
+                reason: "released".into(),
+            })
+        }
+        fn reconnect(&mut self) -> Result<(), CaptureError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn stopping_a_worker_whose_source_never_returns_does_not_hang() {
+        let release = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let held = release.clone();
+        let open: SourceOpener = Box::new(move || Ok(Box::new(Stuck(held))));
+        let w = CaptureWorker::spawn(open, Arc::new(|| {})).unwrap();
+        assert!(matches!(
+            w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
+            CaptureEvent::Opened { .. }
+        ));
+        // The thread is inside next_frame now.
+        thread::sleep(Duration::from_millis(50));
+        let (done_tx, done) = bounded(1);
+        thread::spawn(move || {
+            drop(w);
+            let _ = done_tx.send(());
+        });
+        let stopped = done.recv_timeout(JOIN_PATIENCE + Duration::from_secs(20));
+        release.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            stopped.is_ok(),
+            "dropping the worker hung on its stuck source"
+        );
+    }
+
+    #[test]
+    fn the_same_picture_for_longer_than_the_hold_is_frozen() {
+        let mut still = SamePicture::default();
+        let t0 = Instant::now();
+        let a = Arc::new(RgbImage::new(4, 4));
+        let hold = Duration::from_secs(1);
+        assert_eq!(still.frozen_since(&a, t0, hold), None);
+        // A copy with the same bytes is the same picture.
+        let again = Arc::new((*a).clone());
+        let late = t0 + hold + FROZEN_AFTER + Duration::from_millis(1);
+        assert_eq!(still.frozen_since(&again, t0 + hold, hold), None);
+        assert_eq!(still.frozen_since(&again, late, hold), Some(t0));
+        let mut b = (*a).clone();
+        b.put_pixel(3, 3, image::Rgb([1, 0, 0]));
+        assert_eq!(still.frozen_since(&Arc::new(b), late, hold), None);
     }
 
     #[test]

@@ -82,6 +82,14 @@ pub struct Args {
     /// frame time and overlay lag (median and p95).
     #[arg(long, value_parser = crate::spec::flag::seconds)]
     pub bench: Option<f64>,
+    /// With --bench: game commands issued one every --bench-step seconds,
+    /// round and round (see src/cli/bench_script.rs); the app prints each
+    /// committed log record's state digest (the soak test reads them).
+    #[arg(long, requires = "bench")]
+    pub bench_script: Option<PathBuf>,
+    /// Seconds between the commands of --bench-script.
+    #[arg(long, default_value_t = 5.0, value_parser = crate::spec::flag::seconds)]
+    pub bench_step: f64,
     /// Close the window after this many seconds and print the timings.
     #[arg(long, value_parser = crate::spec::flag::seconds)]
     pub exit_after: Option<f64>,
@@ -335,7 +343,7 @@ fn check_session(
 
 /// Drives the app headless: egui runs and tessellates every frame as it
 /// would on screen; only the GPU upload is missing.
-fn bench(logic: AppLogic, seconds: f64) {
+fn bench(logic: AppLogic, seconds: f64, mut script: Option<super::bench_script::Driver>) {
     let ctx = egui::Context::default();
     let mut app = SpotterApp::new(logic);
     let end = Instant::now() + Duration::from_secs_f64(seconds);
@@ -353,6 +361,9 @@ fn bench(logic: AppLogic, seconds: f64) {
         let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
         // There is no GPU to upload the frame textures to.
         out.textures_delta.clear();
+        if let Some(d) = script.as_mut() {
+            d.tick(&mut app.logic, Instant::now());
+        }
         std::thread::sleep(crate::ui::app::UI_FRAME_PERIOD);
     }
     println!(
@@ -360,6 +371,10 @@ fn bench(logic: AppLogic, seconds: f64) {
         WINDOW_SIZE[0], WINDOW_SIZE[1]
     );
     print_stats(&app.logic);
+    println!(
+        "frames: {} shown, {} dropped",
+        app.logic.frames_shown, app.logic.frames_dropped
+    );
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -421,9 +436,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(seconds) = args.bench {
+        let script = match &args.bench_script {
+            Some(path) => Some(super::bench_script::Driver::new(
+                super::bench_script::load(path)?,
+                Duration::from_secs_f64(args.bench_step),
+            )),
+            None => None,
+        };
         let mut logic = AppLogic::new(source, factory, Arc::new(|| {}));
         setup(&mut logic);
-        bench(logic, seconds);
+        bench(logic, seconds, script);
         return Ok(ExitCode::SUCCESS);
     }
     let options = eframe::NativeOptions {

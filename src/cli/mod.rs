@@ -13,6 +13,7 @@ use crate::calibration::{Lens, TableLayout};
 mod actions;
 pub mod app;
 mod bench;
+mod bench_script;
 mod calibrate_lens;
 pub mod detect;
 pub mod images;

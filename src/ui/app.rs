@@ -124,9 +124,8 @@ impl SpotterApp {
                 });
         }
         self.first_run.panel_ui(ui, &mut self.logic);
-        if let SourceStatus::Lost { source, reason, .. } = &self.logic.status {
-            let (source, reason) = (source.clone(), reason.clone());
-            egui::Panel::top("lost").show(ui, |ui| self.lost_ui(ui, &source, &reason));
+        if let Some((text, reconnect)) = self.logic.source_trouble(Instant::now()) {
+            egui::Panel::top("lost").show(ui, |ui| self.lost_ui(ui, &text, reconnect));
         }
         egui::Panel::left("left")
             .default_size(260.0)
@@ -281,6 +280,11 @@ impl SpotterApp {
                     s.median, s.p95
                 )),
             ));
+            ui.label(format!(
+                "frames dropped: {} of {}",
+                self.logic.frames_dropped,
+                self.logic.frames_dropped + self.logic.frames_shown
+            ));
             ui.separator();
             let mut large = self.logic.large_text;
             if ui.toggle_value(&mut large, "Large text (L)").clicked() {
@@ -295,16 +299,12 @@ impl SpotterApp {
         }
     }
 
-    fn lost_ui(&mut self, ui: &mut egui::Ui, source: &str, reason: &str) {
+    /// What is wrong with the source or its picture, and a reconnect when
+    /// it may help.
+    fn lost_ui(&mut self, ui: &mut egui::Ui, text: &str, reconnect: bool) {
         ui.horizontal_wrapped(|ui| {
-            ui.colored_label(
-                theme::STATUS_ALARM,
-                RichText::new(format!(
-                    "Camera lost: {source} ({reason}). The game is kept; check the cable and reconnect."
-                ))
-                .strong(),
-            );
-            if ui.button("Reconnect (C)").clicked() {
+            ui.colored_label(theme::STATUS_ALARM, RichText::new(text).strong());
+            if reconnect && ui.button("Reconnect (C)").clicked() {
                 self.emit(UiCommand::Reconnect);
             }
         });

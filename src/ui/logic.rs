@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use crate::capture::camera::{CameraChoice, CameraSource};
 use crate::capture::folder::{FolderSource, Playback};
-use crate::capture::{FailingSource, FrameSource, SourceOpener, VideoSource};
+use crate::capture::{CaptureError, FailingSource, FrameSource, SourceOpener, VideoSource};
 
-use super::pipeline::{Perceiver, Pipeline, PipelineEvent, Processed, SeenFigure};
+use super::pipeline::{Perceiver, PictureFault, Pipeline, PipelineEvent, Processed, SeenFigure};
 use super::session::{GameSession, ScenarioEntry};
 use super::stats::Stats;
 use crate::game::{FigureId, Observed};
@@ -40,6 +40,27 @@ pub enum SourceChoice {
         frames_before_failure: u64,
         refused_reconnects: u32,
     },
+    /// A source made in code (a scripted camera in the tests).
+    Custom(CustomSource),
+}
+
+/// A source made in code: its name and how to open it.
+#[derive(Clone)]
+pub struct CustomSource {
+    pub name: String,
+    pub open: Arc<dyn Fn() -> Result<Box<dyn FrameSource>, CaptureError> + Send + Sync>,
+}
+
+impl std::fmt::Debug for CustomSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CustomSource({})", self.name)
+    }
+}
+
+impl PartialEq for CustomSource {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && Arc::ptr_eq(&self.open, &other.open)
+    }
 }
 
 impl SourceChoice {
@@ -54,6 +75,7 @@ impl SourceChoice {
                 format!("folder {}", dir.display())
             }
             Self::Video { path, .. } => format!("video {}", path.display()),
+            Self::Custom(c) => c.name.clone(),
         }
     }
 
@@ -82,6 +104,7 @@ impl SourceChoice {
                     refused_reconnects,
                 )) as Box<dyn FrameSource>)
             }),
+            Self::Custom(c) => Box::new(move || (c.open)()),
         }
     }
 }
@@ -226,6 +249,18 @@ pub struct AppLogic {
     /// Webcams found by the last [`UiCommand::FindCameras`], with their
     /// modes (or why they could not be listed).
     pub cameras: Option<Result<Vec<FoundCamera>, String>>,
+    /// Frames the UI took from the pipeline and showed.
+    pub frames_shown: u64,
+    /// Frames the source made that were never shown: dropped by the capture
+    /// thread while perception was busy, or replaced by a newer one before
+    /// the UI painted.
+    pub frames_dropped: u64,
+    /// The newest frame's number, to count the gaps (per opened source).
+    last_seq: Option<u64>,
+    /// The player chose another source during this session of the app.
+    switched: bool,
+    /// When the newest frame came, or the source was (re)opened.
+    last_frame_at: Option<Instant>,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
     wake: Arc<dyn Fn() + Send + Sync>,
@@ -254,6 +289,55 @@ pub fn recording_source(path: &std::path::Path) -> SourceChoice {
             dir: path.to_path_buf(),
             playback,
         }
+    }
+}
+
+/// A live source with no frame for this long is said to have stopped.
+pub const STALL_AFTER: Duration = Duration::from_secs(5);
+
+/// "12 s", "3 min 05 s".
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s} s")
+    } else {
+        format!("{} min {:02} s", s / 60, s % 60)
+    }
+}
+
+/// The wall-clock time of `at` (UTC, "21:14:03 UTC"), seen from `now`.
+fn clock(at: Instant, now: Instant) -> String {
+    let then = std::time::SystemTime::now()
+        .checked_sub(now.saturating_duration_since(at))
+        .unwrap_or(std::time::UNIX_EPOCH);
+    let of_day = then
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() % 86_400);
+    format!(
+        "{:02}:{:02}:{:02} UTC",
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60
+    )
+}
+
+/// What a picture fault means to the player.
+fn fault_text(fault: &PictureFault, now: Instant) -> String {
+    match *fault {
+        PictureFault::Dark { since } => format!(
+            "Camera picture black since {} ({}): lens cap, lights out, or something over the \
+             camera. The table lock and the figures are kept as last seen; nothing moves until \
+             the picture is back.",
+            clock(since, now),
+            seconds(now - since)
+        ),
+        PictureFault::Frozen { since } => format!(
+            "Camera picture frozen since {} ({}): the same picture over and over. Figures are \
+             not moved from it; the game and the table lock are kept. Check the camera or \
+             choose another source.",
+            clock(since, now),
+            seconds(now - since)
+        ),
     }
 }
 
@@ -287,6 +371,11 @@ impl AppLogic {
                 .unwrap_or_default(),
             lens_wizard: super::lens_wizard::LensWizard::default(),
             cameras: None,
+            frames_shown: 0,
+            frames_dropped: 0,
+            last_seq: None,
+            switched: false,
+            last_frame_at: None,
             pipeline: None,
             make_perceiver,
             wake,
@@ -298,6 +387,7 @@ impl AppLogic {
     /// Switches to another source; the game is kept.
     pub fn open(&mut self, source: SourceChoice) {
         self.pipeline = None;
+        self.last_frame_at = Some(Instant::now());
         self.status = SourceStatus::Opening;
         self.source_choice = source.clone();
         match Pipeline::spawn(source.opener(), (self.make_perceiver)(), self.wake.clone()) {
@@ -331,12 +421,30 @@ impl AppLogic {
         for ev in events {
             match ev {
                 PipelineEvent::Opened { source } => {
-                    self.notice(format!("opened {source}"));
+                    // A new source numbers its frames from 0 again.
+                    self.last_seq = None;
+                    if self.switched && self.session.is_some() {
+                        self.notice(format!(
+                            "opened {source}: the game is kept; the table lock is found again \
+                             from this camera's picture"
+                        ));
+                    } else {
+                        self.notice(format!("opened {source}"));
+                    }
                     self.status = SourceStatus::Live { source };
                 }
                 PipelineEvent::Reconnected { source } => {
-                    self.notice(format!("reconnected to {source}"));
+                    let away = match &self.status {
+                        SourceStatus::Lost { since, .. } => {
+                            format!(" after {}", seconds(Instant::now() - *since))
+                        }
+                        _ => String::new(),
+                    };
+                    self.notice(format!(
+                        "camera back{away} ({source}): the game and the table lock were kept"
+                    ));
                     self.status = SourceStatus::Live { source };
+                    self.last_frame_at = Some(Instant::now());
                 }
                 PipelineEvent::Lost { source, reason } => {
                     self.notice(format!("lost {source}: {reason}"));
@@ -354,15 +462,57 @@ impl AppLogic {
                             source: p.frame.label.clone(),
                         };
                     }
+                    self.last_frame_at = Some(p.processed_at);
+                    self.count_frame(p.frame.seq, new_frame);
+                    self.note_fault_change(p.fault.as_ref());
                     self.latest = Some(*p);
                     new_frame = true;
                 }
             }
         }
         if new_frame {
+            self.frames_shown += 1;
             self.follow_camera();
         }
         new_frame
+    }
+
+    /// A notice when the picture goes black or freezes, or comes back.
+    fn note_fault_change(&mut self, fault: Option<&PictureFault>) {
+        let before = self.latest.as_ref().and_then(|p| p.fault);
+        let kind = |f: Option<&PictureFault>| f.map(std::mem::discriminant);
+        if kind(before.as_ref()) == kind(fault) {
+            return;
+        }
+        let now = Instant::now();
+        let text = match (fault, before) {
+            (Some(PictureFault::Dark { since }), _) => {
+                format!("the camera picture went black at {}", clock(*since, now))
+            }
+            (Some(PictureFault::Frozen { since }), _) => {
+                format!("the camera picture froze at {}", clock(*since, now))
+            }
+            (None, Some(PictureFault::Dark { since } | PictureFault::Frozen { since })) => {
+                format!(
+                    "camera picture back after {}: figures follow the camera again",
+                    seconds(now - since)
+                )
+            }
+            (None, None) => return,
+        };
+        self.notice(text);
+    }
+
+    /// Counts the frames lost before frame `seq`: the gap since the last
+    /// one, and the frame `seq` replaces when the UI has not shown it yet.
+    fn count_frame(&mut self, seq: u64, replaces_unshown: bool) {
+        if let Some(last) = self.last_seq {
+            self.frames_dropped += seq.saturating_sub(last + 1);
+        }
+        if replaces_unshown {
+            self.frames_dropped += 1;
+        }
+        self.last_seq = Some(seq);
     }
 
     /// Where the newest frame sees the bound figures, when that differs
@@ -377,6 +527,11 @@ impl AppLogic {
         let Some(mapping) = &p.perception.lock.locked else {
             return Vec::new();
         };
+        // A black or frozen picture shows the table as it was, not as it
+        // is: it moves nothing.
+        if p.fault.is_some() {
+            return Vec::new();
+        }
         let state = s.state();
         p.perception
             .figures
@@ -491,6 +646,7 @@ impl AppLogic {
             }
             UiCommand::OpenSource(source) => {
                 self.notice(format!("opening {}", source.describe()));
+                self.switched = true;
                 self.open(source);
             }
             UiCommand::FindCameras => {
@@ -607,6 +763,62 @@ impl AppLogic {
 
     pub fn figure(&self, id: u32) -> Option<&SeenFigure> {
         self.figures().iter().find(|f| f.id == id)
+    }
+
+    /// How long the source has been live without a frame, when that is
+    /// longer than [`STALL_AFTER`] (or three frame periods of a slow
+    /// recording): an unplugged camera whose driver never says so.
+    pub fn stalled_for(&self, now: Instant) -> Option<Duration> {
+        let SourceStatus::Live { .. } = self.status else {
+            return None;
+        };
+        let last = self.last_frame_at?;
+        let period = match &self.source_choice {
+            SourceChoice::Folder { playback, .. }
+            | SourceChoice::Video { playback, .. }
+            | SourceChoice::Failing { playback, .. } => playback.period(),
+            SourceChoice::Camera(c) => Duration::from_secs_f64(
+                1.0 / f64::from(c.mode.as_ref().map_or(30, |m| m.fps.max(1))),
+            ),
+            SourceChoice::Custom(_) => Duration::ZERO,
+        };
+        let quiet = now.saturating_duration_since(last);
+        (quiet > STALL_AFTER.max(3 * period)).then_some(quiet)
+    }
+
+    /// What is wrong with the source or its picture, in a player's words,
+    /// and whether a reconnect may help; `None` while all is well.
+    pub fn source_trouble(&self, now: Instant) -> Option<(String, bool)> {
+        if let SourceStatus::Lost {
+            source,
+            reason,
+            since,
+        } = &self.status
+        {
+            return Some((
+                format!(
+                    "Camera lost at {} ({} ago): {source} ({reason}). The game and the table \
+                     lock are kept; plug the camera back in (it is tried again every {} s) or \
+                     reconnect.",
+                    clock(*since, now),
+                    seconds(now - *since),
+                    crate::capture::worker::RETRY_INTERVAL.as_secs()
+                ),
+                true,
+            ));
+        }
+        if let Some(quiet) = self.stalled_for(now) {
+            return Some((
+                format!(
+                    "No picture from the camera for {}: unplugged, or it stopped. The game and \
+                     the table lock are kept; plug it back in or choose another source.",
+                    seconds(quiet)
+                ),
+                true,
+            ));
+        }
+        let fault = self.latest.as_ref()?.fault?;
+        Some((fault_text(&fault, now), false))
     }
 
     /// How long the source has been lost, if it is.

@@ -83,6 +83,103 @@ pub struct Processed {
     pub preview: Arc<egui::ColorImage>,
     pub perception: Perception,
     pub processed_at: Instant,
+    /// What is wrong with the picture, when something is: a frame with a
+    /// fault never moves a figure.
+    pub fault: Option<PictureFault>,
+}
+
+/// A picture that cannot be trusted.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PictureFault {
+    /// Black (lens cap, lights out, a hand over the lens) since then: the
+    /// frame is not looked at, the table lock and the figures are kept as
+    /// last seen.
+    Dark { since: Instant },
+    /// The same picture since then (see [`crate::capture::FROZEN_AFTER`]).
+    Frozen { since: Instant },
+}
+
+/// A frame is black when fewer than this share of its sampled pixels are
+/// brighter than [`DARK_LUMA`].
+pub const DARK_BRIGHT_SHARE: f64 = 0.005;
+/// Grey level (0-255) under which a pixel counts as black.
+pub const DARK_LUMA: u32 = 32;
+/// Pixels sampled per frame for the black test.
+const DARK_SAMPLES: u32 = 4096;
+
+/// Is the picture black? A sample of pixels on a grid, so that a 4K frame
+/// costs what a small one does.
+pub fn is_dark(image: &RgbImage) -> bool {
+    let (w, h) = image.dimensions();
+    let n = u64::from(w) * u64::from(h);
+    if n == 0 {
+        return true;
+    }
+    let step = (n / u64::from(DARK_SAMPLES)).max(1);
+    let (mut seen, mut bright) = (0_u64, 0_u64);
+    let mut i = 0_u64;
+    while i < n {
+        // i < w * h, so both fit in u32.
+        let (x, y) = ((i % u64::from(w)) as u32, (i / u64::from(w)) as u32);
+        let [r, g, b] = image.get_pixel(x, y).0;
+        let luma = (u32::from(r) * 3 + u32::from(g) * 6 + u32::from(b)) / 10;
+        seen += 1;
+        if luma > DARK_LUMA {
+            bright += 1;
+        }
+        i += step;
+    }
+    (bright as f64) < DARK_BRIGHT_SHARE * seen as f64
+}
+
+/// The perception thread's work on one frame: a black frame is not looked
+/// at (the last perception is kept: the lock and the figures as last seen),
+/// any other is perceived.
+struct Seer {
+    perceiver: Box<dyn Perceiver>,
+    last: Option<Perception>,
+    dark_since: Option<Instant>,
+}
+
+impl Seer {
+    fn new(perceiver: Box<dyn Perceiver>) -> Self {
+        Self {
+            perceiver,
+            last: None,
+            dark_since: None,
+        }
+    }
+
+    fn process(&mut self, frame: Frame) -> Processed {
+        let started = Instant::now();
+        self.dark_since = if is_dark(&frame.image) {
+            self.dark_since.or(Some(frame.captured_at))
+        } else {
+            None
+        };
+        let mut perception = match (self.dark_since, &self.last) {
+            (Some(_), Some(last)) => last.clone(),
+            _ => {
+                let p = self.perceiver.perceive(&frame.image);
+                self.last = Some(p.clone());
+                p
+            }
+        };
+        perception.work_ms = started.elapsed().as_secs_f64() * 1e3;
+        let fault = match (self.dark_since, frame.frozen_since) {
+            (Some(since), _) => Some(PictureFault::Dark { since }),
+            (None, Some(since)) => Some(PictureFault::Frozen { since }),
+            (None, None) => None,
+        };
+        let preview = Arc::new(preview_of(&frame.image));
+        Processed {
+            frame,
+            preview,
+            perception,
+            processed_at: Instant::now(),
+            fault,
+        }
+    }
 }
 
 /// Shrinks a frame by a whole factor (box filter) so it is at most
@@ -144,7 +241,7 @@ impl Pipeline {
     /// `wake` is called whenever an event is ready (the UI's repaint).
     pub fn spawn(
         open: SourceOpener,
-        mut perceiver: Box<dyn Perceiver>,
+        perceiver: Box<dyn Perceiver>,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> std::io::Result<Self> {
         // The capture thread wakes the perception thread through its
@@ -153,10 +250,11 @@ impl Pipeline {
         let (tx, events) = bounded(PROCESSED_QUEUE);
         let (control, control_rx) = bounded::<Control>(4);
         let handle = thread::Builder::new().name("perception".into()).spawn(move || {
+            let mut seer = Seer::new(perceiver);
             loop {
                 select! {
                     recv(control_rx) -> msg => match msg {
-                        Ok(Control::Relock) => perceiver.relock(),
+                        Ok(Control::Relock) => seer.perceiver.relock(),
                         Ok(Control::Reconnect) => capture.reconnect(),
                         Ok(Control::Stop) | Err(_) => return,
                     },
@@ -167,16 +265,7 @@ impl Pipeline {
                             CaptureEvent::Lost { source, reason } => PipelineEvent::Lost { source, reason },
                             CaptureEvent::Reconnected { source } => PipelineEvent::Reconnected { source },
                             CaptureEvent::Frame(frame) => {
-                                let started = Instant::now();
-                                let mut perception = perceiver.perceive(&frame.image);
-                                perception.work_ms = started.elapsed().as_secs_f64() * 1e3;
-                                let preview = Arc::new(preview_of(&frame.image));
-                                PipelineEvent::Processed(Box::new(Processed {
-                                    frame,
-                                    preview,
-                                    perception,
-                                    processed_at: Instant::now(),
-                                }))
+                                PipelineEvent::Processed(Box::new(seer.process(frame)))
                             }
                         };
                         if tx.send(out).is_err() {
@@ -210,7 +299,13 @@ impl Drop for Pipeline {
         let _ = self.control.send(Control::Stop);
         if let Some(h) = self.handle.take() {
             // The thread may be blocked sending to a full queue: drain it.
+            // It stops its capture thread within JOIN_PATIENCE; a perceiver
+            // stuck for longer is left behind rather than hanging the app.
+            let give_up = Instant::now() + 2 * crate::capture::worker::JOIN_PATIENCE;
             while !h.is_finished() {
+                if Instant::now() >= give_up {
+                    return;
+                }
                 while self.events.try_recv().is_ok() {}
                 thread::sleep(Duration::from_millis(1));
             }
@@ -222,6 +317,28 @@ impl Drop for Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_black_picture_is_dark_and_a_dim_table_is_not() {
+        let mut noisy_black = RgbImage::new(640, 480);
+        for (i, p) in noisy_black.pixels_mut().enumerate() {
+            // Sensor noise in the dark: a few grey levels.
+            let v = u8::try_from(i % 7).unwrap_or(0) * 3;
+            *p = image::Rgb([v, v, v]);
+        }
+        assert!(is_dark(&noisy_black));
+        assert!(is_dark(&RgbImage::new(0, 0)));
+        let dim = RgbImage::from_pixel(640, 480, image::Rgb([60, 50, 40]));
+        assert!(!is_dark(&dim));
+        // A black picture with a lit marker in a corner is not black.
+        let mut lit = RgbImage::new(640, 480);
+        for y in 0..120 {
+            for x in 0..160 {
+                lit.put_pixel(x, y, image::Rgb([255, 255, 255]));
+            }
+        }
+        assert!(!is_dark(&lit));
+    }
 
     #[test]
     fn preview_averages_whole_blocks() {
