@@ -19,6 +19,7 @@ mod movement;
 mod overlay;
 pub mod status;
 mod turn;
+mod wounded;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,6 +57,9 @@ pub struct DeckData {
     pub end_of_turn_cards: u32,
     pub cavalry_troopers_per_card: u32,
     pub cavalry_officer_extra: u32,
+    /// "X number of individual soldier cards": each side's, unless its
+    /// scenario says (`soldier-cards`).
+    pub soldier_cards: u32,
     #[serde(default)]
     pub house: House,
 }
@@ -235,6 +239,12 @@ pub struct WoundedData {
     pub torso_drag_cost: [f64; 2],
     /// The same for a man hit in the leg.
     pub leg_drag_cost: [f64; 2],
+    /// Seriously wounded men gathered behind the lines: "Firing ranges are
+    /// doubled for calculation purposes".
+    pub gathered_range_factor: f64,
+    /// Found doing the opposite of what he wrote down: "ten percent (10%)
+    /// casualties to his healthy forces".
+    pub challenge_casualty_percent: u32,
     #[serde(default)]
     pub house: House,
 }
