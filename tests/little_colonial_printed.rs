@@ -1482,3 +1482,75 @@ fn the_ruthless_contact_is_measured_with_its_uncertainty() {
     assert_relative_eq!(reading.value, 0.25, epsilon = 0.06);
     assert!(reading.sigma > 0.0 && reading.too_close_to_call, "{reading:?}");
 }
+
+/// Optional: "Any terrain taller than the (tallest*) figure
+/// (unit/formation) is considered blocking terrain for line of sight
+/// purposes." "Man on Foot- Six feet tall (6') / Mounted figure- Nine feet
+/// tall (9') / Man on roof of house-Twelve Feet tall (12') / Man in church
+/// steeple- Twenty Four Feet tall (24')"
+#[test]
+fn optional_heights_let_taller_figures_see_over_terrain() {
+    let terrain = r#"
+[[terrain]]
+name = "high wall"
+kinds = ["blocking"]
+polygon_in = [[18.0, 14.0], [22.0, 14.0], [22.0, 15.0], [18.0, 15.0]]
+[[terrain]]
+name = "house"
+kinds = ["blocking"]
+polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
+"#;
+    let extra = terrain.to_owned()
+        + &mounted(fig("Rider", "private", "Spanish", 20.0, 10.0, 90.0, ""))
+        + &fig("Foot", "private", "Spanish", 21.0, 10.0, 90.0, "")
+        + &fig(
+            "Roof",
+            "private",
+            "Spanish",
+            30.0,
+            10.0,
+            90.0,
+            r#"status = { perch = "roof" }"#,
+        )
+        + &fig("W", "warrior", "Moros", 20.0, 20.0, 270.0, "")
+        + &fig("W2", "warrior", "Moros", 30.0, 20.0, 270.0, "");
+    let at = |who: &str, t: &str| {
+        action(
+            "fire",
+            json!({ "firers": [who], "target": t, "individual": true }),
+        )
+    };
+    let d = data();
+    assert_relative_eq!(d.sight.foot_ft, 6.0);
+    assert_relative_eq!(d.sight.mounted_ft, 9.0);
+    assert_relative_eq!(d.sight.roof_ft, 12.0);
+    assert_relative_eq!(d.sight.steeple_ft, 24.0);
+    // Off by default: every blocking area blocks.
+    let mut s = state("", "", &extra);
+    card(&mut s, "Rider");
+    assert!(refused(&s, &at("Rider", "W"), RefusalKind::OutOfSight).contains("high wall"));
+    // Both sides agree to the heights: the 9 ft rider sees over the 8 ft
+    // wall, the 6 ft man on foot does not; the 12 ft man on a roof does not
+    // see over the 15 ft house.
+    let agreed = r#"sight-heights = "true""#;
+    let mut s = state(agreed, agreed, &extra);
+    card(&mut s, "Rider");
+    rules()
+        .check(&s, &at("Rider", "W"))
+        .expect("the rider sees over the wall");
+    card(&mut s, "Foot");
+    assert!(refused(&s, &at("Foot", "W"), RefusalKind::OutOfSight).contains("high wall"));
+    card(&mut s, "Roof");
+    assert!(refused(&s, &at("Roof", "W2"), RefusalKind::OutOfSight).contains("house"));
+    // In a steeple (24 ft) he sees over it.
+    s.figures
+        .iter_mut()
+        .find(|f| f.name == "Roof")
+        .expect("Roof")
+        .rules
+        .little_colonial_mut()
+        .perch = Some(spotter::rules::little_colonial::status::Perch::Steeple);
+    rules()
+        .check(&s, &at("Roof", "W2"))
+        .expect("from the steeple he sees over the house");
+}

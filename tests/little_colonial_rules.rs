@@ -266,6 +266,16 @@ fn scripted_game_runs_three_turns_and_replays() {
         })
         .collect();
     assert!(notes.iter().any(|n| n.contains("drags Soldado Moreno")));
+    // An individual soldier card came up: one Spaniard fired alone on it.
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`soldier:Spanish#1` is played"))
+    );
+    let alone = game.history().iter().flat_map(|p| &p.events).any(|e| {
+        matches!(e, spotter::game::Event::Odds { purpose, .. } if purpose.starts_with("Lanceros 1 fires at"))
+    });
+    assert!(alone, "the soldier card's man fired");
     assert!(
         notes
             .iter()

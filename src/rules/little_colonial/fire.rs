@@ -18,7 +18,7 @@ use super::{
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Centimetre, Length, RefusalKind};
-use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, line_of_sight, range_in};
+use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, range_in};
 use crate::rules::RuleError;
 use crate::rules::common::{Work, figure};
 use crate::rules::stand_to::Wound;
@@ -234,7 +234,7 @@ impl LittleColonialRules {
             )
             .by(f.id));
         }
-        let sight = line_of_sight(&f.placement, &t.placement, &state.terrain, 0.0);
+        let sight = self.sight(state, f, &t.placement, self.height_ft(t));
         if !sight.clear.value {
             return Err(refuse(
                 RefusalKind::OutOfSight,

@@ -17,6 +17,7 @@ mod fire;
 pub mod menu;
 mod movement;
 mod overlay;
+mod sight;
 pub mod status;
 mod turn;
 mod wounded;
@@ -249,6 +250,27 @@ pub struct WoundedData {
     pub house: House,
 }
 
+/// The optional line of sight by heights: "Any terrain taller than the
+/// (tallest*) figure (unit/formation) is considered blocking terrain for
+/// line of sight purposes."
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SightData {
+    /// "Man on Foot- Six feet tall (6')", feet.
+    pub foot_ft: f64,
+    /// "Mounted figure- Nine feet tall (9')".
+    pub mounted_ft: f64,
+    /// "Man on roof of house-Twelve Feet tall (12')".
+    pub roof_ft: f64,
+    /// "Man in church steeple- Twenty Four Feet tall (24')".
+    pub steeple_ft: f64,
+    /// Heights of blocking terrain, feet, by a word of the area's name (an
+    /// area with none always blocks).
+    pub terrain_height_ft: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub house: House,
+}
+
 /// The checked Little Colonial Rules data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -267,6 +289,7 @@ pub struct LittleColonial {
     pub morale: MoraleData,
     pub artillery: ArtilleryData,
     pub wounded: WoundedData,
+    pub sight: SightData,
     #[serde(skip)]
     pub weapons: BTreeMap<String, WeaponData>,
 }
@@ -672,13 +695,24 @@ pub fn removal_order(
 /// data's `terrain_factor` that is a word of the area's name (`Jungle
 /// east` is jungle). None: the data has no factor for it.
 pub fn terrain_factor(data: &LittleColonial, area_name: &str) -> Option<f64> {
+    by_name_word(&data.movement.terrain_factor, area_name)
+}
+
+/// The height in feet of a blocking terrain area for the optional line of
+/// sight: the first name of the data's `terrain_height_ft` that is a word
+/// of the area's name. None: no height (it always blocks).
+pub fn terrain_height_ft(data: &LittleColonial, area_name: &str) -> Option<f64> {
+    by_name_word(&data.sight.terrain_height_ft, area_name)
+}
+
+/// The value of the first key of `table` that is a word of `area_name`.
+fn by_name_word(table: &BTreeMap<String, f64>, area_name: &str) -> Option<f64> {
     let lower = area_name.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    data.movement
-        .terrain_factor
+    table
         .iter()
         .find(|(k, _)| words.contains(&k.as_str()))
         .map(|(_, f)| *f)

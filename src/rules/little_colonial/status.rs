@@ -126,6 +126,16 @@ impl WoundKind {
     }
 }
 
+/// Where a man stands above the ground, for the optional line of sight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Perch {
+    /// "Man on roof of house" (12 ft).
+    Roof,
+    /// "Man in church steeple" (24 ft).
+    Steeple,
+}
+
 /// How a side wrote down it treats its seriously wounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -173,6 +183,8 @@ pub struct FigureStatus {
     /// Seriously wounded and gathered behind the lines: he may fire, with
     /// doubled ranges, and may not move.
     pub gathered: bool,
+    /// On a roof or in a steeple (the optional line of sight's heights).
+    pub perch: Option<Perch>,
 }
 
 impl FigureStatus {
@@ -191,6 +203,7 @@ impl FigureStatus {
         entry_in: None,
         surrendered: false,
         gathered: false,
+        perch: None,
     };
 
     /// Reads a scenario figure's `status` table.
@@ -215,6 +228,10 @@ impl FigureStatus {
             wound: r.choice("wound", &WoundKind::ALL.map(|w| (w.name(), w)))?,
             entry_in: entry_point(&mut r)?,
             gathered: r.flag("gathered")?.unwrap_or(d.gathered),
+            perch: r.choice(
+                "perch",
+                &[("roof", Perch::Roof), ("steeple", Perch::Steeple)],
+            )?,
             ..d
         };
         r.finish()?;
@@ -258,6 +275,9 @@ pub struct SideStatus {
     /// The side has made its one challenge of the other side's wounded
     /// policy.
     pub challenged: bool,
+    /// Agrees to the optional line of sight by heights (in play when every
+    /// side does).
+    pub sight_heights: bool,
 }
 
 impl SideStatus {
@@ -267,6 +287,7 @@ impl SideStatus {
         wounded: None,
         soldier_cards: None,
         challenged: false,
+        sight_heights: false,
     };
 
     /// Reads a scenario side's `status` table.
@@ -283,6 +304,7 @@ impl SideStatus {
             )?,
             soldier_cards: r.number("soldier-cards")?,
             challenged: false,
+            sight_heights: r.flag("sight-heights")?.unwrap_or(false),
         };
         r.finish()?;
         Ok(s)
