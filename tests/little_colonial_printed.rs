@@ -1180,8 +1180,8 @@ fn next_card(s: &mut GameState, owner: &str) {
 fn gathered_wounded_fire_with_doubled_ranges_and_do_not_move() {
     // Down lies behind Guard and Lt, 12 in (30 cm) from W; Exposed lies
     // off to the side, with nobody of his between him and W.
-    let extra = lt()
-        + &fig(
+    let extra =
+        lt() + &fig(
             "Down",
             "private",
             "Spanish",
@@ -1189,8 +1189,7 @@ fn gathered_wounded_fire_with_doubled_ranges_and_do_not_move() {
             5.0,
             90.0,
             r#"status = { wound = "torso" }"#,
-        )
-        + &fig(
+        ) + &fig(
             "Exposed",
             "private",
             "Spanish",
@@ -1198,19 +1197,15 @@ fn gathered_wounded_fire_with_doubled_ranges_and_do_not_move() {
             5.0,
             90.0,
             r#"status = { wound = "leg" }"#,
-        )
-        + &fig("Guard", "private", "Spanish", 20.0, 10.0, 90.0, "")
-        + &fig("W", "warrior", "Moros", 20.0, 17.0, 270.0, "");
+        ) + &fig("Guard", "private", "Spanish", 20.0, 10.0, 90.0, "")
+            + &fig("W", "warrior", "Moros", 20.0, 17.0, 270.0, "");
     let mut s = state(
         r#"wounded = "compassionate""#,
         r#"wounded = "compassionate""#,
         &extra,
     );
     card(&mut s, "Lt");
-    let fire = action(
-        "fire",
-        json!({ "firers": ["Down"], "target": "W" }),
-    );
+    let fire = action("fire", json!({ "firers": ["Down"], "target": "W" }));
     // Lying where he fell, he is out of the fight.
     refused(&s, &fire, RefusalKind::OutOfTheFight);
     let exposed = action("gather", json!({ "wounded": ["Exposed"] }));
@@ -1224,10 +1219,14 @@ fn gathered_wounded_fire_with_doubled_ranges_and_do_not_move() {
     let (after, ev) = run(&s, &fire, &[5, 1, 1]);
     assert_eq!(named(&after, "W").wound, Some(Wound::Killed));
     assert!(
-        ev.iter().any(|e| matches!(e, Event::Odds { purpose, .. } if purpose == "1 dice needing 5")),
+        ev.iter()
+            .any(|e| matches!(e, Event::Odds { purpose, .. } if purpose == "1 dice needing 5")),
         "{ev:#?}"
     );
-    let mv = action("move", json!({ "figure": "Down", "path_in": [[20.0, 2.0]] }));
+    let mv = action(
+        "move",
+        json!({ "figure": "Down", "path_in": [[20.0, 2.0]] }),
+    );
     assert!(refused(&s, &mv, RefusalKind::CannotDo).contains("movement is NOT allowed"));
     // Gathered wounded fire apart from the healthy men.
     let mixed = action(
@@ -1368,12 +1367,7 @@ fn individual_soldier_cards_let_one_man_act_anywhere() {
     assert_eq!(soldier("Moros"), 1, "{:?}", deck.draw);
     let mut s = s;
     card(&mut s, "Lt");
-    let mv = |who: &str| {
-        action(
-            "move",
-            json!({ "figure": who, "path_in": [[50.0, 8.0]] }),
-        )
-    };
+    let mv = |who: &str| action("move", json!({ "figure": who, "path_in": [[50.0, 8.0]] }));
     refused(&s, &mv("Lone"), RefusalKind::OutOfCommand);
     s.decks[0].draw = vec!["soldier:Spanish#1".into(), "soldier:Spanish#2".into()];
     let (s, _) = run(&s, &action("draw", json!({})), &[1]);
@@ -1393,7 +1387,10 @@ fn individual_soldier_cards_let_one_man_act_anywhere() {
     run(&s2, &mv("Lone"), &[]);
     // A played soldier card is spent: End of Turn does not bring it back.
     let d = s2.deck("orders").expect("order deck");
-    assert!(!d.discard.iter().any(|c| c.starts_with("soldier:")), "{d:?}");
+    assert!(
+        !d.discard.iter().any(|c| c.starts_with("soldier:")),
+        "{d:?}"
+    );
 }
 
 /// "If there is a continuous (and contiguous) line of figures in lateral
@@ -1480,7 +1477,10 @@ fn the_ruthless_contact_is_measured_with_its_uncertainty() {
         .expect("the contact is recorded");
     assert_eq!(reading.unit, UnitKind::Centimetre);
     assert_relative_eq!(reading.value, 0.25, epsilon = 0.06);
-    assert!(reading.sigma > 0.0 && reading.too_close_to_call, "{reading:?}");
+    assert!(
+        reading.sigma > 0.0 && reading.too_close_to_call,
+        "{reading:?}"
+    );
 }
 
 /// Optional: "Any terrain taller than the (tallest*) figure
@@ -1553,4 +1553,31 @@ polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
     rules()
         .check(&s, &at("Roof", "W2"))
         .expect("from the steeple he sees over the house");
+}
+
+/// "before Player B can move, Player A announces that he will use his
+/// reserved card of Lt Toledo." ... "Any and all cards held by players must
+/// now be surrendered and shuffled back into the Order Deck."
+#[test]
+fn a_reserved_card_is_played_later_or_goes_back_at_end_of_turn() {
+    let mut s = state(
+        "",
+        "",
+        &(lt() + &fig("W", "warrior", "Moros", 20.0, 50.0, 270.0, "")),
+    );
+    s.decks[0].draw = vec!["Lt#1".into(), "end-of-turn".into()];
+    s.decks[0].discard.clear();
+    let reserve = action("draw", json!({ "reserve": true }));
+    let (held, _) = run(&s, &reserve, &[1]);
+    assert_eq!(held.decks[0].held, ["Lt#1"]);
+    // Held, not in play: nobody acts on it yet.
+    let mv = action("move", json!({ "figure": "Lt", "path_in": [[20.0, 9.0]] }));
+    refused(&held, &mv, RefusalKind::Cards);
+    let play = action("play-reserved", json!({ "card": "Lt#1" }));
+    let (played, _) = run(&held, &play, &[]);
+    run(&played, &mv, &[]);
+    // Kept to the End of Turn, it goes back into the deck.
+    let (after, _) = run(&held, &action("draw", json!({})), &[1]);
+    assert!(after.decks[0].held.is_empty());
+    assert!(after.decks[0].draw.contains(&"Lt#1".to_owned()));
 }

@@ -37,7 +37,11 @@ pub enum Event {
     /// Seriously wounded men gathered behind the lines.
     Gathered { figures: Vec<FigureId> },
     /// A side gave aid to its wounded (dragged a man) on this card.
-    AidAttempted { side: usize, turn: u32, card: String },
+    AidAttempted {
+        side: usize,
+        turn: u32,
+        card: String,
+    },
     /// Side `by` challenged side `side`, which had written `wrote`;
     /// `caught`: it was doing the opposite.
     Challenged {

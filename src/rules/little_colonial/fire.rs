@@ -517,10 +517,7 @@ impl LittleColonialRules {
             .figures
             .iter()
             .filter(|t| {
-                t.side == target_side
-                    && fights_on(t)
-                    && eligible(t)
-                    && !self.in_contact(state, t)
+                t.side == target_side && fights_on(t) && eligible(t) && !self.in_contact(state, t)
             })
             .min_by(|a, b| {
                 let da = (a.placement.center_in_table - at).norm();

@@ -10,8 +10,8 @@ use nalgebra::{Point2, Vector2};
 use super::CavalryMove;
 use super::action::{DragParams, MoveParams, ReformParams};
 use super::engine::{
-    LittleColonialRules, card_in_play, cavalry, fig_event, fights_on, gathered, is_nco,
-    is_officer, policy, refuse, st,
+    LittleColonialRules, card_in_play, cavalry, fig_event, fights_on, gathered, is_nco, is_officer,
+    policy, refuse, st,
 };
 use super::event::Event as LcEvent;
 use super::status::{Level, WoundKind, WoundedPolicy};

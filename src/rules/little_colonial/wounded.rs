@@ -46,11 +46,15 @@ impl LittleColonialRules {
         let mut ids = Vec::new();
         for name in &p.wounded {
             let w = figure(state, name)?;
-            let serious = w.wound == Some(Wound::Serious) && st(w).wound.is_some_and(|k| k.serious());
+            let serious =
+                w.wound == Some(Wound::Serious) && st(w).wound.is_some_and(|k| k.serious());
             if !serious {
                 return Err(refuse(
                     RefusalKind::CannotDo,
-                    format!("{} is not seriously wounded: only they are gathered", w.name),
+                    format!(
+                        "{} is not seriously wounded: only they are gathered",
+                        w.name
+                    ),
                 )
                 .by(w.id));
             }
@@ -100,7 +104,10 @@ impl LittleColonialRules {
         };
         let there = enemy.placement.center_in_table;
         let covered = state.figures.iter().any(|g| {
-            g.side == w.side && g.id != w.id && in_the_fight(g) && line_hits_base(here, there, &g.placement)
+            g.side == w.side
+                && g.id != w.id
+                && in_the_fight(g)
+                && line_hits_base(here, there, &g.placement)
         });
         (!covered).then(|| {
             format!(
@@ -146,7 +153,10 @@ impl LittleColonialRules {
         if side_st(state, by).challenged {
             return Err(refuse(
                 RefusalKind::AlreadyActed,
-                format!("{} has made its challenge: it may only be done ONCE", p.side),
+                format!(
+                    "{} has made its challenge: it may only be done ONCE",
+                    p.side
+                ),
             ));
         }
         let aid = state.rules.little_colonial().and_then(|g| g.aid.as_ref());
