@@ -90,7 +90,8 @@ impl LittleColonialRules {
     /// base of a healthy man of his side.
     fn not_behind_the_lines(state: &GameState, w: &Figure) -> Option<String> {
         let here = w.placement.center_in_table;
-        let Some(enemy) = state
+        // No enemy in the fight: nobody to be behind the lines from.
+        let enemy = state
             .figures
             .iter()
             .filter(|e| e.side != w.side && fights_on(e))
@@ -98,10 +99,7 @@ impl LittleColonialRules {
                 let da = (a.placement.center_in_table - here).norm();
                 let db = (b.placement.center_in_table - here).norm();
                 da.total_cmp(&db)
-            })
-        else {
-            return None;
-        };
+            })?;
         let there = enemy.placement.center_in_table;
         let covered = state.figures.iter().any(|g| {
             g.side == w.side
