@@ -620,10 +620,13 @@ fn a_leg_wound_is_dragged_at_three_times_the_cost() {
         epsilon = 0.03
     );
     // "He can at NO TIME during the game attempt to give aid and relief to
-    // his troops": a Ruthless side does not drag.
+    // his troops": the engine holds the written slip and lets a Ruthless
+    // side try; the other side's challenge catches him
+    // (a_challenge_catches_a_ruthless_side_giving_aid).
     let mut ruthless = state(r#"wounded = "ruthless""#, r#"wounded = "ruthless""#, &extra);
     card(&mut ruthless, "Lt");
-    assert!(refused(&ruthless, &one, RefusalKind::CannotDo).contains("Ruthless"));
+    let (after, _) = run(&ruthless, &one, &[]);
+    assert_ne!(named(&after, "Down").placement.center_in_table.y, 12.0);
     // A man who is not seriously wounded walks by himself.
     let not = action(
         "drag",
@@ -1162,4 +1165,419 @@ fn formation_fire_passes_only_the_friend_directly_in_front() {
         notes(&ev).iter().any(|n| n.contains("Back's line of fire")),
         "{ev:#?}"
     );
+}
+
+/// Lt's card is in play again, as a new card (the men who acted on his
+/// first may act on this one).
+fn next_card(s: &mut GameState, owner: &str) {
+    s.rules.little_colonial_mut().card = Some(format!("{owner}#2"));
+}
+
+/// "Seriously wounded (die rolls of 4 or 5) figures behind the lines may be
+/// gathered at a central location and/or used to defend a position. Firing
+/// ranges are doubled for calculation purposes and movement is NOT allowed"
+#[test]
+fn gathered_wounded_fire_with_doubled_ranges_and_do_not_move() {
+    // Down lies behind Guard and Lt, 12 in (30 cm) from W; Exposed lies
+    // off to the side, with nobody of his between him and W.
+    let extra =
+        lt() + &fig(
+            "Down",
+            "private",
+            "Spanish",
+            20.0,
+            5.0,
+            90.0,
+            r#"status = { wound = "torso" }"#,
+        ) + &fig(
+            "Exposed",
+            "private",
+            "Spanish",
+            24.0,
+            5.0,
+            90.0,
+            r#"status = { wound = "leg" }"#,
+        ) + &fig("Guard", "private", "Spanish", 20.0, 10.0, 90.0, "")
+            + &fig("W", "warrior", "Moros", 20.0, 17.0, 270.0, "");
+    let mut s = state(
+        r#"wounded = "compassionate""#,
+        r#"wounded = "compassionate""#,
+        &extra,
+    );
+    card(&mut s, "Lt");
+    let fire = action("fire", json!({ "firers": ["Down"], "target": "W" }));
+    // Lying where he fell, he is out of the fight.
+    refused(&s, &fire, RefusalKind::OutOfTheFight);
+    let exposed = action("gather", json!({ "wounded": ["Exposed"] }));
+    assert!(refused(&s, &exposed, RefusalKind::CannotDo).contains("not behind the lines"));
+    let gather = action("gather", json!({ "wounded": ["Down"] }));
+    let (mut s, _) = run(&s, &gather, &[]);
+    next_card(&mut s, "Lt");
+    // At 30 cm a healthy man needs a 6 (long range, 20-60 cm); with the
+    // ranges doubled 30 cm is medium range (20-40 cm): a 5 hits.
+    // A 5 to hit, a 1 to save, a 1 on the wounded die: W is killed.
+    let (after, ev) = run(&s, &fire, &[5, 1, 1]);
+    assert_eq!(named(&after, "W").wound, Some(Wound::Killed));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Odds { purpose, .. } if purpose == "1 dice needing 5")),
+        "{ev:#?}"
+    );
+    let mv = action(
+        "move",
+        json!({ "figure": "Down", "path_in": [[20.0, 2.0]] }),
+    );
+    assert!(refused(&s, &mv, RefusalKind::CannotDo).contains("movement is NOT allowed"));
+    // Gathered wounded fire apart from the healthy men.
+    let mixed = action(
+        "fire",
+        json!({ "firers": ["Down", "Guard"], "target": "W" }),
+    );
+    assert!(refused(&s, &mixed, RefusalKind::Malformed).contains("apart"));
+}
+
+/// Ten healthy Spaniards (Lt, six of the line, three more), a man down
+/// with a leg wound and Help beside him, and an old torso wound.
+fn challenge_state(spanish: &str, moros: &str) -> GameState {
+    let extra = lt()
+        + LINE
+        + &fig(
+            "Down",
+            "private",
+            "Spanish",
+            30.0,
+            12.0,
+            90.0,
+            r#"status = { wound = "leg" }"#,
+        )
+        + &fig("Help", "private", "Spanish", 31.0, 12.0, 90.0, "")
+        + &fig("Spare", "private", "Spanish", 40.0, 3.0, 90.0, "")
+        + &fig("Spare2", "private", "Spanish", 42.0, 3.0, 90.0, "")
+        + &fig(
+            "Old",
+            "private",
+            "Spanish",
+            5.0,
+            3.0,
+            90.0,
+            r#"status = { wound = "torso" }"#,
+        )
+        + &fig("W", "warrior", "Moros", 30.0, 50.0, 270.0, "")
+        + &fig("W2", "warrior", "Moros", 32.0, 50.0, 270.0, "");
+    let mut s = state(spanish, moros, &extra);
+    // Help is in the Lt's radius: the Lt moves up beside the wounded.
+    s.figures
+        .iter_mut()
+        .find(|f| f.name == "Lt")
+        .expect("Lt")
+        .placement
+        .center_in_table = nalgebra::Point2::new(28.0, 9.0);
+    card(&mut s, "Lt");
+    s
+}
+
+/// "At any time during the game, each side may challenge the other side to
+/// see what they decided to do in regards to their wounded. This may only
+/// be done ONCE and it may only be done when an opponent is attempting to
+/// give aid to his wounded. If a player is found to be doing the opposite
+/// of what he wrote down, he immediately suffers ten percent (10%)
+/// casualties to his healthy forces (roll to see how many are wounded and
+/// killed using the above procedure) and all pre-existing wounded are now
+/// considered killed (regardless as to whether they were rescued or not)."
+#[test]
+fn a_challenge_catches_a_ruthless_side_giving_aid() {
+    let s = challenge_state(r#"wounded = "ruthless""#, r#"wounded = "compassionate""#);
+    let challenge = action("challenge", json!({ "side": "Moros" }));
+    // Nobody is giving aid: no challenge yet.
+    assert!(refused(&s, &challenge, RefusalKind::CannotDo).contains("give aid"));
+    // The Spanish wrote Ruthless, yet drag Down: the engine holds the slip
+    // and lets them try.
+    let drag = action(
+        "drag",
+        json!({ "wounded": "Down", "helpers": ["Help"], "to_in": [31.0, 2.0] }),
+    );
+    let (s, _) = run(&s, &drag, &[]);
+    // The Spanish cannot challenge their own aid.
+    let own = action("challenge", json!({ "side": "Spanish" }));
+    refused(&s, &own, RefusalKind::CannotDo);
+    let chits_before: u32 = side_st(&s, 0).piles().iter().sum();
+    // 10% of ten healthy men: one, the third of them, killed (a 1 on the
+    // wounded die).
+    let (after, ev) = run(&s, &challenge, &[3, 1]);
+    let healthy_killed = after
+        .figures
+        .iter()
+        .filter(|f| f.side == 0 && !["Down", "Old"].contains(&f.name.as_str()))
+        .filter(|f| f.wound == Some(Wound::Killed))
+        .count();
+    assert_eq!(healthy_killed, 1, "{:#?}", notes(&ev));
+    // Both earlier wounded are killed, dragged or not; they cost no more
+    // chits, the new casualty one.
+    assert_eq!(named(&after, "Down").wound, Some(Wound::Killed));
+    assert_eq!(named(&after, "Old").wound, Some(Wound::Killed));
+    let chits_after: u32 = side_st(&after, 0).piles().iter().sum();
+    assert_eq!(chits_before - chits_after, 1);
+    // "This may only be done ONCE."
+    refused(&after, &challenge, RefusalKind::AlreadyActed);
+}
+
+/// A side that wrote Compassionate and aids its wounded does what it wrote:
+/// the challenge costs it nothing.
+#[test]
+fn a_challenge_of_a_compassionate_side_costs_it_nothing() {
+    let s = challenge_state(r#"wounded = "compassionate""#, r#"wounded = "ruthless""#);
+    let drag = action(
+        "drag",
+        json!({ "wounded": "Down", "helpers": ["Help"], "to_in": [31.0, 2.0] }),
+    );
+    let (s, _) = run(&s, &drag, &[]);
+    let (after, _) = run(&s, &action("challenge", json!({ "side": "Moros" })), &[]);
+    assert_eq!(named(&after, "Down").wound, Some(Wound::Serious));
+    assert_eq!(named(&after, "Old").wound, Some(Wound::Serious));
+    assert!(after.figures.iter().all(|f| f.wound != Some(Wound::Killed)));
+    refused(
+        &after,
+        &action("challenge", json!({ "side": "Moros" })),
+        RefusalKind::AlreadyActed,
+    );
+}
+
+/// "The player is provided with X number of individual soldier cards
+/// during the game. These cards will allow the player to use an individual
+/// soldier at a critical point in time in order to accomplish something.
+/// ... You could use ALL of your soldier cards on one individual (to
+/// reinforce success) or you could use them on a one for one basis"
+#[test]
+fn individual_soldier_cards_let_one_man_act_anywhere() {
+    // Lone stands far from any officer: no card of an officer moves him.
+    let extra = lt()
+        + &fig("Lone", "private", "Spanish", 50.0, 5.0, 90.0, "")
+        + &fig("Other", "private", "Spanish", 52.0, 5.0, 90.0, "")
+        + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let s = state(r#"soldier-cards = "3""#, "", &extra);
+    let deck = s.deck("orders").expect("order deck");
+    let soldier = |side: &str| {
+        deck.draw
+            .iter()
+            .filter(|c| c.starts_with(&format!("soldier:{side}#")))
+            .count()
+    };
+    // The scenario's 3 for the Spanish; the house default, 1, for the Moros.
+    assert_eq!(soldier("Spanish"), 3, "{:?}", deck.draw);
+    assert_eq!(soldier("Moros"), 1, "{:?}", deck.draw);
+    let mut s = s;
+    card(&mut s, "Lt");
+    let mv = |who: &str| action("move", json!({ "figure": who, "path_in": [[50.0, 8.0]] }));
+    refused(&s, &mv("Lone"), RefusalKind::OutOfCommand);
+    s.decks[0].draw = vec!["soldier:Spanish#1".into(), "soldier:Spanish#2".into()];
+    let (s, _) = run(&s, &action("draw", json!({})), &[1]);
+    let (after, _) = run(&s, &mv("Lone"), &[]);
+    assert_relative_eq!(
+        named(&after, "Lone").placement.center_in_table.y,
+        8.0,
+        epsilon = 1e-9
+    );
+    // One man acts on the card; he acts once on it.
+    assert!(refused(&after, &mv("Other"), RefusalKind::Cards).contains("one man"));
+    refused(&after, &mv("Lone"), RefusalKind::AlreadyActed);
+    let moro = action("move", json!({ "figure": "W", "path_in": [[50.0, 45.0]] }));
+    refused(&after, &moro, RefusalKind::NotAnEnemy);
+    // The next soldier card may go to the same man.
+    let (s2, _) = run(&after, &action("draw", json!({})), &[1]);
+    run(&s2, &mv("Lone"), &[]);
+    // A played soldier card is spent: End of Turn does not bring it back.
+    let d = s2.deck("orders").expect("order deck");
+    assert!(
+        !d.discard.iter().any(|c| c.starts_with("soldier:")),
+        "{d:?}"
+    );
+}
+
+/// "If there is a continuous (and contiguous) line of figures in lateral
+/// contact (i.e., a line), all the figures in that line are considered in
+/// command IF the command radius of ANY officer or NCO (who just drew a
+/// card and used it) is within range of ANY figure in that line."
+#[test]
+fn only_a_contiguous_line_is_in_command_by_any_of_its_men() {
+    // Five men in contact beyond the Line's right file, out to x = 25.5 (the
+    // last 6.5 in from the Lt, beyond his 6 in radius).
+    let chain: String = (1..=5)
+        .map(|k| {
+            fig(
+                &format!("C{k}"),
+                "private",
+                "Spanish",
+                20.5 + f64::from(k),
+                10.0,
+                90.0,
+                "",
+            )
+        })
+        .collect();
+    let stray = fig("Stray", "private", "Spanish", 27.5, 10.0, 90.0, "");
+    let mut s = state("", "", &(lt() + LINE + &chain + &stray + &moro_group()));
+    card(&mut s, "Lt");
+    let mut line = line_names();
+    line.extend((1..=5).map(|k| format!("C{k}")));
+    let fire = |firers: &[String]| {
+        action(
+            "fire",
+            json!({ "firers": firers, "target": "W1", "formation": true }),
+        )
+    };
+    rules()
+        .check(&s, &fire(&line))
+        .expect("the line is in command through its men in the radius");
+    // Stray stands 1 in clear of C5: not in the line, out of the radius.
+    let mut with_stray = line.clone();
+    with_stray.push("Stray".into());
+    assert!(refused(&s, &fire(&with_stray), RefusalKind::OutOfCommand).contains("Stray"));
+}
+
+/// "However, if at any time an enemy figure comes adjacent (in base to
+/// base/figure contact) to any of the enemy wounded, they are immediately
+/// declared and considered dead": the contact is measured like every range,
+/// with its uncertainty, and recorded.
+#[test]
+fn the_ruthless_contact_is_measured_with_its_uncertainty() {
+    let extra = fig("Mover", "private", "Spanish", 10.0, 5.0, 90.0, "")
+        + &fig(
+            "Left",
+            "warrior",
+            "Moros",
+            10.0,
+            12.0,
+            270.0,
+            r#"status = { wound = "torso" }"#,
+        )
+        + &fig("W", "warrior", "Moros", 50.0, 50.0, 270.0, "");
+    let mut s = state(
+        r#"wounded = "compassionate""#,
+        r#"wounded = "ruthless""#,
+        &extra,
+    );
+    for f in &mut s.figures {
+        f.placement.sigma_in = 0.2;
+    }
+    card(&mut s, "Mover");
+    // He ends 0.1 in (0.25 cm) from Left's base: adjacent, but the 0.28 in
+    // sigma could put him beyond the 1.25 cm.
+    let mv = action(
+        "move",
+        json!({ "figure": "Mover", "path_in": [[10.0, 10.9]] }),
+    );
+    let (after, ev) = run(&s, &mv, &[]);
+    assert_eq!(named(&after, "Left").wound, Some(Wound::Killed));
+    let reading = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::Measured(r) if r.what == "Mover to Left, base to base" => Some(r.clone()),
+            _ => None,
+        })
+        .expect("the contact is recorded");
+    assert_eq!(reading.unit, UnitKind::Centimetre);
+    assert_relative_eq!(reading.value, 0.25, epsilon = 0.06);
+    assert!(
+        reading.sigma > 0.0 && reading.too_close_to_call,
+        "{reading:?}"
+    );
+}
+
+/// Optional: "Any terrain taller than the (tallest*) figure
+/// (unit/formation) is considered blocking terrain for line of sight
+/// purposes." "Man on Foot- Six feet tall (6') / Mounted figure- Nine feet
+/// tall (9') / Man on roof of house-Twelve Feet tall (12') / Man in church
+/// steeple- Twenty Four Feet tall (24')"
+#[test]
+fn optional_heights_let_taller_figures_see_over_terrain() {
+    let terrain = r#"
+[[terrain]]
+name = "high wall"
+kinds = ["blocking"]
+polygon_in = [[18.0, 14.0], [22.0, 14.0], [22.0, 15.0], [18.0, 15.0]]
+[[terrain]]
+name = "house"
+kinds = ["blocking"]
+polygon_in = [[28.0, 14.0], [32.0, 14.0], [32.0, 16.0], [28.0, 16.0]]
+"#;
+    let extra = terrain.to_owned()
+        + &mounted(fig("Rider", "private", "Spanish", 20.0, 10.0, 90.0, ""))
+        + &fig("Foot", "private", "Spanish", 21.0, 10.0, 90.0, "")
+        + &fig(
+            "Roof",
+            "private",
+            "Spanish",
+            30.0,
+            10.0,
+            90.0,
+            r#"status = { perch = "roof" }"#,
+        )
+        + &fig("W", "warrior", "Moros", 20.0, 20.0, 270.0, "")
+        + &fig("W2", "warrior", "Moros", 30.0, 20.0, 270.0, "");
+    let at = |who: &str, t: &str| {
+        action(
+            "fire",
+            json!({ "firers": [who], "target": t, "individual": true }),
+        )
+    };
+    let d = data();
+    assert_relative_eq!(d.sight.foot_ft, 6.0);
+    assert_relative_eq!(d.sight.mounted_ft, 9.0);
+    assert_relative_eq!(d.sight.roof_ft, 12.0);
+    assert_relative_eq!(d.sight.steeple_ft, 24.0);
+    // Off by default: every blocking area blocks.
+    let mut s = state("", "", &extra);
+    card(&mut s, "Rider");
+    assert!(refused(&s, &at("Rider", "W"), RefusalKind::OutOfSight).contains("high wall"));
+    // Both sides agree to the heights: the 9 ft rider sees over the 8 ft
+    // wall, the 6 ft man on foot does not; the 12 ft man on a roof does not
+    // see over the 15 ft house.
+    let agreed = r#"sight-heights = "true""#;
+    let mut s = state(agreed, agreed, &extra);
+    card(&mut s, "Rider");
+    rules()
+        .check(&s, &at("Rider", "W"))
+        .expect("the rider sees over the wall");
+    card(&mut s, "Foot");
+    assert!(refused(&s, &at("Foot", "W"), RefusalKind::OutOfSight).contains("high wall"));
+    card(&mut s, "Roof");
+    assert!(refused(&s, &at("Roof", "W2"), RefusalKind::OutOfSight).contains("house"));
+    // In a steeple (24 ft) he sees over it.
+    s.figures
+        .iter_mut()
+        .find(|f| f.name == "Roof")
+        .expect("Roof")
+        .rules
+        .little_colonial_mut()
+        .perch = Some(spotter::rules::little_colonial::status::Perch::Steeple);
+    rules()
+        .check(&s, &at("Roof", "W2"))
+        .expect("from the steeple he sees over the house");
+}
+
+/// "before Player B can move, Player A announces that he will use his
+/// reserved card of Lt Toledo." ... "Any and all cards held by players must
+/// now be surrendered and shuffled back into the Order Deck."
+#[test]
+fn a_reserved_card_is_played_later_or_goes_back_at_end_of_turn() {
+    let mut s = state(
+        "",
+        "",
+        &(lt() + &fig("W", "warrior", "Moros", 20.0, 50.0, 270.0, "")),
+    );
+    s.decks[0].draw = vec!["Lt#1".into(), "end-of-turn".into()];
+    s.decks[0].discard.clear();
+    let reserve = action("draw", json!({ "reserve": true }));
+    let (held, _) = run(&s, &reserve, &[1]);
+    assert_eq!(held.decks[0].held, ["Lt#1"]);
+    // Held, not in play: nobody acts on it yet.
+    let mv = action("move", json!({ "figure": "Lt", "path_in": [[20.0, 9.0]] }));
+    refused(&held, &mv, RefusalKind::Cards);
+    let play = action("play-reserved", json!({ "card": "Lt#1" }));
+    let (played, _) = run(&held, &play, &[]);
+    run(&played, &mv, &[]);
+    // Kept to the End of Turn, it goes back into the deck.
+    let (after, _) = run(&held, &action("draw", json!({})), &[1]);
+    assert!(after.decks[0].held.is_empty());
+    assert!(after.decks[0].draw.contains(&"Lt#1".to_owned()));
 }

@@ -217,9 +217,15 @@ fn scripted_game_runs_three_turns_and_replays() {
     .expect("script loads");
     // The order deck: Toledo (seasoned) 3, Ruiz 1, Datu Ali (veteran) 4,
     // the Panglima 1, Alferez Vega (regular cavalry) 2 + 1 and 2 for his
-    // 12 lancers, End of Turn 1.
+    // 12 lancers, End of Turn 1, and an individual soldier card a side.
     let deck = script.scenario.state.deck("orders").expect("order deck");
-    assert_eq!(deck.draw.len(), 15);
+    assert_eq!(deck.draw.len(), 17);
+    let soldier_cards = deck
+        .draw
+        .iter()
+        .filter(|c| c.starts_with("soldier:"))
+        .count();
+    assert_eq!(soldier_cards, 2, "individual soldier cards in the deck");
     let vega = deck
         .draw
         .iter()
@@ -260,6 +266,16 @@ fn scripted_game_runs_three_turns_and_replays() {
         })
         .collect();
     assert!(notes.iter().any(|n| n.contains("drags Soldado Moreno")));
+    // An individual soldier card came up: one Spaniard fired alone on it.
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`soldier:Spanish#1` is played"))
+    );
+    let alone = game.history().iter().flat_map(|p| &p.events).any(|e| {
+        matches!(e, spotter::game::Event::Odds { purpose, .. } if purpose.starts_with("Lanceros 1 fires at"))
+    });
+    assert!(alone, "the soldier card's man fired");
     assert!(
         notes
             .iter()

@@ -24,6 +24,8 @@ pub enum Action {
     CloseCombat(CombatParams),
     Reform(ReformParams),
     Drag(DragParams),
+    Gather(GatherParams),
+    Challenge(ChallengeParams),
 }
 
 impl Action {
@@ -38,6 +40,8 @@ impl Action {
         "close-combat",
         "reform",
         "drag",
+        "gather",
+        "challenge",
     ];
 
     /// The action's name.
@@ -52,6 +56,8 @@ impl Action {
             Self::CloseCombat(_) => "close-combat",
             Self::Reform(_) => "reform",
             Self::Drag(_) => "drag",
+            Self::Gather(_) => "gather",
+            Self::Challenge(_) => "challenge",
         }
     }
 
@@ -209,4 +215,21 @@ pub struct DragParams {
     pub helpers: Vec<String>,
     /// One straight leg, table inches.
     pub to_in: [f64; 2],
+}
+
+/// Seriously wounded men behind the lines are gathered: they may fire,
+/// with doubled ranges, and do not move.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatherParams {
+    pub wounded: Vec<String>,
+}
+
+/// A side challenges the other, while it gives aid to its wounded, to
+/// show what it wrote down (once a game).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChallengeParams {
+    /// The side that challenges.
+    pub side: String,
 }

@@ -16,7 +16,7 @@ use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Length, RefusalKind};
 use crate::geometry::{
-    BaseShape, Placement, bearing_deg, disc_touches_base, line_hits_base, line_of_sight, point_at,
+    BaseShape, Placement, bearing_deg, disc_touches_base, line_hits_base, point_at,
 };
 use crate::rules::RuleError;
 use crate::rules::common::{Work, centre_gap_in, figure};
@@ -108,7 +108,7 @@ impl LittleColonialRules {
                 ),
             ));
         }
-        Self::check_point_in_sight(state, g, aim)?;
+        self.check_point_in_sight(state, g, aim)?;
         let (gunners, helpers) = self.gun_crew(state, g);
         Ok(GunPlan::AtPoint {
             gun: g.id,
@@ -125,6 +125,7 @@ impl LittleColonialRules {
     /// blocking terrain (the shared line of sight, its own call of too
     /// close to call counting as seen).
     fn check_point_in_sight(
+        &self,
         state: &GameState,
         g: &Figure,
         aim: Point2<f64>,
@@ -135,7 +136,7 @@ impl LittleColonialRules {
             shape: BaseShape::Round { diameter_in: 0.0 },
             sigma_in: 0.0,
         };
-        let sight = line_of_sight(&g.placement, &point, &state.terrain, 0.0);
+        let sight = self.sight(state, g, &point, 0.0);
         if sight.clear.value || sight.clear.too_close_to_call {
             return Ok(());
         }

@@ -58,10 +58,7 @@ pub const END_OF_TURN: &str = "end-of-turn";
 /// The typed state of a figure that has none yet.
 static DEFAULT_FIGURE: FigureStatus = FigureStatus::DEFAULT;
 /// The typed state of a side that has none yet.
-static DEFAULT_SIDE: SideStatus = SideStatus {
-    chits: None,
-    wounded: None,
-};
+static DEFAULT_SIDE: SideStatus = SideStatus::DEFAULT;
 
 #[derive(Debug, Clone)]
 pub struct LittleColonialRules {
@@ -101,6 +98,48 @@ pub fn card_owner<'a>(state: &'a GameState, card: &str) -> Option<&'a Figure> {
 pub fn in_the_fight(f: &Figure) -> bool {
     let s = st(f);
     f.active() && s.arrives.is_none() && !s.surrendered
+}
+
+/// Seriously wounded and gathered behind the lines: he fires (with
+/// doubled ranges) and is fired at, but does not move.
+pub fn gathered(f: &Figure) -> bool {
+    let s = st(f);
+    s.gathered && f.wound == Some(Wound::Serious) && s.arrives.is_none() && !s.surrendered
+}
+
+/// In the fight, or gathered behind the lines: he fires, is fired at and
+/// fights.
+pub fn fights_on(f: &Figure) -> bool {
+    in_the_fight(f) || gathered(f)
+}
+
+/// The prefix of a side's individual soldier cards: `soldier:<side>#<k>`.
+pub const SOLDIER_CARD: &str = "soldier:";
+
+/// The side whose individual soldier card this is (None: not one).
+pub fn soldier_card_side(state: &GameState, card: &str) -> Option<usize> {
+    let rest = card.strip_prefix(SOLDIER_CARD)?;
+    let name = rest.rsplit_once('#').map_or(rest, |(n, _)| n);
+    state.sides.iter().position(|s| s.name == name)
+}
+
+/// Who acts on the card in play: the figure named on it (and the men he
+/// may activate), or, on an individual soldier card, one figure of its
+/// side.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Holder<'a> {
+    Figure(&'a Figure),
+    Soldier { side: usize },
+}
+
+impl Holder<'_> {
+    /// The side the card belongs to.
+    pub(super) fn side(&self) -> usize {
+        match self {
+            Self::Figure(f) => f.side,
+            Self::Soldier { side } => *side,
+        }
+    }
 }
 
 /// Cavalry (ordered by cavalry cards only).
@@ -195,20 +234,50 @@ impl LittleColonialRules {
         demoralised(&self.data, st(f).level.name(), empty, st(f).rallied_at)
     }
 
-    /// The card in play and its owner.
+    /// The card in play and its owner (an officer's, NCO's or leader's
+    /// card: an individual soldier card is refused).
     pub(super) fn card_and_owner<'a>(
         &self,
         state: &'a GameState,
     ) -> Result<(String, &'a Figure), RuleError> {
+        match self.card_holder(state)? {
+            (card, Holder::Figure(owner)) => Ok((card, owner)),
+            (card, Holder::Soldier { .. }) => Err(refuse(
+                RefusalKind::Cards,
+                format!("`{card}` is an individual soldier's card: it orders one man, not this"),
+            )),
+        }
+    }
+
+    /// The card in play and who acts on it.
+    pub(super) fn card_holder<'a>(
+        &self,
+        state: &'a GameState,
+    ) -> Result<(String, Holder<'a>), RuleError> {
         let card = card_in_play(state).ok_or_else(|| {
             refuse(
                 RefusalKind::Cards,
                 "no order card is in play: `draw` the next card",
             )
         })?;
+        if let Some(side) = soldier_card_side(state, card) {
+            return Ok((card.to_owned(), Holder::Soldier { side }));
+        }
         let owner = card_owner(state, card)
             .ok_or_else(|| refuse(RefusalKind::Cards, format!("nobody holds `{card}`")))?;
-        Ok((card.to_owned(), owner))
+        Ok((card.to_owned(), Holder::Figure(owner)))
+    }
+
+    /// On an individual soldier card, only one man acts: `n` men are
+    /// refused when more than one.
+    pub(super) fn one_soldier(&self, state: &GameState, n: usize) -> Result<(), RuleError> {
+        match self.card_holder(state) {
+            Ok((card, Holder::Soldier { .. })) if n > 1 => Err(refuse(
+                RefusalKind::Cards,
+                format!("`{card}` is an individual soldier card: one man acts on it, not {n}"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The unit an NCO or leader leads: the one his `leads` names, else the
@@ -224,7 +293,7 @@ impl LittleColonialRules {
     /// than himself: cavalry cards order cavalry only; NCOs cannot
     /// activate officers and activate their own unit only; subordinates
     /// cannot activate their superiors; within the command radius.
-    fn may_activate(
+    pub(super) fn may_activate(
         &self,
         state: &GameState,
         owner: &Figure,
@@ -284,28 +353,33 @@ impl LittleColonialRules {
         Ok(())
     }
 
-    /// May `f` act on the card in play? Returns the card's owner.
+    /// May `f` act on the card in play? Returns the card's owner (on an
+    /// individual soldier card, `f` himself).
     pub(super) fn commanded<'a>(
         &self,
         state: &'a GameState,
-        f: &Figure,
+        f: &'a Figure,
         check_radius: bool,
     ) -> Result<&'a Figure, RuleError> {
-        let (card, owner) = self.card_and_owner(state)?;
-        if !in_the_fight(f) {
+        let (card, holder) = self.card_holder(state)?;
+        if !fights_on(f) {
             return Err(refuse(
                 RefusalKind::OutOfTheFight,
                 format!("{} is not in the fight", f.name),
             )
             .by(f.id));
         }
+        let owner = match holder {
+            Holder::Figure(owner) => owner,
+            Holder::Soldier { .. } => f,
+        };
         if !in_the_fight(owner) {
             return Err(refuse(
                 RefusalKind::OutOfTheFight,
                 format!("{} is down: his card activates nobody", owner.name),
             ));
         }
-        if f.side != owner.side {
+        if f.side != holder.side() {
             return Err(refuse(
                 RefusalKind::NotAnEnemy,
                 format!("{} is not one of {}'s men", f.name, owner.name),
@@ -314,6 +388,9 @@ impl LittleColonialRules {
         }
         if f.id != owner.id {
             self.may_activate(state, owner, f, check_radius)?;
+        }
+        if let Holder::Soldier { .. } = holder {
+            Self::soldier_is_free(state, &card, f)?;
         }
         if st(f)
             .acted
@@ -337,6 +414,29 @@ impl LittleColonialRules {
             .by(f.id));
         }
         Ok(owner)
+    }
+
+    /// "These cards will allow the player to use an individual soldier":
+    /// nobody but `f` has acted on this soldier card.
+    fn soldier_is_free(state: &GameState, card: &str, f: &Figure) -> Result<(), RuleError> {
+        let other = state.figures.iter().find(|g| {
+            g.id != f.id
+                && st(g)
+                    .acted
+                    .as_ref()
+                    .is_some_and(|a| a.turn == state.turn && a.card == card)
+        });
+        match other {
+            Some(g) => Err(refuse(
+                RefusalKind::Cards,
+                format!(
+                    "`{card}` is an individual soldier card and {} has used it: one man acts on it",
+                    g.name
+                ),
+            )
+            .by(f.id)),
+            None => Ok(()),
+        }
     }
 
     pub(super) fn mark_acted(work: &mut Work, ids: &[FigureId]) {
@@ -366,6 +466,17 @@ impl LittleColonialRules {
         dice: &mut dyn Dice,
     ) -> Result<(), RuleError> {
         let f = work.fig(id)?.clone();
+        if f.wound == Some(Wound::Serious) {
+            // A wounded man gathered behind the lines, hit again: his chit
+            // went when he was wounded.
+            work.note(format!("{} is hit again: he is killed", f.name));
+            work.push(Event::Wounded {
+                figure: id,
+                wound: Wound::Killed,
+                mount: false,
+            });
+            return Ok(());
+        }
         let result = if Self::wounded_rule(&work.now) {
             let face = work.roll1(dice, self.data.wounded.die, "wounded?", Some(id))?;
             wounded_result(&self.data, face)
@@ -473,6 +584,19 @@ impl LittleColonialRules {
         cards
     }
 
+    /// Each side's individual soldier cards: its scenario's
+    /// `soldier-cards`, else the data's.
+    fn soldier_cards(&self, state: &GameState) -> Vec<String> {
+        let mut cards = Vec::new();
+        for (i, side) in state.sides.iter().enumerate() {
+            let n = side_st(state, i)
+                .soldier_cards
+                .unwrap_or(self.data.deck.soldier_cards);
+            cards.extend((1..=n).map(|k| format!("{SOLDIER_CARD}{}#{k}", side.name)));
+        }
+        cards
+    }
+
     /// Who holds the cards of a side's cavalry troopers of `unit`: the
     /// cavalry officer, NCO or leader who leads the unit or is in it, else
     /// the side's most senior cavalry officer, else the unit's first man.
@@ -556,6 +680,8 @@ impl LittleColonialRules {
                 Action::CloseCombat(p) => self.check_combat(state, p).map(drop),
                 Action::Reform(p) => self.check_reform(state, p).map(drop),
                 Action::Drag(p) => self.check_drag(state, p).map(drop),
+                Action::Gather(p) => self.check_gather(state, p).map(drop),
+                Action::Challenge(p) => self.check_challenge(state, p).map(drop),
             },
             other => Err(RuleError::Unsupported {
                 rule_set: NAME.into(),
@@ -585,6 +711,8 @@ impl LittleColonialRules {
                 Action::CloseCombat(p) => self.resolve_combat(state, p, dice),
                 Action::Reform(p) => self.resolve_reform(state, p),
                 Action::Drag(p) => self.resolve_drag(state, p, dice),
+                Action::Gather(p) => self.resolve_gather(state, p),
+                Action::Challenge(p) => self.resolve_challenge(state, p, dice),
             },
             other => Err(RuleError::Unsupported {
                 rule_set: NAME.into(),
@@ -666,6 +794,7 @@ impl RuleSet for LittleColonialRules {
                 .filter(|f| st(f).arrives.is_none())
                 .collect();
             let mut draw = self.cards_joining(state, &on_table);
+            draw.extend(self.soldier_cards(state));
             for _ in 0..self.data.deck.end_of_turn_cards {
                 draw.push(END_OF_TURN.to_owned());
             }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::status::{Acted, WoundKind};
+use super::status::{Acted, AidAttempt, WoundKind, WoundedPolicy};
 use crate::core::FigureId;
 use crate::rules::GameState;
 
@@ -34,6 +34,24 @@ pub enum Event {
     WoundTaken { figure: FigureId, wound: WoundKind },
     /// A demoralised figure blocked from his entry point surrendered.
     Surrendered { figure: FigureId },
+    /// Seriously wounded men gathered behind the lines.
+    Gathered { figures: Vec<FigureId> },
+    /// A side gave aid to its wounded (dragged a man) on this card.
+    AidAttempted {
+        side: usize,
+        turn: u32,
+        card: String,
+    },
+    /// Side `by` challenged side `side`, which had written `wrote`;
+    /// `caught`: it was doing the opposite.
+    Challenged {
+        by: usize,
+        side: usize,
+        wrote: WoundedPolicy,
+        caught: bool,
+    },
+    /// An individual soldier card was played: it leaves the game.
+    CardSpent { card: String },
 }
 
 /// A figure's typed state, made when missing.
@@ -91,6 +109,35 @@ impl Event {
             Self::Surrendered { figure } => {
                 if let Some(s) = fig(state, *figure) {
                     s.surrendered = true;
+                }
+            }
+            Self::Gathered { figures } => {
+                for id in figures {
+                    if let Some(s) = fig(state, *id) {
+                        s.gathered = true;
+                    }
+                }
+            }
+            Self::AidAttempted { side, turn, card } => {
+                state.rules.little_colonial_mut().aid = Some(AidAttempt {
+                    side: *side,
+                    turn: *turn,
+                    card: card.clone(),
+                });
+            }
+            Self::Challenged { by, .. } => {
+                if let Some(s) = state.sides.get_mut(*by) {
+                    s.rules.little_colonial_mut().challenged = true;
+                }
+            }
+            Self::CardSpent { card } => {
+                let deck = state
+                    .decks
+                    .iter_mut()
+                    .find(|d| d.name == super::engine::ORDER_DECK);
+                if let Some(d) = deck {
+                    d.discard.retain(|c| c != card);
+                    d.held.retain(|c| c != card);
                 }
             }
         }

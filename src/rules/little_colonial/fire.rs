@@ -10,7 +10,7 @@
 use nalgebra::Point2;
 
 use super::action::FireParams;
-use super::engine::{LittleColonialRules, centroid, in_the_fight, refuse};
+use super::engine::{LittleColonialRules, centroid, fights_on, gathered, in_the_fight, refuse};
 use super::{
     CavalrySave, cavalry_save, cavalry_volley_odds, check_removal, in_half_circle, removal_order,
     volley_odds,
@@ -18,7 +18,7 @@ use super::{
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Centimetre, Length, RefusalKind};
-use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, line_of_sight, range_in};
+use crate::geometry::{RangeMethod, angle_off_facing_deg, line_hits_base, range_in};
 use crate::rules::RuleError;
 use crate::rules::common::{Work, figure};
 use crate::rules::stand_to::Wound;
@@ -51,6 +51,8 @@ pub(super) struct AreaPlan {
     pub hits: HitArea,
     /// Why the firers who hold their fire do (a friend in the way).
     pub blocked: Vec<String>,
+    /// The range bands' upper edges, cm (doubled for gathered wounded).
+    pub edges: Vec<f64>,
 }
 
 impl LittleColonialRules {
@@ -67,12 +69,15 @@ impl LittleColonialRules {
         if firers.is_empty() {
             return Err(refuse(RefusalKind::Malformed, "name the figures that fire"));
         }
+        self.one_soldier(state, firers.len())?;
         // A line is in command if any of its figures is in the radius.
-        let any_in = firers
-            .iter()
-            .any(|f| self.commanded(state, f, true).is_ok());
-        for f in &firers {
-            self.commanded(state, f, !any_in || !p.formation)?;
+        let in_line = if p.formation {
+            self.line_in_command(state, &firers)
+        } else {
+            vec![false; firers.len()]
+        };
+        for (f, in_line) in firers.iter().zip(in_line) {
+            self.commanded(state, f, !in_line)?;
         }
         let aim = figure(state, &p.target)?;
         if p.individual {
@@ -123,17 +128,78 @@ impl LittleColonialRules {
         Ok((w.dice, if f.mounted() { w.mounted_add } else { 0 }))
     }
 
+    /// The d6 face needed at `range` with the bands' upper `edges`.
     pub(super) fn range_need(
         &self,
         range: Length<Centimetre>,
         name: &str,
+        edges: &[f64],
     ) -> Result<u32, RuleError> {
-        self.data.to_hit(range.value()).ok_or_else(|| {
-            refuse(
-                RefusalKind::OutOfRange,
-                format!("{name} is out of range ({range})"),
-            )
-        })
+        edges
+            .iter()
+            .position(|e| range.value() <= *e)
+            .and_then(|band| self.data.fire.to_hit.get(band).copied())
+            .ok_or_else(|| {
+                refuse(
+                    RefusalKind::OutOfRange,
+                    format!("{name} is out of range ({range})"),
+                )
+            })
+    }
+
+    /// The range bands' upper edges, cm: "Firing ranges are doubled for
+    /// calculation purposes" for seriously wounded men gathered behind the
+    /// lines.
+    pub(super) fn band_edges(&self, gathered: bool) -> Vec<f64> {
+        let factor = if gathered {
+            self.data.wounded.gathered_range_factor
+        } else {
+            1.0
+        };
+        self.data
+            .fire
+            .band_edges_cm
+            .iter()
+            .map(|e| e * factor)
+            .collect()
+    }
+
+    /// "If there is a continuous (and contiguous) line of figures in
+    /// lateral contact (i.e., a line), all the figures in that line are
+    /// considered in command IF the command radius of ANY officer or NCO
+    /// ... is within range of ANY figure in that line": for each firer,
+    /// is he joined to a firer in the radius by a chain of firers whose
+    /// bases touch (within the flank's adjacency, edge to edge)?
+    fn line_in_command(&self, state: &GameState, firers: &[&Figure]) -> Vec<bool> {
+        let adjacent_in = self.inches(self.data.close_combat.flank_gap_cm);
+        let mut reached: Vec<bool> = firers
+            .iter()
+            .map(|f| self.commanded(state, f, true).is_ok())
+            .collect();
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for i in 0..firers.len() {
+                if reached[i] {
+                    continue;
+                }
+                let touches = (0..firers.len()).any(|j| {
+                    reached[j]
+                        && range_in(
+                            &firers[i].placement,
+                            &firers[j].placement,
+                            RangeMethod::EdgeToEdge,
+                        )
+                        .value_in
+                            <= adjacent_in + 1e-9
+                });
+                if touches {
+                    reached[i] = true;
+                    grew = true;
+                }
+            }
+        }
+        reached
     }
 
     /// "The soldier can fire without restrictions, except that the line of
@@ -145,7 +211,7 @@ impl LittleColonialRules {
         f: &Figure,
         t: &Figure,
     ) -> Result<(Length<Centimetre>, u32), RuleError> {
-        if t.side == f.side || !in_the_fight(t) {
+        if t.side == f.side || !fights_on(t) {
             return Err(refuse(
                 RefusalKind::NotAnEnemy,
                 "fire at an enemy in the fight",
@@ -168,7 +234,7 @@ impl LittleColonialRules {
             )
             .by(f.id));
         }
-        let sight = line_of_sight(&f.placement, &t.placement, &state.terrain, 0.0);
+        let sight = self.sight(state, f, &t.placement, self.height_ft(t));
         if !sight.clear.value {
             return Err(refuse(
                 RefusalKind::OutOfSight,
@@ -182,7 +248,7 @@ impl LittleColonialRules {
             .by(f.id));
         }
         let range = self.in_cm(Length::centre_to_centre(&f.placement, &t.placement));
-        let need = self.range_need(range, &t.name)?;
+        let need = self.range_need(range, &t.name, &self.band_edges(gathered(f)))?;
         Ok((range, need))
     }
 
@@ -198,7 +264,7 @@ impl LittleColonialRules {
         let (n, add) = self.fire_dice(f)?;
         work.push(Event::Measured(range.reading(
             format!("range {} to {}", f.name, t.name),
-            &self.data.fire.band_edges_cm,
+            &self.band_edges(gathered(f)),
         )));
         let o = volley_odds(&self.data, n, need, add);
         work.push(Event::Odds {
@@ -229,7 +295,7 @@ impl LittleColonialRules {
     ) -> Result<(), RuleError> {
         for &id in ids {
             let f = work.fig(id)?.clone();
-            if !in_the_fight(&f) {
+            if !fights_on(&f) {
                 continue;
             }
             let face = work.roll1(dice, self.data.fire.die, "save", Some(id))?;
@@ -284,7 +350,7 @@ impl LittleColonialRules {
             .iter()
             .filter(|t| {
                 t.side == target.side
-                    && in_the_fight(t)
+                    && fights_on(t)
                     && in_half_circle(
                         target.placement.center_in_table,
                         from,
@@ -368,7 +434,15 @@ impl LittleColonialRules {
         formation: bool,
         remove: &[String],
     ) -> Result<AreaPlan, RuleError> {
-        let firers: Vec<&Figure> = firers.iter().copied().filter(|f| in_the_fight(f)).collect();
+        let firers: Vec<&Figure> = firers.iter().copied().filter(|f| fights_on(f)).collect();
+        let wounded = firers.iter().filter(|f| gathered(f)).count();
+        if wounded > 0 && wounded < firers.len() {
+            return Err(refuse(
+                RefusalKind::Malformed,
+                "gathered wounded men fire with doubled ranges: fire them apart from the healthy men",
+            ));
+        }
+        let edges = self.band_edges(wounded > 0);
         self.fire_boxes(state, &firers, formation)?;
         let target = self.area_target(state, &firers, target_side, formation)?;
         // Those whose line of fire passes over a friend they may not fire
@@ -401,7 +475,7 @@ impl LittleColonialRules {
             (target.placement.center_in_table - at).norm(),
             &target.placement,
         ));
-        let need = self.range_need(range, &target.name)?;
+        let need = self.range_need(range, &target.name, &edges)?;
         let n_firers = u32::try_from(firing.len()).unwrap_or(u32::MAX);
         let hits = self.hit_area(state, target, at, n_firers, remove)?;
         Ok(AreaPlan {
@@ -414,6 +488,7 @@ impl LittleColonialRules {
             need,
             hits,
             blocked,
+            edges,
         })
     }
 
@@ -442,10 +517,7 @@ impl LittleColonialRules {
             .figures
             .iter()
             .filter(|t| {
-                t.side == target_side
-                    && in_the_fight(t)
-                    && eligible(t)
-                    && !self.in_contact(state, t)
+                t.side == target_side && fights_on(t) && eligible(t) && !self.in_contact(state, t)
             })
             .min_by(|a, b| {
                 let da = (a.placement.center_in_table - at).norm();
@@ -537,10 +609,10 @@ impl LittleColonialRules {
         for why in &plan.blocked {
             work.note(why.clone());
         }
-        work.push(Event::Measured(plan.range.reading(
-            format!("range to {}", target.name),
-            &self.data.fire.band_edges_cm,
-        )));
+        work.push(Event::Measured(
+            plan.range
+                .reading(format!("range to {}", target.name), &plan.edges),
+        ));
         Self::mark_acted(work, &plan.firers);
         self.push_area_odds(
             work,

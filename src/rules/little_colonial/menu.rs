@@ -42,6 +42,26 @@ pub fn actions() -> Vec<ActionSpec> {
         )),
         reform(),
         drag(),
+        ActionSpec::new(
+            "gather",
+            "Gather wounded",
+            "seriously wounded men behind the lines are gathered: they fire with doubled ranges",
+        )
+        .param(ParamSpec::actor(
+            "wounded",
+            ParamKind::Figures,
+            "the wounded men",
+        )),
+        ActionSpec::new(
+            "challenge",
+            "Challenge",
+            "while the other side aids its wounded, show what it wrote down (once a game)",
+        )
+        .param(ParamSpec::given(
+            "side",
+            ParamKind::Text,
+            "the side that challenges",
+        )),
     ]
 }
 

@@ -17,8 +17,10 @@ mod fire;
 pub mod menu;
 mod movement;
 mod overlay;
+mod sight;
 pub mod status;
 mod turn;
+mod wounded;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,6 +58,9 @@ pub struct DeckData {
     pub end_of_turn_cards: u32,
     pub cavalry_troopers_per_card: u32,
     pub cavalry_officer_extra: u32,
+    /// "X number of individual soldier cards": each side's, unless its
+    /// scenario says (`soldier-cards`).
+    pub soldier_cards: u32,
     #[serde(default)]
     pub house: House,
 }
@@ -235,6 +240,33 @@ pub struct WoundedData {
     pub torso_drag_cost: [f64; 2],
     /// The same for a man hit in the leg.
     pub leg_drag_cost: [f64; 2],
+    /// Seriously wounded men gathered behind the lines: "Firing ranges are
+    /// doubled for calculation purposes".
+    pub gathered_range_factor: f64,
+    /// Found doing the opposite of what he wrote down: "ten percent (10%)
+    /// casualties to his healthy forces".
+    pub challenge_casualty_percent: u32,
+    #[serde(default)]
+    pub house: House,
+}
+
+/// The optional line of sight by heights: "Any terrain taller than the
+/// (tallest*) figure (unit/formation) is considered blocking terrain for
+/// line of sight purposes."
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SightData {
+    /// "Man on Foot- Six feet tall (6')", feet.
+    pub foot_ft: f64,
+    /// "Mounted figure- Nine feet tall (9')".
+    pub mounted_ft: f64,
+    /// "Man on roof of house-Twelve Feet tall (12')".
+    pub roof_ft: f64,
+    /// "Man in church steeple- Twenty Four Feet tall (24')".
+    pub steeple_ft: f64,
+    /// Heights of blocking terrain, feet, by a word of the area's name (an
+    /// area with none always blocks).
+    pub terrain_height_ft: BTreeMap<String, f64>,
     #[serde(default)]
     pub house: House,
 }
@@ -257,6 +289,7 @@ pub struct LittleColonial {
     pub morale: MoraleData,
     pub artillery: ArtilleryData,
     pub wounded: WoundedData,
+    pub sight: SightData,
     #[serde(skip)]
     pub weapons: BTreeMap<String, WeaponData>,
 }
@@ -662,13 +695,24 @@ pub fn removal_order(
 /// data's `terrain_factor` that is a word of the area's name (`Jungle
 /// east` is jungle). None: the data has no factor for it.
 pub fn terrain_factor(data: &LittleColonial, area_name: &str) -> Option<f64> {
+    by_name_word(&data.movement.terrain_factor, area_name)
+}
+
+/// The height in feet of a blocking terrain area for the optional line of
+/// sight: the first name of the data's `terrain_height_ft` that is a word
+/// of the area's name. None: no height (it always blocks).
+pub fn terrain_height_ft(data: &LittleColonial, area_name: &str) -> Option<f64> {
+    by_name_word(&data.sight.terrain_height_ft, area_name)
+}
+
+/// The value of the first key of `table` that is a word of `area_name`.
+fn by_name_word(table: &BTreeMap<String, f64>, area_name: &str) -> Option<f64> {
     let lower = area_name.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    data.movement
-        .terrain_factor
+    table
         .iter()
         .find(|(k, _)| words.contains(&k.as_str()))
         .map(|(_, f)| *f)

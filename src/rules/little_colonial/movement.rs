@@ -10,8 +10,10 @@ use nalgebra::{Point2, Vector2};
 use super::CavalryMove;
 use super::action::{DragParams, MoveParams, ReformParams};
 use super::engine::{
-    LittleColonialRules, cavalry, in_the_fight, is_nco, is_officer, policy, refuse, st,
+    LittleColonialRules, card_in_play, cavalry, fig_event, fights_on, gathered, is_nco, is_officer,
+    policy, refuse, st,
 };
+use super::event::Event as LcEvent;
 use super::status::{Level, WoundKind, WoundedPolicy};
 use super::terrain_factor;
 use crate::core::dice::{Dice, total};
@@ -170,7 +172,7 @@ impl LittleColonialRules {
         state
             .figures
             .iter()
-            .filter(|e| e.side != f.side && in_the_fight(e))
+            .filter(|e| e.side != f.side && fights_on(e))
             .map(|e| {
                 let gap = range_in(&me, &e.placement, RangeMethod::EdgeToEdge).value_in;
                 (e.name.clone(), gap)
@@ -271,6 +273,7 @@ impl LittleColonialRules {
     ) -> Result<MovePlan, RuleError> {
         let f = figure(state, &p.figure)?;
         self.commanded(state, f, true)?;
+        Self::may_move(f)?;
         if p.path_in.is_empty() {
             return Err(refuse(RefusalKind::Malformed, "give the path's points"));
         }
@@ -295,6 +298,21 @@ impl LittleColonialRules {
             .by(f.id));
         }
         Ok(MovePlan { figure: f.id, path })
+    }
+
+    /// Gathered wounded men: "movement is NOT allowed".
+    fn may_move(f: &Figure) -> Result<(), RuleError> {
+        if gathered(f) {
+            return Err(refuse(
+                RefusalKind::CannotDo,
+                format!(
+                    "{} is wounded and gathered behind the lines: movement is NOT allowed",
+                    f.name
+                ),
+            )
+            .by(f.id));
+        }
+        Ok(())
     }
 
     /// A lightly wounded man pays double; the rest pay the terrain's cost.
@@ -355,8 +373,8 @@ impl LittleColonialRules {
         mover: FigureId,
     ) -> Result<(), RuleError> {
         let m = work.fig(mover)?.clone();
-        let adjacent_in = self.inches(self.data.close_combat.flank_gap_cm);
-        let taken: Vec<(FigureId, String)> = work
+        let adjacent = self.data.close_combat.flank_gap_cm;
+        let taken: Vec<(FigureId, String, crate::core::Reading)> = work
             .now
             .figures
             .iter()
@@ -364,12 +382,22 @@ impl LittleColonialRules {
                 w.side != m.side
                     && w.wound == Some(Wound::Serious)
                     && policy(&work.now, w.side) == Some(WoundedPolicy::Ruthless)
-                    && range_in(&w.placement, &m.placement, RangeMethod::EdgeToEdge).value_in
-                        <= adjacent_in
             })
-            .map(|w| (w.id, w.name.clone()))
+            .filter_map(|w| {
+                let gap = self.in_cm(Length::between(
+                    &w.placement,
+                    &m.placement,
+                    RangeMethod::EdgeToEdge,
+                ));
+                let call = gap.at_most(adjacent);
+                call.value.then(|| {
+                    let what = format!("{} to {}, base to base", m.name, w.name);
+                    (w.id, w.name.clone(), gap.reading_with(what, &call))
+                })
+            })
             .collect();
-        for (id, name) in taken {
+        for (id, name, reading) in taken {
+            work.push(Event::Measured(reading));
             work.note(format!(
                 "{} reaches {name}, wounded and left by a Ruthless side: he is dead",
                 m.name
@@ -430,6 +458,7 @@ impl LittleColonialRules {
                 ));
             }
             self.commanded(state, f, true)?;
+            Self::may_move(f)?;
             let to = Point2::new(m.to_in[0], m.to_in[1]);
             let d = self.in_cm(Length::path(
                 (to - f.placement.center_in_table).norm(),
@@ -484,7 +513,7 @@ impl LittleColonialRules {
         state: &GameState,
         p: &DragParams,
     ) -> Result<DragPlan, RuleError> {
-        let (_, owner) = self.card_and_owner(state)?;
+        let (_, holder) = self.card_holder(state)?;
         let w = figure(state, &p.wounded)?;
         let kind = st(w)
             .wound
@@ -496,18 +525,23 @@ impl LittleColonialRules {
             )
             .by(w.id));
         };
-        if w.side != owner.side {
+        Self::may_move(w)?;
+        if w.side != holder.side() {
             return Err(refuse(
                 RefusalKind::NotAnEnemy,
-                format!("{} is not one of {}'s men", w.name, owner.name),
+                format!("{} is not of the card's side", w.name),
             ));
         }
-        if policy(state, w.side) != Some(WoundedPolicy::Compassionate) {
+        // A Ruthless side "can at NO TIME during the game attempt to give
+        // aid": the engine holds the written slips and does not stop the
+        // attempt; the other side's challenge catches it.
+        if !Self::wounded_rule(state) {
             return Err(refuse(
                 RefusalKind::CannotDo,
-                "a Ruthless side can at no time give aid to its wounded",
+                "the wounded rule is not in play: both sides must write down how they treat their wounded",
             ));
         }
+        self.one_soldier(state, p.helpers.len())?;
         let n = p.helpers.len();
         if !(1..=2).contains(&n) {
             return Err(refuse(
@@ -519,6 +553,7 @@ impl LittleColonialRules {
         for h in &p.helpers {
             let h = figure(state, h)?;
             self.commanded(state, h, true)?;
+            Self::may_move(h)?;
             let gap = range_in(&h.placement, &w.placement, RangeMethod::EdgeToEdge).value_in;
             if self.cm(gap) > self.data.close_combat.contact_cm {
                 return Err(refuse(
@@ -573,6 +608,13 @@ impl LittleColonialRules {
                 ),
         ));
         Self::mark_acted(&mut work, &plan.helpers);
+        if let Some(card) = card_in_play(state) {
+            work.push(fig_event(LcEvent::AidAttempted {
+                side: lead.side,
+                turn: state.turn,
+                card: card.to_owned(),
+            }));
+        }
         let dir = Vector2::new(
             walk.heading_deg.to_radians().cos(),
             walk.heading_deg.to_radians().sin(),

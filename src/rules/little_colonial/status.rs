@@ -126,6 +126,16 @@ impl WoundKind {
     }
 }
 
+/// Where a man stands above the ground, for the optional line of sight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Perch {
+    /// "Man on roof of house" (12 ft).
+    Roof,
+    /// "Man in church steeple" (24 ft).
+    Steeple,
+}
+
 /// How a side wrote down it treats its seriously wounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -170,6 +180,11 @@ pub struct FigureStatus {
     pub entry_in: Option<[f64; 2]>,
     /// Demoralised and blocked from his entry point: he surrendered.
     pub surrendered: bool,
+    /// Seriously wounded and gathered behind the lines: he may fire, with
+    /// doubled ranges, and may not move.
+    pub gathered: bool,
+    /// On a roof or in a steeple (the optional line of sight's heights).
+    pub perch: Option<Perch>,
 }
 
 impl FigureStatus {
@@ -187,6 +202,8 @@ impl FigureStatus {
         wound: None,
         entry_in: None,
         surrendered: false,
+        gathered: false,
+        perch: None,
     };
 
     /// Reads a scenario figure's `status` table.
@@ -210,6 +227,11 @@ impl FigureStatus {
             rallied_at: r.number("rallied-at")?,
             wound: r.choice("wound", &WoundKind::ALL.map(|w| (w.name(), w)))?,
             entry_in: entry_point(&mut r)?,
+            gathered: r.flag("gathered")?.unwrap_or(d.gathered),
+            perch: r.choice(
+                "perch",
+                &[("roof", Perch::Roof), ("steeple", Perch::Steeple)],
+            )?,
             ..d
         };
         r.finish()?;
@@ -247,9 +269,27 @@ pub struct SideStatus {
     /// How the side treats its seriously wounded (the optional wounded
     /// rule is in play when both sides wrote it down).
     pub wounded: Option<WoundedPolicy>,
+    /// How many individual soldier cards the side gets (None: the data's
+    /// house default, `deck.soldier_cards`).
+    pub soldier_cards: Option<u32>,
+    /// The side has made its one challenge of the other side's wounded
+    /// policy.
+    pub challenged: bool,
+    /// Agrees to the optional line of sight by heights (in play when every
+    /// side does).
+    pub sight_heights: bool,
 }
 
 impl SideStatus {
+    /// A side with nothing recorded yet.
+    pub const DEFAULT: Self = Self {
+        chits: None,
+        wounded: None,
+        soldier_cards: None,
+        challenged: false,
+        sight_heights: false,
+    };
+
     /// Reads a scenario side's `status` table.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
         let mut r = StatusReader::new(RULE_SET, "side", raw);
@@ -262,6 +302,9 @@ impl SideStatus {
                     ("ruthless", WoundedPolicy::Ruthless),
                 ],
             )?,
+            soldier_cards: r.number("soldier-cards")?,
+            challenged: false,
+            sight_heights: r.flag("sight-heights")?.unwrap_or(false),
         };
         r.finish()?;
         Ok(s)
@@ -282,8 +325,20 @@ impl SideStatus {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GameStatus {
-    /// The order card in play (`<figure>#<k>`).
+    /// The order card in play (`<figure>#<k>`, or a side's individual
+    /// soldier card `soldier:<side>#<k>`).
     pub card: Option<String>,
+    /// The last attempt to give aid to a wounded man (a `drag`): the
+    /// other side may challenge while its card is in play.
+    pub aid: Option<AidAttempt>,
+}
+
+/// A side gave aid to its wounded on this card of this turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AidAttempt {
+    pub side: usize,
+    pub turn: u32,
+    pub card: String,
 }
 
 /// The rule set's name in scenario errors.

@@ -9,8 +9,8 @@ use nalgebra::Point2;
 
 use super::action::{DragParams, DrawParams, DrawThen, PlayParams, RallyParams};
 use super::engine::{
-    END_OF_TURN, LittleColonialRules, ORDER_DECK, card_owner, fig_event, in_the_fight,
-    joined_piles, piles_text, policy, refuse, side_st, st,
+    END_OF_TURN, LittleColonialRules, ORDER_DECK, card_owner, fig_event, gathered, in_the_fight,
+    joined_piles, piles_text, policy, refuse, side_st, soldier_card_side, st,
 };
 use super::event::Event as LcEvent;
 use super::status::{WoundKind, WoundedPolicy};
@@ -70,8 +70,12 @@ impl LittleColonialRules {
         work.push(fig_event(LcEvent::CardInPlay {
             card: Some(card.clone()),
         }));
+        Self::spend_soldier_card(&mut work, &card);
         match p.then {
             None => {}
+            Some(DrawThen::Fire) if soldier_card_side(&work.now, &card).is_some() => {
+                self.soldier_fires(&mut work, &card, dice)?;
+            }
             Some(DrawThen::Fire) => self.card_fires(&mut work, &card, dice)?,
         }
         Ok(work.into_events())
@@ -107,6 +111,7 @@ impl LittleColonialRules {
             .iter()
             .filter(|f| {
                 matches!(f.rank, Rank::Private | Rank::Warrior)
+                    && in_the_fight(f)
                     && self
                         .data
                         .weapons
@@ -158,6 +163,7 @@ impl LittleColonialRules {
             w.side == officer.side
                 && w.wound == Some(Wound::Serious)
                 && st(w).wound.is_some_and(WoundKind::serious)
+                && !gathered(w)
                 && centre_gap_in(w, officer) <= radius
         });
         for w in wounded {
@@ -348,15 +354,83 @@ impl LittleColonialRules {
 
     pub(super) fn resolve_play(state: &GameState, p: &PlayParams) -> Result<Vec<Event>, RuleError> {
         Self::check_play(state, p)?;
-        Ok(vec![
-            Event::CardPlayed {
-                deck: ORDER_DECK.into(),
-                card: p.card.clone(),
-            },
-            fig_event(LcEvent::CardInPlay {
-                card: Some(p.card.clone()),
-            }),
-        ])
+        let mut work = Work::new(state);
+        work.push(Event::CardPlayed {
+            deck: ORDER_DECK.into(),
+            card: p.card.clone(),
+        });
+        work.push(fig_event(LcEvent::CardInPlay {
+            card: Some(p.card.clone()),
+        }));
+        Self::spend_soldier_card(&mut work, &p.card);
+        Ok(work.into_events())
+    }
+
+    /// An individual soldier card that comes into play is spent: "these
+    /// cards are limited", it does not go back at End of Turn.
+    fn spend_soldier_card(work: &mut Work, card: &str) {
+        if soldier_card_side(&work.now, card).is_some() {
+            work.note(format!("`{card}` is played: an individual soldier acts"));
+            work.push(fig_event(LcEvent::CardSpent {
+                card: card.to_owned(),
+            }));
+        }
+    }
+
+    /// A drawn soldier card in a scripted game: the side's rifleman
+    /// nearest an enemy fires alone at that enemy.
+    fn soldier_fires(
+        &self,
+        work: &mut Work,
+        card: &str,
+        dice: &mut dyn Dice,
+    ) -> Result<(), RuleError> {
+        let now = work.now.clone();
+        let Some(side) = soldier_card_side(&now, card) else {
+            return Ok(());
+        };
+        let near = |f: &Figure| {
+            now.figures
+                .iter()
+                .filter(|e| e.side != side && in_the_fight(e))
+                .map(|e| (e, centre_gap_in(f, e)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+        };
+        let pick = now
+            .figures
+            .iter()
+            .filter(|f| {
+                f.side == side
+                    && matches!(f.rank, Rank::Private | Rank::Warrior)
+                    && in_the_fight(f)
+                    && self.fire_dice(f).is_ok_and(|(n, _)| n > 0)
+                    && self.commanded(&now, f, true).is_ok()
+            })
+            .filter_map(|f| near(f).map(|(e, d)| (f, e, d)))
+            .min_by(|a, b| a.2.total_cmp(&b.2));
+        let Some((f, e, _)) = pick else {
+            work.note(format!("nobody acts on `{card}`"));
+            return Ok(());
+        };
+        let fire = super::action::FireParams {
+            firers: vec![f.name.clone()],
+            target: e.name.clone(),
+            formation: false,
+            individual: true,
+            remove: Vec::new(),
+        };
+        match self.resolve_fire(&now, &fire, dice) {
+            Ok(ev) => {
+                for e in ev {
+                    work.push(e);
+                }
+            }
+            Err(RuleError::Refused(why)) => {
+                work.note(format!("{} does not fire on `{card}`: {why}", f.name));
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
     }
 
     /// The demoralised men an officer or NCO could rally (None: he may not
