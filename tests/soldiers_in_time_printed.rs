@@ -1003,9 +1003,9 @@ fn a_volley_needs_the_unit_in_formation_seeing_the_enemy_not_in_melee() {
 }
 
 #[test]
-fn a_friend_in_the_line_of_fire_blocks_and_a_shot_into_a_melee_may_strike_a_friend() {
+fn a_shot_past_a_friend_or_into_a_melee_may_strike_the_friend() {
     // 6.3, "Fire Past Friends or At Enemies Engaged In Melee" (the body is
-    // lost: house rules, [fire.house] past_friends and into_melee).
+    // lost: house rule, [fire.house] past_friends).
     let order = "loaded = true\nstatus = { order = \"independent-fire\" }";
     let figs = fig("Pte", "Red", 10.0, 10.0, 90.0, order)
         + &fig("Friend", "Red", 10.0, 13.0, 90.0, "")
@@ -1014,8 +1014,15 @@ fn a_friend_in_the_line_of_fire_blocks_and_a_shot_into_a_melee_may_strike_a_frie
         // In base contact with Fighter, behind him as Pte sees it.
         + &fig("Pal", "Red", 21.2, 16.5, 180.0, "");
     let mut s = at_phase(state(&figs, "", ""), "shooting", 0);
-    let why = refused(&s, &fire("Pte", "Target"), RefusalKind::OutOfSight);
-    assert!(why.contains("Friend stands in Pte's line of fire"), "{why}");
+    // Past Friend at 6 in (a hit on 1 to 6): half the hits strike him.
+    let past = fire("Pte", "Target");
+    assert_relative_eq!(odd(&s, &past, "p_friend_struck"), 0.3, epsilon = 1e-12);
+    let (_, ev) = resolve(&s, &past, &[1, 6, 5, 1, 1, 1, 1, 1, 1]);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains("strikes Friend"))),
+        "{ev:#?}"
+    );
     // Into the melee at 11.7 in (long range +2, a hit on 1 to 4): half the
     // hits strike Pal.
     let shot = fire("Pte", "Fighter");

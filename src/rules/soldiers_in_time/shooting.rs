@@ -36,8 +36,9 @@ pub(super) struct FirePlan {
     snap: bool,
     /// Loaded, or a weapon of several shots that fired already this turn.
     ready: bool,
-    /// 6.3: friends in the melee with the target, nearest the firer first
-    /// (a hit may strike one of them).
+    /// 6.3: friends the shot goes past (in the line of fire, nearest the
+    /// firer first), then those in the melee with the target: a hit may
+    /// strike the first of them.
     melee_friends: Vec<FigureId>,
     modifier: i32,
     weapon: WeaponData,
@@ -281,8 +282,9 @@ impl SoldiersInTimeRules {
             )
             .by(t.id));
         }
-        let melee_friends = self.friends_in_melee_with(state, s, t);
-        Self::check_past_friends(state, s, t, &melee_friends)?;
+        let in_melee = self.friends_in_melee_with(state, s, t);
+        let mut melee_friends = Self::friends_in_the_line(state, s, t, &in_melee);
+        melee_friends.extend(in_melee);
         let short = w.range_in * self.data.fire.long_range_from;
         let mods = self.fire_modifiers(state, s, t, snap, Some(range.value() > short));
         let why = mods
@@ -477,38 +479,36 @@ impl SoldiersInTimeRules {
         friends.into_iter().map(|f| f.id).collect()
     }
 
-    /// 6.3, Fire Past Friends (house): a friend whose base the line of fire
-    /// crosses blocks the shot, unless he is in the melee with the target.
-    fn check_past_friends(
+    /// 6.3, Fire Past Friends (house): the friends whose bases the line of
+    /// fire crosses, nearest the firer first (those in the melee with the
+    /// target left out).
+    fn friends_in_the_line(
         state: &GameState,
         s: &Figure,
         t: &Figure,
         in_melee: &[FigureId],
-    ) -> Result<(), RuleError> {
+    ) -> Vec<FigureId> {
         let (a, b) = (s.placement.center_in_table, t.placement.center_in_table);
-        let blocker = state.figures.iter().find(|f| {
-            f.side == s.side
-                && f.id != s.id
-                && in_play(f)
-                && !in_melee.contains(&f.id)
-                && line_hits_base(a, b, &f.placement)
-        });
-        match blocker {
-            Some(f) => Err(refuse(
-                RefusalKind::OutOfSight,
-                format!(
-                    "{} stands in {}'s line of fire to {}: no firing through a friend",
-                    f.name, s.name, t.name
-                ),
-            )
-            .by(f.id)),
-            None => Ok(()),
-        }
+        let mut friends: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|f| {
+                f.side == s.side
+                    && f.id != s.id
+                    && in_play(f)
+                    && !in_melee.contains(&f.id)
+                    && line_hits_base(a, b, &f.placement)
+            })
+            .collect();
+        friends.sort_by(|x, y| centre_gap(x, s).value().total_cmp(&centre_gap(y, s).value()));
+        friends.into_iter().map(|f| f.id).collect()
     }
 
-    /// 6.3, At Enemies Engaged In Melee (house): a hit on an enemy in a
-    /// melee with friends strikes him on a d10 at or under 5, else the
-    /// friend nearest the firer. Returns the figure struck.
+    /// 6.3, Fire Past Friends or At Enemies Engaged In Melee (house): a hit
+    /// past friends in the line of fire, or on an enemy in a melee with
+    /// friends, strikes him on a d10 at or under 5, else the first friend
+    /// in the line (or the one in the melee nearest the firer). Returns the
+    /// figure struck.
     fn into_melee(
         &self,
         work: &mut Work,
@@ -520,13 +520,13 @@ impl SoldiersInTimeRules {
         let Some(friend) = friends.first() else {
             return Ok(t.clone());
         };
-        let face = work.roll1(dice, self.data.fire.die, "into the melee", Some(s.id))?;
+        let face = work.roll1(dice, self.data.fire.die, "past friends", Some(s.id))?;
         if face <= self.data.fire.into_melee_target_max {
             return Ok(t.clone());
         }
         let friend = work.fig(*friend)?.clone();
         work.note(format!(
-            "{}'s shot into the melee strikes {}, his own side",
+            "{}'s shot strikes {}, his own side (house rule)",
             s.name, friend.name
         ));
         Ok(friend)
