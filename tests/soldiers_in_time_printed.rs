@@ -984,13 +984,18 @@ fn a_volley_needs_the_unit_in_formation_seeing_the_enemy_not_in_melee() {
     // The unit cannot be in melee combat." (House: one body, each man within
     // 1 in of another or of the leader.)
     let s = volley_line("");
-    rules().check(&s, &volley(&["A", "B"])).expect("in formation");
+    rules()
+        .check(&s, &volley(&["A", "B"]))
+        .expect("in formation");
     let why = refused(&s, &volley(&["A", "B", "Stray"]), RefusalKind::NoOrder);
     assert!(why.contains("Stray is out of formation"), "{why}");
     // A man without the order does not volley with them.
     let lone = volley_line(&fig("Other", "Red", 12.0, 11.0, 90.0, "loaded = true"));
     let why = refused(&lone, &volley(&["A", "B", "Other"]), RefusalKind::NoOrder);
-    assert!(why.contains("Other is not under a passed volley fire order"), "{why}");
+    assert!(
+        why.contains("Other is not under a passed volley fire order"),
+        "{why}"
+    );
     // A foe in base contact with B: the unit is in melee.
     let engaged = volley_line(&fig("Foe", "Black", 11.0, 12.1, 270.0, ""));
     let why = refused(&engaged, &volley(&["A", "B"]), RefusalKind::Engaged);
@@ -1056,7 +1061,14 @@ fn parry_one_against_many_and_horses_modify_the_melee() {
     use spotter::rules::soldiers_in_time::melee_odds;
     let d = data();
     let figs = fig("A", "Red", 10.0, 10.0, 90.0, "")
-        + &fig("B", "Black", 10.0, 11.1, 270.0, "status = { armour = \"9\" }");
+        + &fig(
+            "B",
+            "Black",
+            10.0,
+            11.1,
+            270.0,
+            "status = { armour = \"9\" }",
+        );
     let s = at_phase(state(&figs, "", ""), "melee", 0);
     let melee = |parry: &[&str]| action("melee", json!({ "a": "A", "b": "B", "parry": parry }));
     // Bayonet 2 + experience 6 = 8 each.
@@ -1081,9 +1093,23 @@ fn parry_one_against_many_and_horses_modify_the_melee() {
         epsilon = 1e-12
     );
     // A rider against a man on foot.
-    let rider = fig("R", "Red", 10.0, 10.0, 90.0, "mount_speed = \"walk\"\nstatus = { armour = \"9\" }")
-        .replace("base = \"foot\"", "base = \"mounted\"")
-        + &fig("Foot", "Black", 10.0, 11.8, 270.0, "status = { armour = \"9\" }");
+    let rider = fig(
+        "R",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "mount_speed = \"walk\"\nstatus = { armour = \"9\" }",
+    )
+    .replace("base = \"foot\"", "base = \"mounted\"")
+        + &fig(
+            "Foot",
+            "Black",
+            10.0,
+            11.8,
+            270.0,
+            "status = { armour = \"9\" }",
+        );
     let mut s3 = at_phase(state(&rider, "", ""), "melee", 0);
     let fight = action("melee", json!({ "a": "R", "b": "Foot" }));
     assert_relative_eq!(
@@ -1097,7 +1123,11 @@ fn parry_one_against_many_and_horses_modify_the_melee() {
     set_deck(&mut s3, "Red", &["2H", "9H"]);
     let (after, _) = run(&s3, &fight, &[1, 10, 1, 1]);
     let r = named(&after, "R");
-    assert_relative_eq!(r.placement.center_in_table, Point2::new(10.0, 6.0), epsilon = 1e-9);
+    assert_relative_eq!(
+        r.placement.center_in_table,
+        Point2::new(10.0, 6.0),
+        epsilon = 1e-9
+    );
     assert_eq!(r.mount_level, Some(0));
     assert!(!sit(r).routed);
 }
@@ -1141,7 +1171,14 @@ fn a_light_machine_gun_fires_six_shots_with_its_crew_three_alone_a_musket_one() 
     let order = "loaded = true\nstatus = { order = \"independent-fire\" }";
     let gun = format!("{order}\nweapon = \"lmg\"");
     let base = fig("Gunner", "Red", 10.0, 10.0, 90.0, &gun).replace("weapon = \"musket\"\n", "")
-        + &fig("Target", "Black", 10.0, 20.0, 270.0, "status = { armour = \"9\" }")
+        + &fig(
+            "Target",
+            "Black",
+            10.0,
+            20.0,
+            270.0,
+            "status = { armour = \"9\" }",
+        )
         + &fig("Pte", "Red", 5.0, 10.0, 90.0, order);
     let shots = |figs: &str| {
         let mut s = at_phase(state(figs, "", ""), "shooting", 0);
@@ -1152,7 +1189,9 @@ fn a_light_machine_gun_fires_six_shots_with_its_crew_three_alone_a_musket_one() 
             n += 1;
             assert!(n <= 10, "no end to the shots");
         }
-        assert!(refused(&s, &fire("Gunner", "Target"), RefusalKind::AlreadyActed).contains("a turn"));
+        assert!(
+            refused(&s, &fire("Gunner", "Target"), RefusalKind::AlreadyActed).contains("a turn")
+        );
         n
     };
     let crewed = base.clone() + &fig("Mate", "Red", 11.2, 10.0, 90.0, "");
@@ -1161,7 +1200,9 @@ fn a_light_machine_gun_fires_six_shots_with_its_crew_three_alone_a_musket_one() 
     // A musket fires once a turn.
     let s = at_phase(state(&base, "", ""), "shooting", 0);
     let (after, _) = run(&s, &fire("Pte", "Target"), &[10]);
-    assert!(refused(&after, &fire("Pte", "Target"), RefusalKind::AlreadyActed).contains("1 a turn"));
+    assert!(
+        refused(&after, &fire("Pte", "Target"), RefusalKind::AlreadyActed).contains("1 a turn")
+    );
 }
 
 #[test]
@@ -1170,19 +1211,35 @@ fn moving_backwards_keeps_the_facing_and_a_halted_horse_backs_2_in() {
     // "Cavalry previously halted or moving backwards can move backwards at 2
     // inches per turn."
     let d = data();
-    assert!(d.movement.house.get("avoiding").is_some_and(|h| h.contains("dodge")));
-    let figs = fig("Pte", "Red", 10.0, 10.0, 90.0, "status = { order = \"forward-march\" }")
-        + &fig("Enemy", "Black", 10.0, 40.0, 270.0, "");
+    assert!(
+        d.movement
+            .house
+            .get("avoiding")
+            .is_some_and(|h| h.contains("dodge"))
+    );
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { order = \"forward-march\" }",
+    ) + &fig("Enemy", "Black", 10.0, 40.0, 270.0, "");
     let s = at_phase(state(&figs, "", ""), "movement-men", 0);
     let back = |who: &str, to: [f64; 2]| {
-        action("move", json!({ "figure": who, "path_in": [to], "backwards": true }))
+        action(
+            "move",
+            json!({ "figure": who, "path_in": [to], "backwards": true }),
+        )
     };
     let (after, _) = run(&s, &back("Pte", [10.0, 7.0]), &[]);
     let pte = named(&after, "Pte");
     assert_eq!(pte.placement.center_in_table, Point2::new(10.0, 7.0));
     assert_relative_eq!(pte.placement.facing_deg, 90.0);
     assert!(refused(&s, &back("Pte", [10.0, 6.5]), RefusalKind::TooFar).contains("3 in"));
-    assert!(refused(&s, &back("Pte", [10.0, 12.0]), RefusalKind::Movement).contains("does not go back"));
+    assert!(
+        refused(&s, &back("Pte", [10.0, 12.0]), RefusalKind::Movement).contains("does not go back")
+    );
     let horse = |speed: &str| {
         fig(
             "Rider",
@@ -1197,10 +1254,15 @@ fn moving_backwards_keeps_the_facing_and_a_halted_horse_backs_2_in() {
     };
     let s = at_phase(state(&horse("halted"), "", ""), "movement-horses", 0);
     let (after, _) = run(&s, &back("Rider", [10.0, 8.0]), &[]);
-    assert_eq!(named(&after, "Rider").placement.center_in_table, Point2::new(10.0, 8.0));
+    assert_eq!(
+        named(&after, "Rider").placement.center_in_table,
+        Point2::new(10.0, 8.0)
+    );
     assert!(refused(&s, &back("Rider", [10.0, 7.5]), RefusalKind::TooFar).contains("2 in"));
     let walking = at_phase(state(&horse("walk"), "", ""), "movement-horses", 0);
-    assert!(refused(&walking, &back("Rider", [10.0, 8.0]), RefusalKind::Movement).contains("halted"));
+    assert!(
+        refused(&walking, &back("Rider", [10.0, 8.0]), RefusalKind::Movement).contains("halted")
+    );
 }
 
 #[test]
@@ -1219,7 +1281,10 @@ fn a_horse_jumps_an_obstacle_on_a_horsemanship_card_or_refuses() {
         + &fig("Enemy", "Black", 30.0, 40.0, 270.0, "")
         + "\n[[terrain]]\nname = \"wall\"\nkinds = [\"obstacle\"]\npolygon_in = [[5.0, 13.0], [15.0, 13.0], [15.0, 13.3], [5.0, 13.3]]\n";
     let s = at_phase(state(&figs, "", ""), "movement-horses", 0);
-    let ride = action("move", json!({ "figure": "Rider", "path_in": [[10.0, 18.0]] }));
+    let ride = action(
+        "move",
+        json!({ "figure": "Rider", "path_in": [[10.0, 18.0]] }),
+    );
     let mut refuses = s.clone();
     set_deck(&mut refuses, "Red", &["9H"]);
     let (after, _) = run(&refuses, &ride, &[1]);
@@ -1231,5 +1296,8 @@ fn a_horse_jumps_an_obstacle_on_a_horsemanship_card_or_refuses() {
     let mut jumps = s;
     set_deck(&mut jumps, "Red", &["2H"]);
     let (after, _) = run(&jumps, &ride, &[1]);
-    assert_eq!(named(&after, "Rider").placement.center_in_table, Point2::new(10.0, 18.0));
+    assert_eq!(
+        named(&after, "Rider").placement.center_in_table,
+        Point2::new(10.0, 18.0)
+    );
 }

@@ -137,11 +137,14 @@ impl SoldiersInTimeRules {
             )
             .by(a.id));
         }
-        let parries = |f: &Figure| p.parry.iter().any(|n| *n == f.name);
+        let parries = |f: &Figure| p.parry.contains(&f.name);
         if let Some(n) = p.parry.iter().find(|n| **n != a.name && **n != b.name) {
             return Err(refuse(
                 RefusalKind::Malformed,
-                format!("{n} is not in this melee: only {} or {} can parry", a.name, b.name),
+                format!(
+                    "{n} is not in this melee: only {} or {} can parry",
+                    a.name, b.name
+                ),
             ));
         }
         Ok(MeleePlan {

@@ -171,7 +171,10 @@ fn movement() -> ActionSpec {
         .param(facing())
         .param(ParamSpec::flag("run", "running (formed charge)"))
         .param(ParamSpec::flag("charge", "charging into melee"))
-        .param(ParamSpec::flag("backwards", "backwards, keeping his facing"))
+        .param(ParamSpec::flag(
+            "backwards",
+            "backwards, keeping his facing",
+        ))
         .param(ParamSpec::optional(
             "speed",
             ParamKind::Text,

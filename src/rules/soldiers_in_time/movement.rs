@@ -91,7 +91,10 @@ fn clip_to_square(
 
 /// Where a path first enters the outline `poly` from outside (None: it
 /// starts inside or never enters): how far along, inches, and the point.
-pub(super) fn first_entry(path: &[Point2<f64>], poly: &[Point2<f64>]) -> Option<(f64, Point2<f64>)> {
+pub(super) fn first_entry(
+    path: &[Point2<f64>],
+    poly: &[Point2<f64>],
+) -> Option<(f64, Point2<f64>)> {
     if poly.len() < 3 || path.first().is_none_or(|p| point_in_polygon(poly, *p)) {
         return None;
     }
@@ -430,7 +433,10 @@ impl SoldiersInTimeRules {
         if p.run || p.charge || p.speed.is_some() {
             return bad(
                 RefusalKind::Malformed,
-                format!("{} moves backwards at a walk: no running, charging or new speed", f.name),
+                format!(
+                    "{} moves backwards at a walk: no running, charging or new speed",
+                    f.name
+                ),
             );
         }
         let facing = f.placement.facing_deg;

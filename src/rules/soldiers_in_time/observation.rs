@@ -8,7 +8,9 @@
 //! (too close to call counts as within).
 
 use super::action::SpotParams;
-use super::engine::{SHOOTING, SoldiersInTimeRules, centre_gap, in_play, refuse, routed, sit, st, within};
+use super::engine::{
+    SHOOTING, SoldiersInTimeRules, centre_gap, in_play, refuse, routed, sit, st, within,
+};
 use super::event::Event as SitEvent;
 use super::shooting::COVER_REACH_IN;
 use super::{NAME, activation_odds, activation_passes};
@@ -45,11 +47,9 @@ impl SoldiersInTimeRules {
             return Err(refuse(RefusalKind::NotAnEnemy, "spot an enemy in the fight").by(t.id));
         }
         if !Self::hidden(state, t) {
-            return Err(refuse(
-                RefusalKind::CannotDo,
-                format!("{} is not hidden", t.name),
-            )
-            .by(t.id));
+            return Err(
+                refuse(RefusalKind::CannotDo, format!("{} is not hidden", t.name)).by(t.id),
+            );
         }
         if st(o).spot_turn == Some(state.turn) {
             return Err(refuse(
@@ -76,7 +76,12 @@ impl SoldiersInTimeRules {
         if !sight.clear.value && !sight.clear.too_close_to_call {
             return Err(refuse(
                 RefusalKind::OutOfSight,
-                format!("{} cannot see where {} is: {}", o.name, t.name, sight.areas.join(", ")),
+                format!(
+                    "{} cannot see where {} is: {}",
+                    o.name,
+                    t.name,
+                    sight.areas.join(", ")
+                ),
             )
             .by(t.id));
         }

@@ -39,7 +39,7 @@ pub(super) struct FirePlan {
     /// 6.3: friends the shot goes past (in the line of fire, nearest the
     /// firer first), then those in the melee with the target: a hit may
     /// strike the first of them.
-    melee_friends: Vec<FigureId>,
+    friends_at_risk: Vec<FigureId>,
     modifier: i32,
     weapon: WeaponData,
     reading: Reading,
@@ -283,8 +283,8 @@ impl SoldiersInTimeRules {
             .by(t.id));
         }
         let in_melee = self.friends_in_melee_with(state, s, t);
-        let mut melee_friends = Self::friends_in_the_line(state, s, t, &in_melee);
-        melee_friends.extend(in_melee);
+        let mut friends_at_risk = Self::friends_in_the_line(state, s, t, &in_melee);
+        friends_at_risk.extend(in_melee);
         let short = w.range_in * self.data.fire.long_range_from;
         let mods = self.fire_modifiers(state, s, t, snap, Some(range.value() > short));
         let why = mods
@@ -297,7 +297,7 @@ impl SoldiersInTimeRules {
             target: t.id,
             snap,
             ready,
-            melee_friends,
+            friends_at_risk,
             modifier: mods.iter().map(|(_, v)| v).sum(),
             reading: range.reading(format!("{} to {}", s.name, t.name), &[short, w.range_in]),
             weapon: w,
@@ -367,7 +367,7 @@ impl SoldiersInTimeRules {
             work.note(format!("{} misses", s.name));
             return Ok(());
         }
-        let t = self.into_melee(work, &s, &t, &plan.melee_friends, dice)?;
+        let t = self.figure_struck(work, &s, &t, &plan.friends_at_risk, dice)?;
         self.expose_around(work, &t);
         let w = &plan.weapon;
         let dmg = work.roll(
@@ -401,7 +401,7 @@ impl SoldiersInTimeRules {
             &shot,
             &Self::deck_pile(state, t.side),
         );
-        let share = if plan.melee_friends.is_empty() {
+        let share = if plan.friends_at_risk.is_empty() {
             1.0
         } else {
             f64::from(self.data.fire.into_melee_target_max.min(self.data.fire.die))
@@ -413,7 +413,7 @@ impl SoldiersInTimeRules {
             ("p_morale_check_only", o.p_morale_check_only * share),
             ("p_killed", o.p_killed * share),
         ];
-        if !plan.melee_friends.is_empty() {
+        if !plan.friends_at_risk.is_empty() {
             odds.push(("p_friend_struck", o.p_hit * (1.0 - share)));
         }
         work.push(Event::Odds {
@@ -475,7 +475,11 @@ impl SoldiersInTimeRules {
                     && within(edge_gap(f, t), self.data.fire.adjacent_in)
             })
             .collect();
-        friends.sort_by(|a, b| centre_gap(a, s).value().total_cmp(&centre_gap(b, s).value()));
+        friends.sort_by(|a, b| {
+            centre_gap(a, s)
+                .value()
+                .total_cmp(&centre_gap(b, s).value())
+        });
         friends.into_iter().map(|f| f.id).collect()
     }
 
@@ -500,7 +504,11 @@ impl SoldiersInTimeRules {
                     && line_hits_base(a, b, &f.placement)
             })
             .collect();
-        friends.sort_by(|x, y| centre_gap(x, s).value().total_cmp(&centre_gap(y, s).value()));
+        friends.sort_by(|x, y| {
+            centre_gap(x, s)
+                .value()
+                .total_cmp(&centre_gap(y, s).value())
+        });
         friends.into_iter().map(|f| f.id).collect()
     }
 
@@ -509,7 +517,7 @@ impl SoldiersInTimeRules {
     /// friends, strikes him on a d10 at or under 5, else the first friend
     /// in the line (or the one in the melee nearest the firer). Returns the
     /// figure struck.
-    fn into_melee(
+    fn figure_struck(
         &self,
         work: &mut Work,
         s: &Figure,
@@ -558,9 +566,7 @@ impl SoldiersInTimeRules {
             .figures
             .iter()
             .filter(|f| {
-                f.concealed
-                    && in_play(f)
-                    && (f.id == hit.id || within(edge_gap(f, hit), radius))
+                f.concealed && in_play(f) && (f.id == hit.id || within(edge_gap(f, hit), radius))
             })
             .map(|f| f.id)
             .collect();
@@ -686,9 +692,11 @@ impl SoldiersInTimeRules {
         }
         let adjacent = self.data.fire.adjacent_in;
         for m in &body {
-            if let Some(e) = state.figures.iter().find(|e| {
-                e.side != m.side && in_play(e) && within(edge_gap(e, m), adjacent)
-            }) {
+            if let Some(e) = state
+                .figures
+                .iter()
+                .find(|e| e.side != m.side && in_play(e) && within(edge_gap(e, m), adjacent))
+            {
                 return Err(refuse(
                     RefusalKind::Engaged,
                     format!(
@@ -700,13 +708,21 @@ impl SoldiersInTimeRules {
             }
         }
         let sees = |t: &Figure| {
-            let sight = line_of_sight(&leader.placement, &t.placement, &state.terrain, COVER_REACH_IN);
+            let sight = line_of_sight(
+                &leader.placement,
+                &t.placement,
+                &state.terrain,
+                COVER_REACH_IN,
+            );
             sight.clear.value || sight.clear.too_close_to_call
         };
         if let Some(m) = body.iter().find(|m| m.id != leader.id && !sees(m)) {
             return Err(refuse(
                 RefusalKind::OutOfSight,
-                format!("{} cannot see {}: a volley needs the leader to see his men", leader.name, m.name),
+                format!(
+                    "{} cannot see {}: a volley needs the leader to see his men",
+                    leader.name, m.name
+                ),
             )
             .by(m.id));
         }
@@ -717,7 +733,10 @@ impl SoldiersInTimeRules {
         {
             return Err(refuse(
                 RefusalKind::OutOfSight,
-                format!("{} sees no enemy: a volley needs the leader to see the enemy", leader.name),
+                format!(
+                    "{} sees no enemy: a volley needs the leader to see the enemy",
+                    leader.name
+                ),
             )
             .by(leader.id));
         }
