@@ -943,11 +943,361 @@ fn a_footman_not_engaged_may_dodge_the_horse() {
         ev.iter()
             .any(|e| matches!(e, Event::Rolled { purpose, .. } if purpose == "horse impact"))
     );
-    // Engaged in melee by the rider this turn: no dodge.
+    // Engaged in melee by the rider this turn: no dodge. (Equal totals: the
+    // rider's 4 and his +1 against a man on foot, the footman's 5.)
     let (fought, _) = run(
         &s,
         &action("melee", json!({ "a": "Rider", "b": "Foot" })),
-        &[5, 5],
+        &[4, 5],
     );
     assert!(refused(&fought, &impact("dodge"), RefusalKind::Engaged).contains("engaged"));
+}
+
+/// A sergeant and three men, the third 1.5 in from the others but within
+/// his command range, facing Black's man 15 in off; `extra` adds figures
+/// or terrain. The sergeant's volley fire order has passed.
+fn volley_line(extra: &str) -> GameState {
+    let figs = fig("Sgt", "Red", 10.0, 10.0, 90.0, "leader = true")
+        + &fig("A", "Red", 9.0, 11.0, 90.0, "loaded = true")
+        + &fig("B", "Red", 11.0, 11.0, 90.0, "loaded = true")
+        + &fig("Stray", "Red", 13.5, 11.0, 90.0, "loaded = true")
+        + &fig("Enemy", "Black", 10.0, 25.0, 270.0, "")
+        + extra;
+    let mut s = at_phase(state(&figs, "", ""), "command", 0);
+    set_deck(&mut s, "Red", &["2H"]);
+    let order = action(
+        "activate",
+        json!({ "leader": "Sgt", "order": "volley-fire", "men": ["A", "B", "Stray"] }),
+    );
+    let (s, _) = run(&s, &order, &[1]);
+    at_phase(s, "shooting", 0)
+}
+
+fn volley(men: &[&str]) -> Command {
+    action("volley", json!({ "men": men }))
+}
+
+#[test]
+fn a_volley_needs_the_unit_in_formation_seeing_the_enemy_not_in_melee() {
+    // 5.2: "Volley Fire is like Follow Me, except it requires the unit to be
+    // in formation, with the leader where he can see his men and the enemy.
+    // The unit cannot be in melee combat." (House: one body, each man within
+    // 1 in of another or of the leader.)
+    let s = volley_line("");
+    rules()
+        .check(&s, &volley(&["A", "B"]))
+        .expect("in formation");
+    let why = refused(&s, &volley(&["A", "B", "Stray"]), RefusalKind::NoOrder);
+    assert!(why.contains("Stray is out of formation"), "{why}");
+    // A man without the order does not volley with them.
+    let lone = volley_line(&fig("Other", "Red", 12.0, 11.0, 90.0, "loaded = true"));
+    let why = refused(&lone, &volley(&["A", "B", "Other"]), RefusalKind::NoOrder);
+    assert!(
+        why.contains("Other is not under a passed volley fire order"),
+        "{why}"
+    );
+    // A foe in base contact with B: the unit is in melee.
+    let engaged = volley_line(&fig("Foe", "Black", 11.0, 12.1, 270.0, ""));
+    let why = refused(&engaged, &volley(&["A", "B"]), RefusalKind::Engaged);
+    assert!(why.contains("B is in melee with Foe"), "{why}");
+    // A ridge between the sergeant and the enemy: he cannot see it.
+    let ridge = "\n[[terrain]]\nname = \"ridge\"\nkinds = [\"blocking\"]\npolygon_in = [[0.0, 15.0], [60.0, 15.0], [60.0, 16.0], [0.0, 16.0]]\n";
+    let blind = volley_line(ridge);
+    let why = refused(&blind, &volley(&["A", "B"]), RefusalKind::OutOfSight);
+    assert!(why.contains("sees no enemy"), "{why}");
+}
+
+#[test]
+fn a_shot_past_a_friend_or_into_a_melee_may_strike_the_friend() {
+    // 6.3, "Fire Past Friends or At Enemies Engaged In Melee" (the body is
+    // lost: house rule, [fire.house] past_friends).
+    let order = "loaded = true\nstatus = { order = \"independent-fire\" }";
+    let figs = fig("Pte", "Red", 10.0, 10.0, 90.0, order)
+        + &fig("Friend", "Red", 10.0, 13.0, 90.0, "")
+        + &fig("Target", "Black", 10.0, 16.0, 270.0, "")
+        + &fig("Fighter", "Black", 20.0, 16.0, 270.0, "")
+        // In base contact with Fighter, behind him as Pte sees it.
+        + &fig("Pal", "Red", 21.2, 16.5, 180.0, "");
+    let mut s = at_phase(state(&figs, "", ""), "shooting", 0);
+    // Past Friend at 6 in (a hit on 1 to 6): half the hits strike him.
+    let past = fire("Pte", "Target");
+    assert_relative_eq!(odd(&s, &past, "p_friend_struck"), 0.3, epsilon = 1e-12);
+    let (_, ev) = resolve(&s, &past, &[1, 6, 5, 1, 1, 1, 1, 1, 1]);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains("strikes Friend"))),
+        "{ev:#?}"
+    );
+    // Into the melee at 11.7 in (long range +2, a hit on 1 to 4): half the
+    // hits strike Pal.
+    let shot = fire("Pte", "Fighter");
+    assert_relative_eq!(odd(&s, &shot, "p_hit"), 0.4, epsilon = 1e-12);
+    assert_relative_eq!(odd(&s, &shot, "p_friend_struck"), 0.2, epsilon = 1e-12);
+    // A hit (1), an 8 on the melee die: Pal takes the damage (5; his save
+    // on the Ace holds).
+    set_deck(&mut s, "Red", &["AH", "2H", "3H"]);
+    let (_, ev) = resolve(&s, &shot, &[1, 8, 5, 1, 1, 1]);
+    let said = |t: &str| {
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains(t)))
+    };
+    assert!(said("strikes Pal"), "{ev:#?}");
+    assert!(said("damage 5: Pal saves on 1 or under: saved"), "{ev:#?}");
+    // A 3 on the melee die: the shot strikes Fighter.
+    set_deck(&mut s, "Black", &["AS"]);
+    let (_, ev) = resolve(&s, &shot, &[1, 3, 5, 1, 1, 1]);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Note { text } if text.contains("Fighter saves"))),
+        "{ev:#?}"
+    );
+}
+
+#[test]
+fn parry_one_against_many_and_horses_modify_the_melee() {
+    // 7.2 "Base Melee Modifiers": "Charging", "Parry", "One Vs Many",
+    // "Attacking Horses Rule", "Horse Panic" (all but charging are headings
+    // only: house values of [melee]).
+    use spotter::rules::soldiers_in_time::melee_odds;
+    let d = data();
+    let figs = fig("A", "Red", 10.0, 10.0, 90.0, "")
+        + &fig(
+            "B",
+            "Black",
+            10.0,
+            11.1,
+            270.0,
+            "status = { armour = \"9\" }",
+        );
+    let s = at_phase(state(&figs, "", ""), "melee", 0);
+    let melee = |parry: &[&str]| action("melee", json!({ "a": "A", "b": "B", "parry": parry }));
+    // Bayonet 2 + experience 6 = 8 each.
+    let p = |s: &GameState, c: &Command| odd(s, c, "p_a_wins");
+    assert_relative_eq!(
+        p(&s, &melee(&["A"])),
+        melee_odds(&d, 8 + d.melee.parry_add, 8, 9).p_a_wins,
+        epsilon = 1e-12
+    );
+    // A wins on his parry (10 against 1): he turns the blow, B stays.
+    let (after, _) = run(&s, &melee(&["A"]), &[10, 1]);
+    assert_eq!(
+        named(&after, "B").placement.center_in_table,
+        Point2::new(10.0, 11.1)
+    );
+    // One against many: a second Black man in contact with A.
+    let many = figs.clone() + &fig("C", "Black", 11.1, 10.0, 180.0, "");
+    let s2 = at_phase(state(&many, "", ""), "melee", 0);
+    assert_relative_eq!(
+        p(&s2, &melee(&[])),
+        melee_odds(&d, 8 + d.melee.one_vs_many_add, 8, 9).p_a_wins,
+        epsilon = 1e-12
+    );
+    // A rider against a man on foot.
+    let rider = fig(
+        "R",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "mount_speed = \"walk\"\nstatus = { armour = \"9\" }",
+    )
+    .replace("base = \"foot\"", "base = \"mounted\"")
+        + &fig(
+            "Foot",
+            "Black",
+            10.0,
+            11.8,
+            270.0,
+            "status = { armour = \"9\" }",
+        );
+    let mut s3 = at_phase(state(&rider, "", ""), "melee", 0);
+    let fight = action("melee", json!({ "a": "R", "b": "Foot" }));
+    assert_relative_eq!(
+        p(&s3, &fight),
+        melee_odds(&d, 8 + d.melee.mounted_vs_foot_add, 8, 9).p_a_wins,
+        epsilon = 1e-12
+    );
+    // R loses (1 against 10): damage 8 against armour 9, his morale holds
+    // (2), his horse panics (9 over his 6): back 4 in, halted. (A die picks
+    // each card from the pile.)
+    set_deck(&mut s3, "Red", &["2H", "9H"]);
+    let (after, _) = run(&s3, &fight, &[1, 10, 1, 1]);
+    let r = named(&after, "R");
+    assert_relative_eq!(
+        r.placement.center_in_table,
+        Point2::new(10.0, 6.0),
+        epsilon = 1e-9
+    );
+    assert_eq!(r.mount_level, Some(0));
+    assert!(!sit(r).routed);
+}
+
+#[test]
+fn a_hidden_enemy_is_spotted_on_a_card_and_gives_himself_away_firing() {
+    // 11, "Spotting Hidden Enemies" (the body is lost: house rule, [fire.house]
+    // spotting); "Hidden troops receive a +2 because of the benefit of cover."
+    let figs = fig("Obs", "Red", 10.0, 10.0, 90.0, "")
+        + &fig("Hid", "Black", 10.0, 18.0, 270.0, "concealed = true")
+        + &fig("Far", "Black", 30.0, 30.0, 270.0, "concealed = true")
+        + &fig(
+            "Sniper",
+            "Black",
+            14.0,
+            18.0,
+            270.0,
+            "concealed = true\nloaded = true\nstatus = { order = \"independent-fire\" }",
+        );
+    let mut s = at_phase(state(&figs, "", ""), "shooting", 0);
+    let spot = |t: &str| action("spot", json!({ "observer": "Obs", "target": t }));
+    assert!(refused(&s, &spot("Far"), RefusalKind::OutOfRange).contains("12 in"));
+    // A 5 at or under his 6: Hid is spotted to the end of the next turn.
+    set_deck(&mut s, "Red", &["5H"]);
+    let (after, _) = run(&s, &spot("Hid"), &[1]);
+    assert_eq!(sit(named(&after, "Hid")).exposed_until, Some(2));
+    assert!(refused(&after, &spot("Sniper"), RefusalKind::AlreadyActed).contains("this turn"));
+    // The sniper fires (and misses): he has given himself away.
+    let black = at_phase(s, "shooting", 1);
+    let (after, _) = resolve(&black, &fire("Sniper", "Obs"), &[10]);
+    assert_eq!(sit(named(&after, "Sniper")).exposed_until, Some(2));
+}
+
+#[test]
+fn a_light_machine_gun_fires_six_shots_with_its_crew_three_alone_a_musket_one() {
+    // 6.1, Multiple Shots: "Note: A Lt machine gun has a 2 man crew. If there
+    // is only one figure alone because of casualties, then only 3 shots may
+    // be taken each turn." (Six with both crew is a house value.)
+    let d = data();
+    assert_eq!(d.weapons["lmg"].shots_alone, Some(3));
+    let order = "loaded = true\nstatus = { order = \"independent-fire\" }";
+    let gun = format!("{order}\nweapon = \"lmg\"");
+    let base = fig("Gunner", "Red", 10.0, 10.0, 90.0, &gun).replace("weapon = \"musket\"\n", "")
+        + &fig(
+            "Target",
+            "Black",
+            10.0,
+            20.0,
+            270.0,
+            "status = { armour = \"9\" }",
+        )
+        + &fig("Pte", "Red", 5.0, 10.0, 90.0, order);
+    let shots = |figs: &str| {
+        let mut s = at_phase(state(figs, "", ""), "shooting", 0);
+        let mut n = 0;
+        while rules().check(&s, &fire("Gunner", "Target")).is_ok() {
+            // Each a miss (10); no reload roll after the first.
+            s = run(&s, &fire("Gunner", "Target"), &[10]).0;
+            n += 1;
+            assert!(n <= 10, "no end to the shots");
+        }
+        assert!(
+            refused(&s, &fire("Gunner", "Target"), RefusalKind::AlreadyActed).contains("a turn")
+        );
+        n
+    };
+    let crewed = base.clone() + &fig("Mate", "Red", 11.2, 10.0, 90.0, "");
+    assert_eq!(shots(&crewed), d.weapons["lmg"].shots.unwrap());
+    assert_eq!(shots(&base), 3);
+    // A musket fires once a turn.
+    let s = at_phase(state(&base, "", ""), "shooting", 0);
+    let (after, _) = run(&s, &fire("Pte", "Target"), &[10]);
+    assert!(
+        refused(&after, &fire("Pte", "Target"), RefusalKind::AlreadyActed).contains("1 a turn")
+    );
+}
+
+#[test]
+fn moving_backwards_keeps_the_facing_and_a_halted_horse_backs_2_in() {
+    // 5.1 "Moving Backwards" (the body is lost: house, half the walk); 5.3:
+    // "Cavalry previously halted or moving backwards can move backwards at 2
+    // inches per turn."
+    let d = data();
+    assert!(
+        d.movement
+            .house
+            .get("avoiding")
+            .is_some_and(|h| h.contains("dodge"))
+    );
+    let figs = fig(
+        "Pte",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "status = { order = \"forward-march\" }",
+    ) + &fig("Enemy", "Black", 10.0, 40.0, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "movement-men", 0);
+    let back = |who: &str, to: [f64; 2]| {
+        action(
+            "move",
+            json!({ "figure": who, "path_in": [to], "backwards": true }),
+        )
+    };
+    let (after, _) = run(&s, &back("Pte", [10.0, 7.0]), &[]);
+    let pte = named(&after, "Pte");
+    assert_eq!(pte.placement.center_in_table, Point2::new(10.0, 7.0));
+    assert_relative_eq!(pte.placement.facing_deg, 90.0);
+    assert!(refused(&s, &back("Pte", [10.0, 6.5]), RefusalKind::TooFar).contains("3 in"));
+    assert!(
+        refused(&s, &back("Pte", [10.0, 12.0]), RefusalKind::Movement).contains("does not go back")
+    );
+    let horse = |speed: &str| {
+        fig(
+            "Rider",
+            "Red",
+            10.0,
+            10.0,
+            90.0,
+            &format!("mount_speed = \"{speed}\"\nstatus = {{ order = \"forward-march\" }}"),
+        )
+        .replace("base = \"foot\"", "base = \"mounted\"")
+            + &fig("Enemy", "Black", 10.0, 40.0, 270.0, "")
+    };
+    let s = at_phase(state(&horse("halted"), "", ""), "movement-horses", 0);
+    let (after, _) = run(&s, &back("Rider", [10.0, 8.0]), &[]);
+    assert_eq!(
+        named(&after, "Rider").placement.center_in_table,
+        Point2::new(10.0, 8.0)
+    );
+    assert!(refused(&s, &back("Rider", [10.0, 7.5]), RefusalKind::TooFar).contains("2 in"));
+    let walking = at_phase(state(&horse("walk"), "", ""), "movement-horses", 0);
+    assert!(
+        refused(&walking, &back("Rider", [10.0, 8.0]), RefusalKind::Movement).contains("halted")
+    );
+}
+
+#[test]
+fn a_horse_jumps_an_obstacle_on_a_horsemanship_card_or_refuses() {
+    // 5.3 "Obstacles" (the body is lost: house rule, [movement.house]
+    // obstacles).
+    let figs = fig(
+        "Rider",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "mount_speed = \"trot\"\nstatus = { order = \"forward-march\" }",
+    )
+    .replace("base = \"foot\"", "base = \"mounted\"")
+        + &fig("Enemy", "Black", 30.0, 40.0, 270.0, "")
+        + "\n[[terrain]]\nname = \"wall\"\nkinds = [\"obstacle\"]\npolygon_in = [[5.0, 13.0], [15.0, 13.0], [15.0, 13.3], [5.0, 13.3]]\n";
+    let s = at_phase(state(&figs, "", ""), "movement-horses", 0);
+    let ride = action(
+        "move",
+        json!({ "figure": "Rider", "path_in": [[10.0, 18.0]] }),
+    );
+    let mut refuses = s.clone();
+    set_deck(&mut refuses, "Red", &["9H"]);
+    let (after, _) = run(&refuses, &ride, &[1]);
+    assert_relative_eq!(
+        named(&after, "Rider").placement.center_in_table,
+        Point2::new(10.0, 13.0),
+        epsilon = 1e-9
+    );
+    let mut jumps = s;
+    set_deck(&mut jumps, "Red", &["2H"]);
+    let (after, _) = run(&jumps, &ride, &[1]);
+    assert_eq!(
+        named(&after, "Rider").placement.center_in_table,
+        Point2::new(10.0, 18.0)
+    );
 }

@@ -30,6 +30,7 @@ pub enum Action {
     FollowThrough(FollowParams),
     MoraleCheck(MoraleParams),
     LeaveMelee(LeaveParams),
+    Spot(SpotParams),
 }
 
 impl Action {
@@ -50,6 +51,7 @@ impl Action {
         "follow-through",
         "morale-check",
         "leave-melee",
+        "spot",
     ];
 
     /// The action's name.
@@ -70,6 +72,7 @@ impl Action {
             Self::FollowThrough(_) => "follow-through",
             Self::MoraleCheck(_) => "morale-check",
             Self::LeaveMelee(_) => "leave-melee",
+            Self::Spot(_) => "spot",
         }
     }
 
@@ -134,6 +137,10 @@ pub struct VolleyParams {
 pub struct MeleeParams {
     pub a: String,
     pub b: String,
+    /// The figures (a, b or both) who parry this round (7.2, house: +2,
+    /// and a win only turns the blow).
+    #[serde(default)]
+    pub parry: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +155,10 @@ pub struct RallyParams {
 #[serde(deny_unknown_fields)]
 pub struct MoveParams {
     pub figure: String,
+    /// Moving backwards, keeping his facing (5.1; a halted rider backs
+    /// his horse 2 in, 5.3).
+    #[serde(default)]
+    pub backwards: bool,
     /// Points after the start, table inches.
     pub path_in: Vec<[f64; 2]>,
     /// Facing at the end; default: along the last leg.
@@ -230,6 +241,15 @@ pub struct FollowParams {
 pub struct MoraleParams {
     pub figure: String,
     pub reason: String,
+}
+
+/// 11, Spotting Hidden Enemies (house): an observer looks for a hidden
+/// enemy he can see the place of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpotParams {
+    pub observer: String,
+    pub target: String,
 }
 
 /// 5.5, Leaving Melee: a figure in base contact with an enemy walks away

@@ -13,6 +13,8 @@
 //! - `reload`, `fire`, `volley` (shooting, [`super::shooting`]);
 //!   `load-gun`, `artillery`, `grenade` ([`super::artillery`]);
 //! - `melee`, `horse-impact` (melee, [`super::melee`]);
+//! - `spot` (shooting, [`super::observation`]): an observer looks for a
+//!   hidden enemy (house);
 //! - `morale-check` (any phase): a trigger the camera cannot see (a
 //!   charge by cavalry, a lord killed out of sight);
 //! - `end-phase`: the next side in the phase, or the next phase, whose first
@@ -261,6 +263,7 @@ impl SoldiersInTimeRules {
                 Action::FollowThrough(p) => self.resolve_follow(state, p),
                 Action::MoraleCheck(p) => self.resolve_morale(state, p, dice),
                 Action::LeaveMelee(p) => self.resolve_leave(state, p, dice),
+                Action::Spot(p) => self.resolve_spot(state, p, dice),
             },
             other => Err(unsupported(other)),
         }
@@ -290,6 +293,7 @@ impl SoldiersInTimeRules {
                 Action::FollowThrough(p) => self.resolve_follow(state, p).map(drop),
                 Action::MoraleCheck(p) => self.plan_morale(state, p).map(drop),
                 Action::LeaveMelee(p) => self.plan_leave(state, p).map(drop),
+                Action::Spot(p) => self.plan_spot(state, p).map(drop),
             },
             other => Err(unsupported(other)),
         }

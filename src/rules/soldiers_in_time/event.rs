@@ -13,8 +13,8 @@ use crate::rules::GameState;
 #[serde(tag = "what", rename_all = "kebab-case")]
 pub enum Event {
     /// A figure fired its musket (aimed, or a snap shot): it must reload
-    /// before the next shot. Nothing else about him changes (no aim, no
-    /// shot count, no ammunition: those are Stand To!'s).
+    /// before the next shot, and it counts against his shots this turn
+    /// (6.1). No aim, no ammunition: those are Stand To!'s.
     Fired {
         figure: FigureId,
         target: FigureId,
@@ -85,6 +85,8 @@ pub enum Event {
         turn: u32,
         passed: bool,
     },
+    /// 11: he tried to spot a hidden enemy this turn (once a turn).
+    SpotChecked { figure: FigureId, turn: u32 },
 }
 
 impl Event {
@@ -92,9 +94,17 @@ impl Event {
     pub fn apply(&self, state: &mut GameState) {
         match self {
             Self::Fired { figure, .. } => {
+                let turn = state.turn;
                 if let Some(f) = state.figures.get_mut(figure.index()) {
                     f.loaded = false;
                 }
+                status(state, *figure, |s| {
+                    if s.shots_turn != Some(turn) {
+                        s.shots_fired = 0;
+                    }
+                    s.shots_turn = Some(turn);
+                    s.shots_fired += 1;
+                });
             }
             Self::Reloaded {
                 figure,
@@ -168,7 +178,8 @@ impl Event {
             | Self::GunFired { figure }
             | Self::GrenadeThrown { figure }
             | Self::WeaponDamaged { figure, .. }
-            | Self::LeaveChecked { figure, .. } => Some(*figure),
+            | Self::LeaveChecked { figure, .. }
+            | Self::SpotChecked { figure, .. } => Some(*figure),
             _ => None,
         }
     }
@@ -201,6 +212,7 @@ impl Event {
                     passed: *passed,
                 });
             }
+            Self::SpotChecked { turn, .. } => s.spot_turn = Some(*turn),
             _ => {}
         }
     }

@@ -24,21 +24,68 @@ pub(super) struct MeleePlan {
     b: FigureId,
     a_total: i32,
     b_total: i32,
+    /// Who parries (7.2, house): a win on a parry only turns the blow.
+    parry: (bool, bool),
 }
 
 impl SoldiersInTimeRules {
-    fn melee_total(&self, f: &Figure) -> Result<i32, RuleError> {
+    /// The 7.2 modifiers of `f` fighting `foe`, each named: charging +2
+    /// (the text's); house: a parry, one against many, a rider against a
+    /// man on foot.
+    fn melee_modifiers(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        foe: &Figure,
+        parries: bool,
+    ) -> Vec<(&'static str, i32)> {
+        let m = &self.data.melee;
+        let mut mods = Vec::new();
+        if st(f).charging {
+            mods.push(("charging", m.charging_add));
+        }
+        if parries {
+            mods.push(("parry", m.parry_add));
+        }
+        let foes = state
+            .figures
+            .iter()
+            .filter(|e| {
+                e.side != f.side
+                    && in_play(e)
+                    && !routed(e)
+                    && within(edge_gap(e, f), self.data.fire.adjacent_in)
+            })
+            .count();
+        if foes > 1 {
+            let extra = i32::try_from(foes - 1).unwrap_or(i32::MAX);
+            mods.push(("one against many", m.one_vs_many_add.saturating_mul(extra)));
+        }
+        if f.mounted() && !foe.mounted() {
+            mods.push(("mounted against foot", m.mounted_vs_foot_add));
+        }
+        mods.retain(|(_, v)| *v != 0);
+        mods
+    }
+
+    fn melee_total(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        foe: &Figure,
+        parries: bool,
+    ) -> Result<i32, RuleError> {
         let base =
             melee_base(&self.data, &f.melee_weapon, f.experience).ok_or(RuleError::Unknown {
                 what: "melee weapon",
                 name: f.melee_weapon.clone(),
             })?;
         Ok(base
-            + if st(f).charging {
-                self.data.melee.charging_add
-            } else {
-                0
-            })
+            + self
+                .melee_modifiers(state, f, foe, parries)
+                .iter()
+                .map(|(_, v)| v)
+                .sum::<i32>())
     }
 
     pub(super) fn plan_melee(
@@ -90,11 +137,22 @@ impl SoldiersInTimeRules {
             )
             .by(a.id));
         }
+        let parries = |f: &Figure| p.parry.contains(&f.name);
+        if let Some(n) = p.parry.iter().find(|n| **n != a.name && **n != b.name) {
+            return Err(refuse(
+                RefusalKind::Malformed,
+                format!(
+                    "{n} is not in this melee: only {} or {} can parry",
+                    a.name, b.name
+                ),
+            ));
+        }
         Ok(MeleePlan {
             a: a.id,
             b: b.id,
-            a_total: self.melee_total(a)?,
-            b_total: self.melee_total(b)?,
+            a_total: self.melee_total(state, a, b, parries(a))?,
+            b_total: self.melee_total(state, b, a, parries(b))?,
+            parry: (parries(a), parries(b)),
         })
     }
 
@@ -112,9 +170,9 @@ impl SoldiersInTimeRules {
         let mut work = Work::new(state);
         self.melee_round(
             &mut work,
-            plan.a,
-            plan.b,
+            (plan.a, plan.b),
             (plan.a_total, plan.b_total),
+            plan.parry,
             dice,
         )?;
         Ok(work.into_events())
@@ -125,9 +183,9 @@ impl SoldiersInTimeRules {
     fn melee_round(
         &self,
         work: &mut Work,
-        a: FigureId,
-        b: FigureId,
+        (a, b): (FigureId, FigureId),
         (ta, tb): (i32, i32),
+        parry: (bool, bool),
         dice: &mut dyn Dice,
     ) -> Result<(), RuleError> {
         let a = work.fig(a)?.clone();
@@ -159,11 +217,26 @@ impl SoldiersInTimeRules {
             work.note("equal totals: nobody strikes home (house rule)");
             return Ok(());
         }
-        let (winner, loser) = if sa > sb { (&a, &b) } else { (&b, &a) };
+        let (winner, loser, parried) = if sa > sb {
+            (&a, &b, parry.0)
+        } else {
+            (&b, &a, parry.1)
+        };
+        if parried {
+            work.note(format!(
+                "{} wins on a parry: he turns {}'s blow (house rule)",
+                winner.name, loser.name
+            ));
+            return Ok(());
+        }
         self.apply_damage(work, loser.id, sa.abs_diff(sb), dice)?;
         let after = work.fig(loser.id)?.clone();
         if in_play(&after) && !routed(&after) {
-            let retreat = self.data.melee.retreat_in;
+            let retreat = if self.horse_panics(work, &after, dice)? {
+                self.data.melee.rout_in
+            } else {
+                self.data.melee.retreat_in
+            };
             work.note(format!(
                 "{} lost the round: he retreats {retreat} in",
                 after.name
@@ -173,6 +246,42 @@ impl SoldiersInTimeRules {
             work.push(e);
         }
         Ok(())
+    }
+
+    /// 7.2 Horse Panic (house): a rider who lost a round flips a card
+    /// against his horsemanship; failed, the horse panics (he goes back the
+    /// rout move, and the horse halts).
+    fn horse_panics(
+        &self,
+        work: &mut Work,
+        r: &Figure,
+        dice: &mut dyn Dice,
+    ) -> Result<bool, RuleError> {
+        if !r.mounted() {
+            return Ok(false);
+        }
+        let number = st(r)
+            .horsemanship
+            .filter(|n| *n > 0)
+            .unwrap_or(r.experience);
+        let pile = Self::deck_pile(&work.now, r.side);
+        work.push(Event::Odds {
+            purpose: format!("{}'s horse after the lost round", r.name),
+            odds: named(&[(
+                "p_horse_steady",
+                activation_odds(&self.data, &pile, number, r.leader),
+            )]),
+        });
+        let card = Self::draw(work, r.side, dice)?;
+        if activation_passes(&self.data, card, number, r.leader) {
+            return Ok(false);
+        }
+        work.note(format!("{}'s horse panics (house rule)", r.name));
+        work.push(Event::MountSpeed {
+            figure: r.id,
+            level: 0,
+        });
+        Ok(true)
     }
 
     /// Has the rider, or a man of his unit, engaged `t` in melee this turn?
@@ -229,8 +338,11 @@ impl SoldiersInTimeRules {
             }
             ImpactAnswer::Attack => {
                 work.note(format!("{} attacks {} before the impact", t.name, r.name));
-                let totals = (self.melee_total(t)?, self.melee_total(r)?);
-                self.melee_round(work, t.id, r.id, totals, dice)?;
+                let totals = (
+                    self.melee_total(&work.now, t, r, false)?,
+                    self.melee_total(&work.now, r, t, false)?,
+                );
+                self.melee_round(work, (t.id, r.id), totals, (false, false), dice)?;
                 let rider = work.fig(r.id)?;
                 Ok(in_play(rider) && !routed(rider))
             }

@@ -43,6 +43,7 @@ pub fn actions() -> Vec<ActionSpec> {
         individual(),
         reload(),
         leave_melee(),
+        spot(),
     ]
 }
 
@@ -94,6 +95,11 @@ fn melee() -> ActionSpec {
     ActionSpec::new("melee", "Melee", "the actor fights the target")
         .param(actor("a", "the one who starts the melee"))
         .param(ParamSpec::target("b", ParamKind::Figure, "his opponent"))
+        .param(ParamSpec::optional(
+            "parry",
+            ParamKind::Figures,
+            "who parries (house: +2, a win turns the blow)",
+        ))
         .in_phases(&["melee"])
 }
 
@@ -165,6 +171,10 @@ fn movement() -> ActionSpec {
         .param(facing())
         .param(ParamSpec::flag("run", "running (formed charge)"))
         .param(ParamSpec::flag("charge", "charging into melee"))
+        .param(ParamSpec::flag(
+            "backwards",
+            "backwards, keeping his facing",
+        ))
         .param(ParamSpec::optional(
             "speed",
             ParamKind::Text,
@@ -226,6 +236,22 @@ fn reload() -> ActionSpec {
         "a figure rolls his reload d10; a loaded shot keeps",
     )
     .param(actor("figure", "the man who reloads"))
+    .in_phases(&["shooting"])
+}
+
+/// 11, spotting a hidden enemy (house).
+fn spot() -> ActionSpec {
+    ActionSpec::new(
+        "spot",
+        "Spot",
+        "a man looks for a hidden enemy within 12 in",
+    )
+    .param(actor("observer", "the man who looks"))
+    .param(ParamSpec::given(
+        "target",
+        ParamKind::Figure,
+        "the hidden enemy",
+    ))
     .in_phases(&["shooting"])
 }
 

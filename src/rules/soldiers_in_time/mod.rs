@@ -18,6 +18,7 @@ mod melee;
 pub mod menu;
 mod morale;
 mod movement;
+mod observation;
 mod orders;
 mod overlay;
 mod shooting;
@@ -57,6 +58,10 @@ pub struct CommandData {
     pub face_card_passes: bool,
     pub leader_fails_on_ace: bool,
     pub men_per_leader: u32,
+    /// 5.2 Volley Fire "requires the unit to be in formation": each man
+    /// within this gap of another of the volley or of his leader, inches
+    /// base edge to base edge (house).
+    pub formation_gap_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -83,6 +88,13 @@ pub struct FireData {
     /// 11: "If there is a hit then all troops in a 2 inch radius are
     /// automatically exposed" (no hidden +2 in the next turn).
     pub exposed_radius_in: f64,
+    /// 6.3, firing at an enemy engaged in melee with a friend: a hit
+    /// strikes the target on a d10 at or under this, else the friend
+    /// (house).
+    pub into_melee_target_max: u32,
+    /// 11, spotting hidden enemies: how far an observer may look, inches
+    /// centre to centre (house).
+    pub spot_range_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -104,6 +116,14 @@ pub struct WeaponData {
     /// weapon is not damaged apart from its bearer.
     #[serde(default)]
     pub hit_points: Option<u32>,
+    /// 6.1, Multiple Shots: shots a turn (None: one).
+    #[serde(default)]
+    pub shots: Option<u32>,
+    /// 6.1: "If there is only one figure alone because of casualties, then
+    /// only 3 shots may be taken each turn": the shots of a crew down to
+    /// its gunner (no friend within 1 in).
+    #[serde(default)]
+    pub shots_alone: Option<u32>,
 }
 
 /// The kinds of artillery piece the text describes.
@@ -129,6 +149,12 @@ pub struct MovementData {
     /// A rider who fails his activation may slow by this many levels.
     pub horse_fail_slow_levels: u8,
     pub artillery_move_in: f64,
+    /// 5.1 Moving Backwards: the fraction of the walk a man keeping his
+    /// facing moves (house).
+    pub backward_fraction: f64,
+    /// 5.3: "Cavalry previously halted or moving backwards can move
+    /// backwards at 2 inches per turn."
+    pub horse_back_in: f64,
     #[serde(default)]
     pub house: House,
 }
@@ -157,6 +183,12 @@ pub struct MeleeData {
     pub charge_turns_max: u32,
     pub retreat_in: f64,
     pub rout_in: f64,
+    /// 7.2 Parry (house): added to the total of a figure who parries.
+    pub parry_add: i32,
+    /// 7.2 One Vs Many (house): for each enemy in contact beyond the first.
+    pub one_vs_many_add: i32,
+    /// 7.2 horses in melee (house): a rider against a man on foot.
+    pub mounted_vs_foot_add: i32,
     #[serde(default)]
     pub house: House,
 }
@@ -274,6 +306,13 @@ impl SoldiersInTime {
                     format!("the phase `{phase}` is missing"),
                 ));
             }
+        }
+        if !(0.0..=1.0).contains(&data.movement.backward_fraction) {
+            problems.push(src.problem(
+                None,
+                "movement.backward_fraction",
+                "a fraction of the walk, 0 to 1",
+            ));
         }
         if !(0.0..=1.0).contains(&data.fire.long_range_from) {
             problems.push(src.problem(

@@ -22,7 +22,9 @@ use super::{NAME, mine_p, morale_odds, morale_passes};
 use crate::core::dice::Dice;
 use crate::core::odds::named;
 use crate::core::{Inch, Length, Reading, RefusalKind};
-use crate::geometry::{bearing_deg, path_length_in};
+use crate::geometry::{
+    TerrainKind, angle_off_facing_deg, bearing_deg, path_length_in, point_in_polygon,
+};
 use crate::rules::common::{Work, figure, require_active_side};
 use crate::rules::{Event, Figure, FigureId, GameState, Pace, RuleError, RuleSet};
 
@@ -30,7 +32,6 @@ use crate::rules::{Event, Figure, FigureId, GameState, Pace, RuleError, RuleSet}
 pub(super) struct MovePlan {
     figure: FigureId,
     path: Vec<Point2<f64>>,
-    length: f64,
     pace: Pace,
     /// A rider's new horse speed.
     level: Option<u8>,
@@ -86,6 +87,40 @@ fn clip_to_square(
         }
     }
     Some((t0, t1))
+}
+
+/// Where a path first enters the outline `poly` from outside (None: it
+/// starts inside or never enters): how far along, inches, and the point.
+pub(super) fn first_entry(
+    path: &[Point2<f64>],
+    poly: &[Point2<f64>],
+) -> Option<(f64, Point2<f64>)> {
+    if poly.len() < 3 || path.first().is_none_or(|p| point_in_polygon(poly, *p)) {
+        return None;
+    }
+    let mut along = 0.0;
+    for w in path.windows(2) {
+        let r = w[1] - w[0];
+        let mut best: Option<f64> = None;
+        for i in 0..poly.len() {
+            let (c, d) = (poly[i], poly[(i + 1) % poly.len()]);
+            let e = d - c;
+            let denom = r.perp(&e);
+            if denom.abs() <= f64::EPSILON {
+                continue;
+            }
+            let t = (c - w[0]).perp(&e) / denom;
+            let u = (c - w[0]).perp(&r) / denom;
+            if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u) {
+                best = Some(best.map_or(t, |b: f64| b.min(t)));
+            }
+        }
+        if let Some(t) = best {
+            return Some((along + t * r.norm(), w[0] + r * t));
+        }
+        along += r.norm();
+    }
+    None
 }
 
 /// Each time a path enters a square, or starts inside it: 10.3, "he must
@@ -312,7 +347,9 @@ impl SoldiersInTimeRules {
             ));
         }
         let length = path_length_in(&path);
-        let (level, allowance, pace) = if f.mounted() {
+        let (level, allowance, pace) = if p.backwards {
+            (None, self.backward_move(state, f, p, &path)?, Pace::Walk)
+        } else if f.mounted() {
             let (level, allowance) = self.horse_move(f, p, path.len())?;
             let pace = if p.charge {
                 Pace::Charge
@@ -369,13 +406,122 @@ impl SoldiersInTimeRules {
         Ok(MovePlan {
             figure: f.id,
             path,
-            length,
             pace,
             level,
             charge,
-            facing_deg: p.facing_deg,
+            facing_deg: if p.backwards {
+                Some(f.placement.facing_deg)
+            } else {
+                p.facing_deg
+            },
             reading: measured.reading(format!("{}'s move", f.name), &[allowance]),
         })
+    }
+
+    /// 5.1 Moving Backwards (house) and 5.3: "Cavalry previously halted or
+    /// moving backwards can move backwards at 2 inches per turn." He keeps
+    /// his facing, every leg more than 90 degrees off it; a man on foot at
+    /// half his walk under an order that moves him, a rider only from a
+    /// halt (his horse stays halted). Returns the allowance.
+    fn backward_move(
+        &self,
+        state: &GameState,
+        f: &Figure,
+        p: &MoveParams,
+        path: &[Point2<f64>],
+    ) -> Result<f64, RuleError> {
+        let bad = |kind, why: String| Err(refuse(kind, why).by(f.id));
+        if p.run || p.charge || p.speed.is_some() {
+            return bad(
+                RefusalKind::Malformed,
+                format!(
+                    "{} moves backwards at a walk: no running, charging or new speed",
+                    f.name
+                ),
+            );
+        }
+        let facing = f.placement.facing_deg;
+        if let Some(w) = path.windows(2).find(|w| {
+            (w[1] - w[0]).norm() > f64::EPSILON && angle_off_facing_deg(w[0], facing, w[1]) <= 90.0
+        }) {
+            return bad(
+                RefusalKind::Movement,
+                format!(
+                    "moving backwards, {} keeps his facing ({facing:.0} degrees): the leg to \
+                     {:.1},{:.1} does not go back",
+                    f.name, w[1].x, w[1].y
+                ),
+            );
+        }
+        if f.mounted() {
+            if f.mount_level.unwrap_or(0) != 0 {
+                return bad(
+                    RefusalKind::Movement,
+                    format!("{}'s horse is moving: only a halted horse backs", f.name),
+                );
+            }
+            if !st(f).order.is_some_and(|o| o.passed && o.order.moves()) {
+                return bad(
+                    RefusalKind::NoOrder,
+                    format!("{} has no order to move: his horse stays halted", f.name),
+                );
+            }
+            return Ok(self.data.movement.horse_back_in);
+        }
+        if let Some(why) = self.foot_order_refusal(state, f) {
+            return Err(why);
+        }
+        if self.is_gun(f) {
+            return Ok(self.data.movement.artillery_move_in);
+        }
+        Ok(self.data.movement.foot_in * self.data.movement.backward_fraction)
+    }
+
+    /// 5.3 Obstacles (house): a rider whose path enters an obstacle area
+    /// jumps it on a card at or under his horsemanship; a refusal stops him
+    /// at its edge. Returns the path he rides (cut at a refusal).
+    fn jump_obstacles(
+        &self,
+        work: &mut Work,
+        f: &Figure,
+        path: &[Point2<f64>],
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Point2<f64>>, RuleError> {
+        if !f.mounted() {
+            return Ok(path.to_vec());
+        }
+        let mut entries: Vec<(f64, Point2<f64>, String)> = work
+            .now
+            .terrain
+            .iter()
+            .filter(|a| a.is(TerrainKind::Obstacle))
+            .filter_map(|a| first_entry(path, &a.polygon_in).map(|(d, p)| (d, p, a.name.clone())))
+            .collect();
+        entries.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let number = st(f)
+            .horsemanship
+            .filter(|n| *n > 0)
+            .unwrap_or(f.experience);
+        for (along, at, name) in entries {
+            let pile = Self::deck_pile(&work.now, f.side);
+            work.push(Event::Odds {
+                purpose: format!("{}'s horse jumps the {name}", f.name),
+                odds: named(&[(
+                    "p_jumps",
+                    super::activation_odds(&self.data, &pile, number, f.leader),
+                )]),
+            });
+            let card = Self::draw(work, f.side, dice)?;
+            if !super::activation_passes(&self.data, card, number, f.leader) {
+                work.note(format!(
+                    "{}'s horse refuses the {name} (house rule): he stops at it",
+                    f.name
+                ));
+                return Ok(cut_path(path, along, at));
+            }
+            work.note(format!("{}'s horse jumps the {name}", f.name));
+        }
+        Ok(path.to_vec())
     }
 
     /// `f` standing at `at` instead (his base and its uncertainty).
@@ -453,21 +599,22 @@ impl SoldiersInTimeRules {
                 run,
             }));
         }
-        let blown = self.roll_mines(&mut work, id, &plan.path, dice)?;
-        let start = plan.path[0];
+        let mover = work.fig(id)?.clone();
+        let path = self.jump_obstacles(&mut work, &mover, &plan.path, dice)?;
+        let blown = self.roll_mines(&mut work, id, &path, dice)?;
+        let start = path[0];
         let (end, heading, length) = match blown {
             Some(e) => (e.at, e.heading_deg, e.along_in),
             None => {
-                let end = *plan.path.last().unwrap_or(&start);
-                let heading = plan
-                    .path
+                let end = *path.last().unwrap_or(&start);
+                let heading = path
                     .windows(2)
                     .rev()
                     .find(|w| (w[1] - w[0]).norm() > f64::EPSILON)
                     .map_or(work.fig(id)?.placement.facing_deg, |w| {
                         bearing_deg(w[0], w[1])
                     });
-                (end, heading, plan.length)
+                (end, heading, path_length_in(&path))
             }
         };
         work.push(Event::Moved {
@@ -727,6 +874,22 @@ impl SoldiersInTimeRules {
             },
         ])
     }
+}
+
+/// The path up to `along` inches, ending at `at`.
+fn cut_path(path: &[Point2<f64>], along: f64, at: Point2<f64>) -> Vec<Point2<f64>> {
+    let mut out = vec![path[0]];
+    let mut done = 0.0;
+    for w in path.windows(2) {
+        let len = (w[1] - w[0]).norm();
+        if done + len >= along {
+            break;
+        }
+        out.push(w[1]);
+        done += len;
+    }
+    out.push(at);
+    out
 }
 
 #[cfg(test)]

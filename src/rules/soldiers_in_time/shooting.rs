@@ -13,7 +13,7 @@
 
 use super::action::{FireParams, ReloadParams, VolleyParams};
 use super::engine::{
-    SHOOTING, SoldiersInTimeRules, centre_gap, in_play, refuse, routed, sit, st, within,
+    SHOOTING, SoldiersInTimeRules, centre_gap, edge_gap, in_play, refuse, routed, sit, st, within,
 };
 use super::event::Event as SitEvent;
 use super::status::Order;
@@ -21,7 +21,7 @@ use super::{NAME, WeaponData, hits, shot_odds};
 use crate::core::dice::{Dice, total};
 use crate::core::odds::named;
 use crate::core::{Reading, RefusalKind};
-use crate::geometry::{Cover, line_of_sight};
+use crate::geometry::{Cover, line_hits_base, line_of_sight};
 use crate::rules::common::{Work, figure, require_active_side};
 use crate::rules::{Event, Figure, FigureId, GameState, RuleError};
 
@@ -34,6 +34,12 @@ pub(super) struct FirePlan {
     shooter: FigureId,
     target: FigureId,
     snap: bool,
+    /// Loaded, or a weapon of several shots that fired already this turn.
+    ready: bool,
+    /// 6.3: friends the shot goes past (in the line of fire, nearest the
+    /// firer first), then those in the melee with the target: a hit may
+    /// strike the first of them.
+    friends_at_risk: Vec<FigureId>,
     modifier: i32,
     weapon: WeaponData,
     reading: Reading,
@@ -132,7 +138,7 @@ impl SoldiersInTimeRules {
             .value;
         // 11: "Hidden troops receive a +2 because of the benefit of cover",
         // unless a hit within 2 in exposed them.
-        if t.concealed && st(t).exposed_until.is_none_or(|u| state.turn > u) {
+        if Self::hidden(state, t) {
             m.push(("hidden target", fire.hidden_target_add));
         } else if cover == Cover::Hard {
             m.push(("hard cover", fire.hard_cover_add));
@@ -229,7 +235,21 @@ impl SoldiersInTimeRules {
             ));
         }
         let snap = self.fire_kind(state, s, p.snap)?;
-        if !s.loaded && st(s).reload_turn == Some(state.turn) {
+        let fired = Self::shots_this_turn(state, s);
+        let allowed = self.shots_allowed(state, s, &w);
+        if fired >= allowed {
+            return Err(refuse(
+                RefusalKind::AlreadyActed,
+                format!(
+                    "{} has fired {fired} shot(s) this turn: his {} fires {allowed} a turn",
+                    s.name, s.weapon
+                ),
+            )
+            .by(s.id));
+        }
+        // A weapon of several shots reloads once a turn.
+        let ready = s.loaded || (fired > 0 && w.shots.is_some());
+        if !ready && st(s).reload_turn == Some(state.turn) {
             return Err(refuse(
                 RefusalKind::NotLoaded,
                 format!("{} rolled his reload this turn and is not loaded", s.name),
@@ -262,6 +282,9 @@ impl SoldiersInTimeRules {
             )
             .by(t.id));
         }
+        let in_melee = self.friends_in_melee_with(state, s, t);
+        let mut friends_at_risk = Self::friends_in_the_line(state, s, t, &in_melee);
+        friends_at_risk.extend(in_melee);
         let short = w.range_in * self.data.fire.long_range_from;
         let mods = self.fire_modifiers(state, s, t, snap, Some(range.value() > short));
         let why = mods
@@ -273,6 +296,8 @@ impl SoldiersInTimeRules {
             shooter: s.id,
             target: t.id,
             snap,
+            ready,
+            friends_at_risk,
             modifier: mods.iter().map(|(_, v)| v).sum(),
             reading: range.reading(format!("{} to {}", s.name, t.name), &[short, w.range_in]),
             weapon: w,
@@ -326,17 +351,71 @@ impl SoldiersInTimeRules {
             work.fig(plan.shooter)?.clone(),
             work.fig(plan.target)?.clone(),
         );
+        work.push(Event::Measured(plan.reading.clone()));
+        self.push_shot_odds(work, &state, &plan, &s, &t);
+        if !plan.ready && !self.reload_roll(work, &s, &plan.weapon, dice)? {
+            return Ok(());
+        }
+        let h = work.roll1(dice, self.data.fire.die, "to hit", Some(s.id))?;
+        work.push(sit(SitEvent::Fired {
+            figure: s.id,
+            target: t.id,
+            snap: plan.snap,
+        }));
+        self.gives_himself_away(work, &s);
+        if !hits(h, plan.modifier, s.experience) {
+            work.note(format!("{} misses", s.name));
+            return Ok(());
+        }
+        let t = self.figure_struck(work, &s, &t, &plan.friends_at_risk, dice)?;
+        self.expose_around(work, &t);
+        let w = &plan.weapon;
+        let dmg = work.roll(
+            dice,
+            w.damage_dice as usize,
+            w.damage_sides,
+            "damage",
+            Some(s.id),
+        )?;
+        let damage = total(&dmg) + w.damage_add;
+        self.apply_damage(work, t.id, damage, dice).map(drop)
+    }
+
+    /// The odds of a shot (6.3: into a melee, the target's share of a hit
+    /// and the friend's).
+    fn push_shot_odds(
+        &self,
+        work: &mut Work,
+        state: &GameState,
+        plan: &FirePlan,
+        s: &Figure,
+        t: &Figure,
+    ) {
         let shot = super::Shot {
-            already_loaded: s.loaded,
-            ..self.shot_for(&state, &t, s.experience, plan.modifier)
+            already_loaded: plan.ready,
+            ..self.shot_for(state, t, s.experience, plan.modifier)
         };
         let o = shot_odds(
             &self.data,
             &plan.weapon,
             &shot,
-            &Self::deck_pile(&state, t.side),
+            &Self::deck_pile(state, t.side),
         );
-        work.push(Event::Measured(plan.reading));
+        let share = if plan.friends_at_risk.is_empty() {
+            1.0
+        } else {
+            f64::from(self.data.fire.into_melee_target_max.min(self.data.fire.die))
+                / f64::from(self.data.fire.die.max(1))
+        };
+        let mut odds = vec![
+            ("p_reloaded", o.p_reloaded),
+            ("p_hit", o.p_hit),
+            ("p_morale_check_only", o.p_morale_check_only * share),
+            ("p_killed", o.p_killed * share),
+        ];
+        if !plan.friends_at_risk.is_empty() {
+            odds.push(("p_friend_struck", o.p_hit * (1.0 - share)));
+        }
         work.push(Event::Odds {
             purpose: format!(
                 "{} fires {} at {} ({})",
@@ -349,37 +428,129 @@ impl SoldiersInTimeRules {
                     &plan.why
                 }
             ),
-            odds: named(&[
-                ("p_reloaded", o.p_reloaded),
-                ("p_hit", o.p_hit),
-                ("p_morale_check_only", o.p_morale_check_only),
-                ("p_killed", o.p_killed),
-            ]),
+            odds: named(&odds),
         });
-        if !s.loaded && !self.reload_roll(work, &s, &plan.weapon, dice)? {
-            return Ok(());
+    }
+
+    /// Shots `s` fired this turn.
+    fn shots_this_turn(state: &GameState, s: &Figure) -> u32 {
+        if st(s).shots_turn == Some(state.turn) {
+            st(s).shots_fired
+        } else {
+            0
         }
-        let h = work.roll1(dice, self.data.fire.die, "to hit", Some(s.id))?;
-        work.push(sit(SitEvent::Fired {
-            figure: s.id,
-            target: t.id,
-            snap: plan.snap,
-        }));
-        if !hits(h, plan.modifier, s.experience) {
-            work.note(format!("{} misses", s.name));
-            return Ok(());
+    }
+
+    /// 6.1: the shots a turn of his weapon: one, or its `shots`; "If there
+    /// is only one figure alone because of casualties, then only 3 shots
+    /// may be taken each turn" (no friend within 1 in of the gunner).
+    fn shots_allowed(&self, state: &GameState, s: &Figure, w: &WeaponData) -> u32 {
+        let Some(shots) = w.shots else {
+            return 1;
+        };
+        let crewed = state.figures.iter().any(|f| {
+            f.id != s.id
+                && f.side == s.side
+                && in_play(f)
+                && !routed(f)
+                && within(edge_gap(f, s), self.data.fire.adjacent_in)
+        });
+        if crewed {
+            shots
+        } else {
+            w.shots_alone.unwrap_or(shots).min(shots)
         }
-        self.expose_around(work, &t);
-        let w = &plan.weapon;
-        let dmg = work.roll(
-            dice,
-            w.damage_dice as usize,
-            w.damage_sides,
-            "damage",
-            Some(s.id),
-        )?;
-        let damage = total(&dmg) + w.damage_add;
-        self.apply_damage(work, t.id, damage, dice).map(drop)
+    }
+
+    /// The friends of `s` in base contact with `t` (in a melee with him),
+    /// nearest `s` first.
+    fn friends_in_melee_with(&self, state: &GameState, s: &Figure, t: &Figure) -> Vec<FigureId> {
+        let mut friends: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|f| {
+                f.side == s.side
+                    && f.id != s.id
+                    && in_play(f)
+                    && within(edge_gap(f, t), self.data.fire.adjacent_in)
+            })
+            .collect();
+        friends.sort_by(|a, b| {
+            centre_gap(a, s)
+                .value()
+                .total_cmp(&centre_gap(b, s).value())
+        });
+        friends.into_iter().map(|f| f.id).collect()
+    }
+
+    /// 6.3, Fire Past Friends (house): the friends whose bases the line of
+    /// fire crosses, nearest the firer first (those in the melee with the
+    /// target left out).
+    fn friends_in_the_line(
+        state: &GameState,
+        s: &Figure,
+        t: &Figure,
+        in_melee: &[FigureId],
+    ) -> Vec<FigureId> {
+        let (a, b) = (s.placement.center_in_table, t.placement.center_in_table);
+        let mut friends: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|f| {
+                f.side == s.side
+                    && f.id != s.id
+                    && in_play(f)
+                    && !in_melee.contains(&f.id)
+                    && line_hits_base(a, b, &f.placement)
+            })
+            .collect();
+        friends.sort_by(|x, y| {
+            centre_gap(x, s)
+                .value()
+                .total_cmp(&centre_gap(y, s).value())
+        });
+        friends.into_iter().map(|f| f.id).collect()
+    }
+
+    /// 6.3, Fire Past Friends or At Enemies Engaged In Melee (house): a hit
+    /// past friends in the line of fire, or on an enemy in a melee with
+    /// friends, strikes him on a d10 at or under 5, else the first friend
+    /// in the line (or the one in the melee nearest the firer). Returns the
+    /// figure struck.
+    fn figure_struck(
+        &self,
+        work: &mut Work,
+        s: &Figure,
+        t: &Figure,
+        friends: &[FigureId],
+        dice: &mut dyn Dice,
+    ) -> Result<Figure, RuleError> {
+        let Some(friend) = friends.first() else {
+            return Ok(t.clone());
+        };
+        let face = work.roll1(dice, self.data.fire.die, "past friends", Some(s.id))?;
+        if face <= self.data.fire.into_melee_target_max {
+            return Ok(t.clone());
+        }
+        let friend = work.fig(*friend)?.clone();
+        work.note(format!(
+            "{}'s shot strikes {}, his own side (house rule)",
+            s.name, friend.name
+        ));
+        Ok(friend)
+    }
+
+    /// 11 (house): a hidden figure that fires gives himself away: no
+    /// hidden +2 to the end of the next turn.
+    fn gives_himself_away(&self, work: &mut Work, s: &Figure) {
+        let turn = work.now.turn;
+        if s.concealed && st(s).exposed_until.is_none_or(|u| u < turn + 1) {
+            work.push(sit(SitEvent::Exposed {
+                figures: vec![s.id],
+                until_turn: turn + 1,
+            }));
+            work.note(format!("{} fires and gives himself away", s.name));
+        }
     }
 
     /// 11: "If there is a hit then all troops in a 2 inch radius are
@@ -395,9 +566,7 @@ impl SoldiersInTimeRules {
             .figures
             .iter()
             .filter(|f| {
-                f.concealed
-                    && in_play(f)
-                    && (f.id == hit.id || within(super::engine::edge_gap(f, hit), radius))
+                f.concealed && in_play(f) && (f.id == hit.id || within(edge_gap(f, hit), radius))
             })
             .map(|f| f.id)
             .collect();
@@ -432,14 +601,152 @@ impl SoldiersInTimeRules {
                 "a volley needs the men who shoot: name at least one in `men`",
             ));
         }
-        p.men
+        let mut men = Vec::new();
+        for name in &p.men {
+            let m = figure(state, name)?;
+            require_active_side(NAME, state, m)?;
+            men.push(m);
+        }
+        let able: Vec<&Figure> = men
             .iter()
-            .map(|name| {
-                let m = figure(state, name)?;
-                require_active_side(NAME, state, m)?;
-                Ok(m.id)
+            .copied()
+            .filter(|m| in_play(m) && !routed(m))
+            .collect();
+        if let Some(first) = able.first() {
+            let leader = Self::volley_leader(state, first, &able)?;
+            self.check_volley_formation(state, leader, &able)?;
+        }
+        Ok(men.iter().map(|m| m.id).collect())
+    }
+
+    /// The leader whose passed Volley Fire order every man of the volley is
+    /// under (5.2: "if he succeeds, all followers can shoot an aimed shot").
+    fn volley_leader<'a>(
+        state: &'a GameState,
+        first: &Figure,
+        able: &[&Figure],
+    ) -> Result<&'a Figure, RuleError> {
+        let by = |m: &Figure| {
+            st(m)
+                .order
+                .filter(|o| o.passed && o.order == Order::VolleyFire)
+                .and_then(|o| o.by)
+        };
+        let not_under = |m: &Figure| {
+            refuse(
+                RefusalKind::NoOrder,
+                format!(
+                    "{} is not under a passed volley fire order with the others: he fires with \
+                     `fire`",
+                    m.name
+                ),
+            )
+            .by(m.id)
+        };
+        let leader_id = by(first).ok_or_else(|| not_under(first))?;
+        if let Some(m) = able.iter().find(|m| by(m) != Some(leader_id)) {
+            return Err(not_under(m));
+        }
+        state
+            .figure(leader_id)
+            .filter(|l| in_play(l) && !routed(l))
+            .ok_or_else(|| {
+                refuse(
+                    RefusalKind::NoOrder,
+                    "the leader who ordered the volley is out of the fight",
+                )
             })
-            .collect()
+    }
+
+    /// 5.2: "Volley Fire is like Follow Me, except it requires the unit to
+    /// be in formation, with the leader where he can see his men and the
+    /// enemy. The unit cannot be in melee combat." House formation: the men
+    /// and their leader make one body, each within the formation gap (base
+    /// edge to base edge) of another of them.
+    fn check_volley_formation(
+        &self,
+        state: &GameState,
+        leader: &Figure,
+        able: &[&Figure],
+    ) -> Result<(), RuleError> {
+        let mut body: Vec<&Figure> = able.to_vec();
+        if !body.iter().any(|m| m.id == leader.id) {
+            body.push(leader);
+        }
+        let gap = self.data.command.formation_gap_in;
+        let mut joined = vec![false; body.len()];
+        let mut next = vec![body.len() - 1];
+        joined[body.len() - 1] = true;
+        while let Some(i) = next.pop() {
+            for j in 0..body.len() {
+                if !joined[j] && within(edge_gap(body[i], body[j]), gap) {
+                    joined[j] = true;
+                    next.push(j);
+                }
+            }
+        }
+        if let Some(j) = joined.iter().position(|j| !j) {
+            return Err(refuse(
+                RefusalKind::NoOrder,
+                format!(
+                    "{} is out of formation (over {gap} in from the rest of the volley and \
+                     {}): a volley needs the unit in formation",
+                    body[j].name, leader.name
+                ),
+            )
+            .by(body[j].id));
+        }
+        let adjacent = self.data.fire.adjacent_in;
+        for m in &body {
+            if let Some(e) = state
+                .figures
+                .iter()
+                .find(|e| e.side != m.side && in_play(e) && within(edge_gap(e, m), adjacent))
+            {
+                return Err(refuse(
+                    RefusalKind::Engaged,
+                    format!(
+                        "{} is in melee with {}: a unit in melee combat cannot volley",
+                        m.name, e.name
+                    ),
+                )
+                .by(m.id));
+            }
+        }
+        let sees = |t: &Figure| {
+            let sight = line_of_sight(
+                &leader.placement,
+                &t.placement,
+                &state.terrain,
+                COVER_REACH_IN,
+            );
+            sight.clear.value || sight.clear.too_close_to_call
+        };
+        if let Some(m) = body.iter().find(|m| m.id != leader.id && !sees(m)) {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{} cannot see {}: a volley needs the leader to see his men",
+                    leader.name, m.name
+                ),
+            )
+            .by(m.id));
+        }
+        if !state
+            .figures
+            .iter()
+            .any(|e| e.side != leader.side && in_play(e) && sees(e))
+        {
+            return Err(refuse(
+                RefusalKind::OutOfSight,
+                format!(
+                    "{} sees no enemy: a volley needs the leader to see the enemy",
+                    leader.name
+                ),
+            )
+            .by(leader.id));
+        }
+        Ok(())
     }
 
     /// Each man still able fires at the nearest enemy in turn; later shots

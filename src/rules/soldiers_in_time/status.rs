@@ -181,6 +181,13 @@ pub struct FigureStatus {
     /// scenario key).
     pub fought_turn: Option<u32>,
     pub fought_with: Vec<FigureId>,
+    /// The turn of his last shot and how many he fired in it (6.1: one a
+    /// turn but for a weapon of several shots; not a scenario key).
+    pub shots_turn: Option<u32>,
+    pub shots_fired: u32,
+    /// The turn he last tried to spot a hidden enemy (11; not a scenario
+    /// key).
+    pub spot_turn: Option<u32>,
 }
 
 /// A figure's check to leave a melee (5.5, "Leaving Melee").
@@ -214,6 +221,9 @@ pub static NO_FIGURE_STATUS: FigureStatus = FigureStatus {
     leave_check: None,
     fought_turn: None,
     fought_with: Vec::new(),
+    shots_turn: None,
+    shots_fired: 0,
+    spot_turn: None,
 };
 
 /// What Soldiers in Time records about one unit (nothing: it orders men).
