@@ -2,33 +2,13 @@
 //! formation changes, double time and the square's limits, on the Sudan
 //! patrol scenario.
 
-use std::sync::Arc;
-
 use crate::common::refusal_kind;
+use crate::common::volley_fire::{action, apply, at, setup};
 use nalgebra::{Point2, Vector2};
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::game::{Command, Event, GameState};
 use spotter::rules::dice::TypedDice;
-use spotter::rules::{Registry, RuleError, RuleSet};
-
-fn setup() -> (GameState, Arc<dyn RuleSet>) {
-    let registry = Registry::builtin().unwrap();
-    let s = Scenario::load(
-        std::path::Path::new("scenarios/vf-sudan-patrol.toml"),
-        &registry,
-    )
-    .unwrap()
-    .state;
-    (s, registry.get("volley-fire").unwrap())
-}
-
-/// The typed action `name` with its parameters (panics when they cannot be
-/// read: a test's own typo).
-fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::VolleyFire(
-        spotter::rules::volley_fire::action::Action::parse(name, &params).expect(name),
-    )
-}
+use spotter::rules::{RuleError, RuleSet};
 
 fn run(
     rules: &dyn RuleSet,
@@ -37,19 +17,6 @@ fn run(
     faces: &[u32],
 ) -> Result<Vec<Event>, RuleError> {
     rules.resolve(s, cmd, &mut TypedDice::new(faces.iter().copied()))
-}
-
-fn at(s: &mut GameState, phase: usize, side: &str) {
-    s.phase = phase;
-    s.active_side = s.sides.iter().position(|x| x.name == side).unwrap();
-}
-
-fn apply(s: &GameState, ev: &[Event]) -> GameState {
-    let mut s = s.clone();
-    for e in ev {
-        s.apply(e);
-    }
-    s
 }
 
 #[test]

@@ -1,53 +1,12 @@
 //! Volley Fire! as printed: each test quotes the sentence of the rule text
 //! (../shared/seeds/002_...) it enforces, on the Sudan patrol scenario.
 
-use std::sync::Arc;
-
 use crate::common::refusal_kind;
+use crate::common::volley_fire::{action, apply, at, resolve, setup};
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::game::{Command, Event, GameState};
 use spotter::geometry::{TerrainKind, point_in_polygon};
-use spotter::rules::dice::TypedDice;
 use spotter::rules::stand_to::Wound;
-use spotter::rules::{Registry, RuleSet};
-
-fn setup() -> (GameState, Arc<dyn RuleSet>) {
-    let registry = Registry::builtin().unwrap();
-    let s = Scenario::load(
-        std::path::Path::new("scenarios/vf-sudan-patrol.toml"),
-        &registry,
-    )
-    .unwrap()
-    .state;
-    (s, registry.get("volley-fire").unwrap())
-}
-
-fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::VolleyFire(
-        spotter::rules::volley_fire::action::Action::parse(name, &params).expect(name),
-    )
-}
-
-fn at(s: &mut GameState, phase: usize, side: &str) {
-    s.phase = phase;
-    s.active_side = s.sides.iter().position(|x| x.name == side).unwrap();
-}
-
-/// Resolves with the typed faces, then ones (the dice a test does not
-/// care about: fall-back distances, leader rolls).
-fn resolve(r: &dyn RuleSet, s: &GameState, c: &Command, faces: &[u32]) -> Vec<Event> {
-    let mut all = faces.to_vec();
-    all.extend([1; 40]);
-    r.resolve(s, c, &mut TypedDice::new(all)).expect("resolves")
-}
-
-fn apply(s: &GameState, ev: &[Event]) -> GameState {
-    let mut s = s.clone();
-    for e in ev {
-        s.apply(e);
-    }
-    s
-}
 
 /// Every figure of `unit` out of the fight except those named.
 fn keep_only(s: &mut GameState, unit: &str, names: &[&str]) {

@@ -4,55 +4,16 @@
 //! the table's terrain, pistols and the Gardner gun's jam. Each test quotes
 //! the sentence it enforces.
 
-use std::sync::Arc;
-
 use nalgebra::{Point2, Vector2};
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, GameState, Scenario};
-use spotter::rules::dice::TypedDice;
+use spotter::game::{Command, Event, GameState};
 use spotter::rules::stand_to::Wound;
 use spotter::rules::volley_fire::VolleyFireRules;
 use spotter::rules::volley_fire::event::Event as VfEvent;
 use spotter::rules::volley_fire::status::Troops;
-use spotter::rules::{Registry, RuleSet};
 
 use crate::common::refusal_kind;
-
-fn setup() -> (GameState, Arc<dyn RuleSet>) {
-    let registry = Registry::builtin().unwrap();
-    let s = Scenario::load(
-        std::path::Path::new("scenarios/vf-sudan-patrol.toml"),
-        &registry,
-    )
-    .unwrap()
-    .state;
-    (s, registry.get("volley-fire").unwrap())
-}
-
-fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::VolleyFire(
-        spotter::rules::volley_fire::action::Action::parse(name, &params).expect(name),
-    )
-}
-
-fn at(s: &mut GameState, phase: usize, side: &str) {
-    s.phase = phase;
-    s.active_side = s.sides.iter().position(|x| x.name == side).unwrap();
-}
-
-fn resolve(r: &dyn RuleSet, s: &GameState, c: &Command, faces: &[u32]) -> Vec<Event> {
-    let mut all = faces.to_vec();
-    all.extend([1; 60]);
-    r.resolve(s, c, &mut TypedDice::new(all)).expect("resolves")
-}
-
-fn apply(s: &GameState, ev: &[Event]) -> GameState {
-    let mut s = s.clone();
-    for e in ev {
-        s.apply(e);
-    }
-    s
-}
+use crate::common::volley_fire::{action, apply, at, resolve, setup, shift_unit};
 
 fn keep_only(s: &mut GameState, unit: &str, names: &[&str]) {
     let (_, u) = s.unit_named(unit).unwrap();
@@ -61,13 +22,6 @@ fn keep_only(s: &mut GameState, unit: &str, names: &[&str]) {
         if !names.contains(&f.name.as_str()) {
             f.wound = Some(Wound::Killed);
         }
-    }
-}
-
-fn shift_unit(s: &mut GameState, unit: &str, by: Vector2<f64>) {
-    let (_, u) = s.unit_named(unit).unwrap();
-    for id in u.figures.clone() {
-        s.figures[id.index()].placement.center_in_table += by;
     }
 }
 

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, reason = "each test file uses a different part")]
 
+pub mod volley_fire;
+
 use std::sync::Arc;
 
 use spotter::game::{FigureId, GameState, Scenario};
