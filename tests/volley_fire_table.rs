@@ -7,9 +7,9 @@
 use nalgebra::Vector2;
 use spotter::core::RefusalKind;
 use spotter::game::{Event, GameState, Scenario};
+use spotter::rules::Registry;
 use spotter::rules::dice::TypedDice;
 use spotter::rules::volley_fire::event::Event as VfEvent;
-use spotter::rules::Registry;
 use spotter::spec::SourceFile;
 
 use crate::common::refusal_kind;
