@@ -1581,3 +1581,39 @@ fn a_reserved_card_is_played_later_or_goes_back_at_end_of_turn() {
     assert!(after.decks[0].held.is_empty());
     assert!(after.decks[0].draw.contains(&"Lt#1".to_owned()));
 }
+
+/// "+1 for each friendly figure to the flank": who stands to the flank is
+/// data (`close_combat.flank_spread_deg`, `flank_gap_cm`, house values),
+/// read by the engine: editing the data changes who adds.
+#[test]
+fn the_flank_angle_and_gap_are_read_from_the_data() {
+    // Pte faces +y with W in contact ahead; Mate 1.3 in away (0.3 in, 0.76
+    // cm, base to base), either square to his facing or 45 degrees behind
+    // square, and not in contact with W.
+    let pte = fig("Pte", "private", "Spanish", 20.0, 10.0, 90.0, "");
+    let w = fig("W", "warrior", "Moros", 20.0, 11.8, 270.0, "");
+    let d = 1.3 * 45f64.to_radians().cos();
+    let square = fig("Mate", "private", "Spanish", 21.3, 10.0, 90.0, "");
+    let behind = fig("Mate", "private", "Spanish", 20.0 + d, 10.0 - d, 90.0, "");
+    let cc = action("close-combat", json!({ "a": "Pte", "b": "W" }));
+    let flank = |rules: &dyn RuleSet, mate: &str| {
+        let mut s = state("", "", &(pte.clone() + mate + &w));
+        card(&mut s, "Pte");
+        let (_, ev) = crate::rule_actions::run(rules, &s, &cc, &[6, 1]);
+        notes(&ev).iter().any(|n| n.contains("Mate at his flank"))
+    };
+    let edited = |from: &str, to: &str| {
+        let text = spotter::rules::little_colonial::BUILTIN_TOML.replace(from, to);
+        assert_ne!(text, spotter::rules::little_colonial::BUILTIN_TOML);
+        LittleColonialRules {
+            data: LittleColonial::from_source(&SourceFile::from_text("edited.toml", text))
+                .expect("edited data"),
+        }
+    };
+    assert!(flank(&*rules(), &square), "square to him, 0.76 cm: at his flank");
+    assert!(!flank(&*rules(), &behind), "45 degrees off square: not");
+    let wide = edited("flank_spread_deg = 30.0", "flank_spread_deg = 50.0");
+    assert!(flank(&wide, &behind), "within the data's 50 degrees");
+    let tight = edited("flank_gap_cm = 1.25", "flank_gap_cm = 0.5");
+    assert!(!flank(&tight, &square), "beyond the data's 0.5 cm");
+}
