@@ -1793,3 +1793,45 @@ fn the_personal_figure_does_what_the_player_wants_but_still_reacts() {
         "still subject to reactions"
     );
 }
+
+/// The menu's "(takes his turn)" and "(takes no time at all)" are read
+/// from the data's `[turn] single_turn` and `no_time` lists (house lists),
+/// not written into the menu: a player who edits the lists sees his own
+/// timing in the menu.
+#[test]
+fn the_menus_timing_words_come_from_the_data_lists() {
+    use spotter::rules::stand_to::data::BUILTIN_TOML;
+    use spotter::rules::stand_to::{StandTo, StandToRules};
+    use spotter::spec::SourceFile;
+    let text = BUILTIN_TOML
+        .replace(
+            r#"single_turn = ["load", "aim", "aim-at-location"]"#,
+            r#"single_turn = ["load", "aim"]"#,
+        )
+        .replace(
+            r#"no_time = ["prone"]"#,
+            r#"no_time = ["prone", "aim-at-location"]"#,
+        );
+    assert_ne!(text, BUILTIN_TOML, "the edit applies");
+    let edited = StandToRules {
+        data: StandTo::from_source(&SourceFile::from_text("edited.toml", text))
+            .expect("edited data"),
+    };
+    let doc = |r: &StandToRules, name: &str| {
+        r.actions()
+            .into_iter()
+            .find(|a| a.name == name)
+            .map(|a| a.doc.to_string())
+            .unwrap_or_else(|| panic!("no {name} in the menu"))
+    };
+    let builtin = rules();
+    assert!(doc(&builtin, "aim-at-location").ends_with("(takes his turn)"));
+    let covered = doc(&edited, "aim-at-location");
+    assert!(covered.ends_with("(takes no time at all)"), "{covered}");
+    assert!(!covered.contains("takes his turn"), "{covered}");
+    assert!(doc(&edited, "load").ends_with("(takes his turn)"));
+    assert!(doc(&edited, "prone").ends_with("(takes no time at all)"));
+    // An action in neither list says neither.
+    let melee = doc(&edited, "melee");
+    assert!(!melee.contains("takes"), "{melee}");
+}

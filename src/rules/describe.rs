@@ -10,6 +10,8 @@
 //! action structs of `rules::<set>::action`); figures, units and sides are
 //! named by their scenario names; points are table inches.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -24,8 +26,8 @@ pub struct ActionSpec {
     /// actor and a target ("Unit fires"); several labels may share a name
     /// with different preset parameters ("Fire", "Snap fire").
     pub label: &'static str,
-    /// What it does, in a line.
-    pub doc: &'static str,
+    /// What it does, in a line (a rule set may add to it from its data).
+    pub doc: Cow<'static, str>,
     pub params: Vec<ParamSpec>,
     /// The phases (by the rule set's names) in which it may be taken; empty:
     /// whenever the rules allow (card-driven rule sets).
@@ -168,7 +170,7 @@ impl ActionSpec {
         Self {
             name,
             label,
-            doc,
+            doc: Cow::Borrowed(doc),
             params: Vec::new(),
             phases: Vec::new(),
             opens_activation: false,

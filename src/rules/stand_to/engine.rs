@@ -734,7 +734,7 @@ impl RuleSet for StandToRules {
     }
 
     fn actions(&self) -> Vec<crate::rules::describe::ActionSpec> {
-        super::menu::actions()
+        super::menu::actions(&self.data.turn)
     }
 
     fn phases(&self) -> Vec<String> {

@@ -1,13 +1,17 @@
 //! Stand To!'s actions as the player's menu shows them: what each takes
 //! and in which phase, one function per action or group, in the menu's
 //! order. Stand To!'s commands name figures by their number in the roster.
+//! What an action takes of the man's turn comes from the data's `[turn]`
+//! lists, not from this file.
 
 use serde_json::json;
 
+use super::data::TurnData;
 use crate::rules::describe::{ActionSpec, ParamKind, ParamSpec};
 
-/// Every Stand To! action.
-pub fn actions() -> Vec<ActionSpec> {
+/// Every Stand To! action, each line saying what the data's `[turn]`
+/// lists time it as.
+pub fn actions(turn: &TurnData) -> Vec<ActionSpec> {
     let mut out = vec![
         fire("Aimed fire", "aimed", "an aimed shot at the target"),
         fire("Snap fire", "snap", "a snap shot at the target"),
@@ -15,27 +19,19 @@ pub fn actions() -> Vec<ActionSpec> {
         aim(),
         aim_at_location(),
         fire_at_location(),
-        ActionSpec::new(
-            "load",
-            "Load",
-            "load a round for an aimed shot (takes his turn)",
-        )
-        .param(me("figure", "the man who loads")),
+        ActionSpec::new("load", "Load", "load a round for an aimed shot")
+            .param(me("figure", "the man who loads")),
         ActionSpec::new("fire-gun", "Gun fires", "the crew fires its gun")
             .param(me("gun", "the gun"))
             .in_phases(&["fire"]),
         movement(),
-        ActionSpec::new(
-            "prone",
-            "Prone",
-            "go prone, or stand up (takes no time at all)",
-        )
-        .param(me("figure", "the figure"))
-        .param(ParamSpec::given(
-            "prone",
-            ParamKind::Flag,
-            "down (yes) or up (no)",
-        )),
+        ActionSpec::new("prone", "Prone", "go prone, or stand up")
+            .param(me("figure", "the figure"))
+            .param(ParamSpec::given(
+                "prone",
+                ParamKind::Flag,
+                "down (yes) or up (no)",
+            )),
         order(),
         ActionSpec::new("spot", "Spot", "a scout searches an area")
             .param(me("scout", "the scout"))
@@ -48,7 +44,25 @@ pub fn actions() -> Vec<ActionSpec> {
     ];
     out.extend(reactions());
     out.extend(mounts());
+    for spec in &mut out {
+        if let Some(words) = timing(turn, spec.name) {
+            spec.doc = format!("{} ({words})", spec.doc).into();
+        }
+    }
     out
+}
+
+/// What the data's lists say an action takes: "All of the following
+/// actions can be accomplished in a single turn" (`single_turn`), "The
+/// following actions take no time at all" (`no_time`).
+fn timing(turn: &TurnData, name: &str) -> Option<&'static str> {
+    if turn.single_turn.iter().any(|n| n == name) {
+        Some("takes his turn")
+    } else if turn.no_time.iter().any(|n| n == name) {
+        Some("takes no time at all")
+    } else {
+        None
+    }
 }
 
 /// The figure who acts, by number.
@@ -102,7 +116,7 @@ fn aim() -> ActionSpec {
     ActionSpec::new(
         "aim",
         "Aim",
-        "take aim at the target: the bonus is ready next turn (takes his turn)",
+        "take aim at the target: the bonus is ready next turn",
     )
     .param(me("figure", "the man who aims"))
     .param(ParamSpec::target(
@@ -118,7 +132,7 @@ fn aim_at_location() -> ActionSpec {
     ActionSpec::new(
         "aim-at-location",
         "Aim at a location",
-        "aim at a place: he may fire at once at an enemy who appears there, in either side's turn, with no aiming bonus (takes his turn)",
+        "aim at a place: he may fire at once at an enemy who appears there, in either side's turn, with no aiming bonus",
     )
     .param(me("figure", "the man who aims"))
     .param(ParamSpec::given(
