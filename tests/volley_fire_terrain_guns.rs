@@ -498,3 +498,42 @@ fn a_beaten_crew_leaves_its_gun_which_others_man_and_fire_as_into_cover() {
         Some(spotter::rules::volley_fire::status::Troops::DervishHorse);
     assert_eq!(refusal_kind(r.check(&manning, &man)), RefusalKind::CannotDo);
 }
+
+/// "A. To enter, must spend one turn halted outside": the melee winner's
+/// "one normal move distance" is a move like any other, so it does not
+/// walk into a building either.
+#[test]
+fn the_melee_winner_does_not_walk_into_a_building() {
+    let (mut s, r) = setup();
+    at(&mut s, 2, "Dervishes");
+    // A hut behind the swordsmen (their front at y = 21.5, facing -y).
+    s.terrain.push(area(
+        "hut",
+        &["building"],
+        &[[57.0, 25.0], [63.0, 25.0], [63.0, 29.0], [57.0, 29.0]],
+    ));
+    let melee = action(
+        "melee",
+        serde_json::json!({"attacker": "Swordsmen", "defender": "Scouts"}),
+    );
+    // Every die a 1: the swordsmen (+1, win ties) win each pair.
+    let won = apply(&s, &resolve(r.as_ref(), &s, &melee, &[]));
+    let into = action(
+        "winner-move",
+        serde_json::json!({"unit": "Swordsmen", "to_in": [60.0, 26.0]}),
+    );
+    let why = match r.check(&won, &into) {
+        Err(spotter::rules::RuleError::Refused(x)) => {
+            assert_eq!(x.kind, RefusalKind::CannotDo, "{}", x.why);
+            x.why
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert!(why.contains("does not walk into hut"), "{why}");
+    // A move that stops short of the hut is still the winner's.
+    let short = action(
+        "winner-move",
+        serde_json::json!({"unit": "Swordsmen", "to_in": [60.0, 23.5]}),
+    );
+    r.check(&won, &short).expect("a move short of the hut");
+}

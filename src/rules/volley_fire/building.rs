@@ -93,7 +93,7 @@ impl VolleyFireRules {
 
     /// A move or formation change along `path` that would take the unit
     /// into a building is refused: it halts outside a turn first.
-    fn check_not_walking_in(
+    pub(super) fn check_not_walking_in(
         &self,
         state: &GameState,
         u: &Unit,

@@ -81,6 +81,11 @@ impl VolleyFireRules {
             None => None,
         };
         let end = p.to_in.map_or(from, |t| Point2::new(t[0], t[1]));
+        // "To enter, must spend one turn halted outside": the bonus move
+        // is a move, and does not walk into a building either.
+        if p.to_in.is_some() && self.building_of(state, u).is_none() {
+            self.check_not_walking_in(state, u, (from, end))?;
+        }
         let spots = self.winner_spots(state, u, &formation, from, end, facing_deg)?;
         self.check_no_new_melee(state, u, &spots)?;
         Ok(WinnerPlan {
