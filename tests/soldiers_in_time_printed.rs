@@ -1301,3 +1301,16 @@ fn a_horse_jumps_an_obstacle_on_a_horsemanship_card_or_refuses() {
         Point2::new(10.0, 18.0)
     );
 }
+
+#[test]
+fn a_lone_aimed_shot_under_a_volley_order_needs_the_formation() {
+    // 5.2: "Volley Fire is like Follow Me, except it requires the unit to be
+    // in formation": a man of the volley who fires on his own (`fire`, an
+    // aimed shot) is held to the formation as the volley is.
+    let s = volley_line("");
+    rules()
+        .check(&s, &fire("A", "Enemy"))
+        .expect("A stands in the formation");
+    let why = refused(&s, &fire("Stray", "Enemy"), RefusalKind::NoOrder);
+    assert!(why.contains("Stray is out of formation"), "{why}");
+}

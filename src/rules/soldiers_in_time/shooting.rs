@@ -235,6 +235,9 @@ impl SoldiersInTimeRules {
             ));
         }
         let snap = self.fire_kind(state, s, p.snap)?;
+        if !snap {
+            self.check_lone_volley(state, s)?;
+        }
         let fired = Self::shots_this_turn(state, s);
         let allowed = self.shots_allowed(state, s, &w);
         if fired >= allowed {
@@ -669,32 +672,9 @@ impl SoldiersInTimeRules {
         leader: &Figure,
         able: &[&Figure],
     ) -> Result<(), RuleError> {
-        let mut body: Vec<&Figure> = able.to_vec();
-        if !body.iter().any(|m| m.id == leader.id) {
-            body.push(leader);
-        }
-        let gap = self.data.command.formation_gap_in;
-        let mut joined = vec![false; body.len()];
-        let mut next = vec![body.len() - 1];
-        joined[body.len() - 1] = true;
-        while let Some(i) = next.pop() {
-            for j in 0..body.len() {
-                if !joined[j] && within(edge_gap(body[i], body[j]), gap) {
-                    joined[j] = true;
-                    next.push(j);
-                }
-            }
-        }
+        let (body, joined) = self.formation_body(leader, able);
         if let Some(j) = joined.iter().position(|j| !j) {
-            return Err(refuse(
-                RefusalKind::NoOrder,
-                format!(
-                    "{} is out of formation (over {gap} in from the rest of the volley and \
-                     {}): a volley needs the unit in formation",
-                    body[j].name, leader.name
-                ),
-            )
-            .by(body[j].id));
+            return Err(self.out_of_formation(body[j], leader));
         }
         let adjacent = self.data.fire.adjacent_in;
         for m in &body {
@@ -747,6 +727,76 @@ impl SoldiersInTimeRules {
             .by(leader.id));
         }
         Ok(())
+    }
+
+    /// The men and their leader as one body (house: each within the
+    /// formation gap, base edge to base edge, of another of them): the
+    /// body, and which of them are joined to it.
+    fn formation_body<'a>(
+        &self,
+        leader: &'a Figure,
+        able: &[&'a Figure],
+    ) -> (Vec<&'a Figure>, Vec<bool>) {
+        let mut body: Vec<&Figure> = able.to_vec();
+        if !body.iter().any(|m| m.id == leader.id) {
+            body.push(leader);
+        }
+        let gap = self.data.command.formation_gap_in;
+        let start = body.iter().position(|m| m.id == leader.id).unwrap_or(0);
+        let mut joined = vec![false; body.len()];
+        let mut next = vec![start];
+        joined[start] = true;
+        while let Some(i) = next.pop() {
+            for j in 0..body.len() {
+                if !joined[j] && within(edge_gap(body[i], body[j]), gap) {
+                    joined[j] = true;
+                    next.push(j);
+                }
+            }
+        }
+        (body, joined)
+    }
+
+    fn out_of_formation(&self, m: &Figure, leader: &Figure) -> RuleError {
+        let gap = self.data.command.formation_gap_in;
+        refuse(
+            RefusalKind::NoOrder,
+            format!(
+                "{} is out of formation (over {gap} in from the rest of the volley and {}): a \
+                 volley needs the unit in formation",
+                m.name, leader.name
+            ),
+        )
+        .by(m.id)
+    }
+
+    /// A man under a passed Volley Fire order who fires an aimed shot on
+    /// his own (`fire`) is held to the volley's formation (5.2: "it
+    /// requires the unit to be in formation"): he is joined to his leader
+    /// through the men under the same order.
+    fn check_lone_volley(&self, state: &GameState, s: &Figure) -> Result<(), RuleError> {
+        let under = |m: &Figure| {
+            st(m)
+                .order
+                .filter(|o| o.passed && o.order == Order::VolleyFire)
+                .and_then(|o| o.by)
+        };
+        let Some(by) = under(s) else {
+            return Ok(());
+        };
+        let Some(leader) = state.figure(by).filter(|l| in_play(l) && !routed(l)) else {
+            return Ok(());
+        };
+        let men: Vec<&Figure> = state
+            .figures
+            .iter()
+            .filter(|m| in_play(m) && !routed(m) && under(m) == Some(by))
+            .collect();
+        let (body, joined) = self.formation_body(leader, &men);
+        match body.iter().zip(&joined).find(|(m, _)| m.id == s.id) {
+            Some((_, false)) => Err(self.out_of_formation(s, leader)),
+            _ => Ok(()),
+        }
     }
 
     /// Each man still able fires at the nearest enemy in turn; later shots
