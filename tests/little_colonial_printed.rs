@@ -1610,7 +1610,10 @@ fn the_flank_angle_and_gap_are_read_from_the_data() {
                 .expect("edited data"),
         }
     };
-    assert!(flank(&*rules(), &square), "square to him, 0.76 cm: at his flank");
+    assert!(
+        flank(&*rules(), &square),
+        "square to him, 0.76 cm: at his flank"
+    );
     assert!(!flank(&*rules(), &behind), "45 degrees off square: not");
     let wide = edited("flank_spread_deg = 30.0", "flank_spread_deg = 50.0");
     assert!(flank(&wide, &behind), "within the data's 50 degrees");
