@@ -396,3 +396,61 @@ fn dropped_frames_are_counted_and_shown_in_the_status_line() {
         "{text:?} (dropped {dropped}, shown {shown})"
     );
 }
+
+/// Looks at the first frame at once, then is busy on the next until
+/// released (at most [`PATIENCE`](app_support::PATIENCE)): a detector far
+/// slower than the camera.
+struct Busy {
+    looked: u32,
+    release: Arc<std::sync::atomic::AtomicBool>,
+}
+impl Perceiver for Busy {
+    fn perceive(&mut self, _image: &RgbImage) -> Perception {
+        self.looked += 1;
+        let end = Instant::now() + app_support::PATIENCE;
+        while self.looked > 1
+            && Instant::now() < end
+            && !self.release.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Perception::default()
+    }
+    fn relock(&mut self) {}
+}
+
+#[test]
+fn a_slow_detector_does_not_raise_the_no_picture_warning_a_stopped_camera_does() {
+    let scene = Arc::new(Mutex::new(Scene::Live(picture(true, true))));
+    let release = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = release.clone();
+    let logic = AppLogic::new(
+        scripted("live camera", &scene),
+        Arc::new(move || {
+            Box::new(Busy {
+                looked: 0,
+                release: busy.clone(),
+            }) as Box<dyn Perceiver>
+        }),
+        Arc::new(|| {}),
+    );
+    let mut h = app_support::harness(SpotterApp::new(logic));
+    app_support::step_until(&mut h, "the first frame", |app| app.logic.latest.is_some());
+    // The detector is busy for longer than the warning waits; the camera
+    // delivers all the while.
+    let end = Instant::now() + spotter::ui::logic::STALL_AFTER + Duration::from_secs(2);
+    while Instant::now() < end {
+        h.step();
+        assert!(
+            h.query_by_label_contains("No picture from the camera")
+                .is_none(),
+            "the warning was raised while the camera delivered (the detector was slow)"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The camera itself stops, the detector still busy: now it is raised.
+    set(&scene, Scene::Stalled);
+    app_support::step_until_label(&mut h, "No picture from the camera for");
+    release.store(true, std::sync::atomic::Ordering::Relaxed);
+    set(&scene, Scene::Unplugged);
+}

@@ -16,10 +16,17 @@ struct Run {
     stderr: String,
 }
 
+/// The program under test: this build's, or the one `SPOTTER_BIN` names
+/// (to run these cases against another build, such as the code before a
+/// fix).
+fn binary() -> std::ffi::OsString {
+    std::env::var_os("SPOTTER_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_spotter").into())
+}
+
 /// Runs `spotter args`, killing it (and failing the test) if it outlives
 /// [`HANG_BOUND`].
 fn spotter(args: &[&str]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spotter"))
+    let mut child = Command::new(binary())
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -390,7 +397,7 @@ fn app_says_whether_it_resumed_and_refuses_corrupt_bindings() {
 
 #[test]
 fn a_refusal_is_printed_once_with_what_to_do() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spotter"))
+    let out = std::process::Command::new(binary())
         .args([
             "resolve",
             "--scenario",

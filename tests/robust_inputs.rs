@@ -242,3 +242,85 @@ fn type_errors_name_the_field_not_the_value() {
     assert!(err.contains("field `experience`"), "{err}");
     assert!(!err.contains("field `300`"), "{err}");
 }
+
+/// A file of `bytes` zero bytes that takes no room on disk.
+fn sparse(path: &std::path::Path, bytes: u64) {
+    let f = std::fs::File::create(path).expect("create");
+    f.set_len(bytes).expect("set_len");
+}
+
+#[test]
+fn a_bindings_file_too_large_is_refused_naming_it_and_the_cap_and_kept() {
+    let games = tempfile::tempdir().expect("temp dir");
+    let scenario =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo-stand-to.toml");
+    let session =
+        spotter::ui::session::GameSession::new_game(&scenario, games.path(), 7).expect("game");
+    let log = session.log_path.clone();
+    let path = spotter::ui::session::bindings_path(&log);
+    let size = spotter::spec::MAX_DATA_FILE_BYTES + 1;
+    sparse(&path, size);
+    let err = spotter::ui::session::load_bindings(&log).expect_err("a 4 MiB bindings file");
+    let text = format!("{err:#}");
+    assert!(
+        text.contains(&path.display().to_string()),
+        "the file is named: {text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "larger than {} bytes",
+            spotter::spec::MAX_DATA_FILE_BYTES
+        )),
+        "the cap is named: {text}"
+    );
+    // Nothing lost: the file is left as it was, and the game resumes.
+    assert_eq!(std::fs::metadata(&path).expect("kept").len(), size);
+    let before = session.state().clone();
+    drop(session);
+    let again = spotter::ui::session::GameSession::resume(&log, 7).expect("resumes");
+    assert_eq!(again.state(), &before);
+}
+
+#[test]
+fn a_recorded_photo_too_large_is_refused_naming_it_and_the_cap_and_the_rest_still_play() {
+    use spotter::capture::folder::{FolderSource, Playback};
+    use spotter::capture::{CaptureError, FrameSource};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = image::RgbImage::from_pixel(8, 4, image::Rgb([200, 0, 0]));
+    good.save(dir.path().join("frame-00.png")).expect("save");
+    let size = spotter::spec::MAX_PHOTO_BYTES + 1;
+    for big in ["frame-01.jpg", "frame-02.png"] {
+        sparse(&dir.path().join(big), size);
+    }
+    let playback = Playback {
+        fps: 30.0,
+        hold: std::time::Duration::from_secs(3600),
+        looped: true,
+    };
+    let mut src = FolderSource::open(dir.path(), playback).expect("the folder");
+    let (first, _) = src.next_frame().expect("the good photo");
+    assert_eq!(first, good);
+    for (step, big) in [(1, "frame-01.jpg"), (1, "frame-02.png")] {
+        src.step(step);
+        match src.next_frame() {
+            Err(CaptureError::Read { path, reason }) => {
+                assert!(path.ends_with(big), "{path}");
+                assert!(
+                    reason.contains(&format!(
+                        "larger than {} bytes",
+                        spotter::spec::MAX_PHOTO_BYTES
+                    )),
+                    "{big}: {reason}"
+                );
+            }
+            other => panic!("{big}: {other:?}"),
+        }
+        assert_eq!(
+            std::fs::metadata(dir.path().join(big)).expect("kept").len(),
+            size
+        );
+    }
+    // The good photo still plays.
+    src.step(1);
+    assert_eq!(src.next_frame().expect("the good photo again").0, good);
+}

@@ -159,14 +159,20 @@ impl FolderSource {
                 .extension()
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"));
+            // Capped like every photo Spotter reads: a huge file is refused
+            // before it is read, naming the cap.
+            let bytes = crate::spec::read_capped(path, crate::spec::MAX_PHOTO_BYTES)
+                .map_err(|e| read(e.to_string()))?;
             let img = if jpeg {
-                let bytes = std::fs::read(path).map_err(|e| read(e.to_string()))?;
                 super::decode::decode_jpeg(&bytes, super::decode::FASTEST)
                     .map_err(|e| read(e.to_string()))?
             } else {
-                image::open(path)
-                    .map_err(|e| read(e.to_string()))?
-                    .to_rgb8()
+                match image::ImageFormat::from_path(path) {
+                    Ok(format) => image::load_from_memory_with_format(&bytes, format),
+                    Err(_) => image::load_from_memory(&bytes),
+                }
+                .map_err(|e| read(e.to_string()))?
+                .to_rgb8()
             };
             self.decoded[index] = Some(img);
         }

@@ -7,7 +7,7 @@
 //! # Conventions
 //! Every [`Frame`] is stamped with the [`Instant`] it left the source.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -52,11 +52,28 @@ enum Control {
     Stop,
 }
 
+/// When the source last delivered a frame, whether or not the consumer
+/// took it: a slow consumer still knows the camera is alive.
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryClock(Arc<Mutex<Option<Instant>>>);
+
+impl DeliveryClock {
+    /// When the newest frame left the source, if one has.
+    pub fn last(&self) -> Option<Instant> {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn stamp(&self, at: Instant) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(at);
+    }
+}
+
 /// Handle on the capture thread. Dropping it stops the thread.
 pub struct CaptureWorker {
     pub events: Receiver<CaptureEvent>,
     control: Sender<Control>,
     handle: Option<JoinHandle<()>>,
+    delivered: DeliveryClock,
 }
 
 impl CaptureWorker {
@@ -74,6 +91,8 @@ impl CaptureWorker {
         // Status events must not be lost when the frame queue is full: they
         // go through a blocking send, frames through `try_send`.
         let (control, control_rx) = bounded(4);
+        let delivered = DeliveryClock::default();
+        let clock = delivered.clone();
         let handle = thread::Builder::new()
             .name("capture".into())
             .spawn(move || {
@@ -100,14 +119,27 @@ impl CaptureWorker {
                     .is_ok()
                 {
                     on_event();
-                    run(source.as_mut(), &event_tx, &stale_rx, &control_rx, on_event);
+                    run(
+                        source.as_mut(),
+                        &event_tx,
+                        &stale_rx,
+                        &control_rx,
+                        &clock,
+                        on_event,
+                    );
                 }
             })?;
         Ok(Self {
             events,
             control,
             handle: Some(handle),
+            delivered,
         })
+    }
+
+    /// When the source last delivered a frame (see [`DeliveryClock`]).
+    pub fn delivery_clock(&self) -> DeliveryClock {
+        self.delivered.clone()
     }
 
     /// Asks the thread to reopen a lost source now.
@@ -145,6 +177,7 @@ fn run(
     events: &Sender<CaptureEvent>,
     stale: &Receiver<CaptureEvent>,
     control: &Receiver<Control>,
+    delivered: &DeliveryClock,
     on_event: &(dyn Fn() + Send + Sync),
 ) {
     let mut seq = 0_u64;
@@ -161,6 +194,7 @@ fn run(
             Ok((image, label)) => {
                 let image = Arc::new(image);
                 let captured_at = Instant::now();
+                delivered.stamp(captured_at);
                 let frozen_since = still.frozen_since(&image, captured_at, source.holds_still());
                 let frame = Frame {
                     seq,

@@ -259,7 +259,8 @@ pub struct AppLogic {
     last_seq: Option<u64>,
     /// The player chose another source during this session of the app.
     switched: bool,
-    /// When the newest frame came, or the source was (re)opened.
+    /// When the source was (re)opened, or the newest processed frame left
+    /// it; the capture thread's [`Pipeline::last_delivered`] may be newer.
     last_frame_at: Option<Instant>,
     pipeline: Option<Pipeline>,
     make_perceiver: Arc<dyn Fn() -> Box<dyn Perceiver> + Send + Sync>,
@@ -462,7 +463,7 @@ impl AppLogic {
                             source: p.frame.label.clone(),
                         };
                     }
-                    self.last_frame_at = Some(p.processed_at);
+                    self.last_frame_at = self.last_frame_at.max(Some(p.frame.captured_at));
                     self.count_frame(p.frame.seq, new_frame);
                     self.note_fault_change(p.fault.as_ref());
                     self.latest = Some(*p);
@@ -772,7 +773,10 @@ impl AppLogic {
         let SourceStatus::Live { .. } = self.status else {
             return None;
         };
-        let last = self.last_frame_at?;
+        // Timed from the newest frame the camera delivered, not the newest
+        // the detector finished: a slow detector is not a stopped camera.
+        let delivered = self.pipeline.as_ref().and_then(Pipeline::last_delivered);
+        let last = self.last_frame_at.max(delivered)?;
         let period = match &self.source_choice {
             SourceChoice::Folder { playback, .. }
             | SourceChoice::Video { playback, .. }

@@ -16,6 +16,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, select};
 use image::RgbImage;
 
 use crate::calibration::{MarkerObservation, TableMapping};
+use crate::capture::worker::DeliveryClock;
 use crate::capture::{CaptureEvent, CaptureWorker, Frame, SourceOpener};
 use crate::vision::Detection;
 
@@ -234,6 +235,7 @@ pub struct Pipeline {
     pub events: Receiver<PipelineEvent>,
     control: Sender<Control>,
     handle: Option<JoinHandle<()>>,
+    delivered: DeliveryClock,
 }
 
 impl Pipeline {
@@ -247,6 +249,7 @@ impl Pipeline {
         // The capture thread wakes the perception thread through its
         // channel; it needs no callback of its own.
         let capture = CaptureWorker::spawn(open, Arc::new(|| {}))?;
+        let delivered = capture.delivery_clock();
         let (tx, events) = bounded(PROCESSED_QUEUE);
         let (control, control_rx) = bounded::<Control>(4);
         let handle = thread::Builder::new().name("perception".into()).spawn(move || {
@@ -280,7 +283,14 @@ impl Pipeline {
             events,
             control,
             handle: Some(handle),
+            delivered,
         })
+    }
+
+    /// When the source last delivered a frame, processed yet or not: a
+    /// slow detector does not make a live camera look stopped.
+    pub fn last_delivered(&self) -> Option<Instant> {
+        self.delivered.last()
     }
 
     /// Accepts the current table mapping (one-click re-lock).

@@ -140,8 +140,8 @@ pub fn load_bindings(log_path: &Path) -> anyhow::Result<BTreeMap<u32, FigureId>>
     if !path.exists() {
         return Ok(BTreeMap::new());
     }
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::spec::read_text_capped(&path, crate::spec::MAX_DATA_FILE_BYTES)
+        .with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| {
         format!(
             "{}: not a bindings file (delete it to start the bindings afresh)",
@@ -175,7 +175,8 @@ pub fn list_scenarios(dir: &Path) -> Vec<ScenarioEntry> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
+            let text =
+                crate::spec::read_text_capped(&path, crate::spec::MAX_DATA_FILE_BYTES).ok()?;
             // Only the two head fields are read; the rest is checked when
             // the game starts.
             let value: toml::Table = toml::from_str(&text).ok()?;
