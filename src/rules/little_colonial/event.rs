@@ -148,7 +148,10 @@ impl Event {
             Self::MoraleDelayed { group, delay } => match group {
                 Group::Unit(u) => {
                     if let Some(unit) = state.units.get_mut(*u) {
-                        unit.rules.little_colonial_mut().morale_delay.clone_from(delay);
+                        unit.rules
+                            .little_colonial_mut()
+                            .morale_delay
+                            .clone_from(delay);
                     }
                 }
                 Group::Figure(id) => {

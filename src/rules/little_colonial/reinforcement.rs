@@ -27,10 +27,10 @@
 //! the next End of Turn). Checked when the reinforcements arrive and, for a
 //! group still waiting, after every action.
 
+use super::demoralised;
 use super::engine::{LittleColonialRules, fig_event, in_the_fight, side_st, st};
 use super::event::{Event as LcEvent, Group};
 use super::status::MoraleDelay;
-use super::demoralised;
 use crate::core::Length;
 use crate::geometry::{RangeMethod, TerrainKind, point_in_polygon, segment_base_distance_in};
 use crate::rules::common::Work;
@@ -74,13 +74,18 @@ impl LittleColonialRules {
 
     /// Each group of `side`: its units, then its figures in no unit.
     fn groups(state: &GameState, side: usize) -> Vec<(Group, Vec<FigureId>)> {
-        let units = state.units.iter().enumerate().filter(|(_, u)| u.side == side);
+        let units = state
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.side == side);
         let mut groups: Vec<(Group, Vec<FigureId>)> = units
             .map(|(i, u)| (Group::Unit(i), u.figures.clone()))
             .collect();
-        let alone = state.figures.iter().filter(|f| {
-            f.side == side && !state.units.iter().any(|u| u.figures.contains(&f.id))
-        });
+        let alone = state
+            .figures
+            .iter()
+            .filter(|f| f.side == side && !state.units.iter().any(|u| u.figures.contains(&f.id)));
         groups.extend(alone.map(|f| (Group::Figure(f.id), vec![f.id])));
         groups
     }
@@ -88,7 +93,13 @@ impl LittleColonialRules {
     /// The group's stored delay.
     fn group_delay(state: &GameState, group: Group) -> Option<&MoraleDelay> {
         match group {
-            Group::Unit(u) => state.units.get(u)?.rules.little_colonial()?.morale_delay.as_ref(),
+            Group::Unit(u) => state
+                .units
+                .get(u)?
+                .rules
+                .little_colonial()?
+                .morale_delay
+                .as_ref(),
             Group::Figure(id) => st(state.figure(id)?).morale_delay.as_ref(),
         }
     }
@@ -158,7 +169,12 @@ impl LittleColonialRules {
     }
 
     /// The group's men in the fight (not one of the reinforcements).
-    fn members<'a>(&self, state: &'a GameState, ids: &[FigureId], by: &[FigureId]) -> Vec<&'a Figure> {
+    fn members<'a>(
+        &self,
+        state: &'a GameState,
+        ids: &[FigureId],
+        by: &[FigureId],
+    ) -> Vec<&'a Figure> {
         ids.iter()
             .filter(|id| !by.contains(id))
             .filter_map(|id| state.figure(*id))
