@@ -1,144 +1,18 @@
 //! Little Colonial Rules as printed: each test quotes the sentence of the
 //! rule text it enforces (../shared/seeds/004_...). Dice are typed in.
 
+use crate::common::little_colonial::*;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::core::{Centimetre, Length, RefusalKind, UnitKind};
-use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::game::{Event, GameState, Scenario};
 use spotter::rules::little_colonial::engine::{in_the_fight, side_st, st};
 use spotter::rules::little_colonial::{LittleColonial, LittleColonialRules, close_combat_p};
 use spotter::rules::stand_to::Wound;
 use spotter::rules::{Registry, RuleError, RuleSet};
 use spotter::spec::SourceFile;
-
-fn rules() -> std::sync::Arc<dyn RuleSet> {
-    Registry::builtin()
-        .expect("rule sets")
-        .get("little-colonial")
-        .expect("little colonial")
-}
-
-fn data() -> LittleColonial {
-    LittleColonial::builtin().expect("built-in data")
-}
-
-fn scenario_text(spanish: &str, moros: &str, extra: &str) -> String {
-    format!(
-        r#"
-name = "t"
-rule_set = "little-colonial"
-[table]
-width_in = 60.0
-depth_in = 60.0
-[[side]]
-name = "Spanish"
-kind = "european"
-status = {{ {spanish} }}
-[[side]]
-name = "Moros"
-kind = "native"
-status = {{ {moros} }}
-{extra}
-"#
-    )
-}
-
-/// Spanish (side 0) and Moros (side 1) with five chits a pile unless set.
-fn state(spanish: &str, moros: &str, extra: &str) -> GameState {
-    let registry = Registry::builtin().expect("rule sets");
-    let text = scenario_text(spanish, moros, extra);
-    let mut s = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
-        .expect("scenario")
-        .state;
-    for (side, given) in [spanish, moros].iter().enumerate() {
-        if !given.contains("chits") {
-            s.sides[side].rules.little_colonial_mut().chits = Some(vec![5; 5]);
-        }
-    }
-    s
-}
-
-#[allow(clippy::too_many_arguments)] // a figure's table line
-fn fig(name: &str, rank: &str, side: &str, x: f64, y: f64, facing: f64, more: &str) -> String {
-    format!(
-        r#"
-[[figure]]
-name = "{name}"
-rank = "{rank}"
-side = "{side}"
-weapon = "rifle"
-melee_weapon = "bayonet"
-experience = 2
-x_in = {x}
-y_in = {y}
-facing_deg = {facing}
-base = "foot"
-{more}
-"#
-    )
-}
-
-fn mounted(text: String) -> String {
-    text.replace("base = \"foot\"", "base = \"mounted\"")
-}
-
-/// Six riflemen in three ranks of two, front rank at y = 10, facing +y.
-const LINE: &str = r#"
-[[unit]]
-name = "Line"
-side = "Spanish"
-formation = "line"
-frontage = 2
-count = 6
-x_in = 20.0
-y_in = 10.0
-facing_deg = 90.0
-weapon = "rifle"
-melee_weapon = "bayonet"
-experience = 2
-status = { level = "regular" }
-"#;
-
-fn lt() -> String {
-    fig(
-        "Lt",
-        "officer",
-        "Spanish",
-        20.0,
-        7.0,
-        90.0,
-        r#"status = { level = "seasoned", command = "platoon-officer" }"#,
-    )
-}
-
-fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::LittleColonial(
-        spotter::rules::little_colonial::action::Action::parse(name, &params).expect(name),
-    )
-}
-
-fn card(s: &mut GameState, owner: &str) {
-    s.rules.little_colonial_mut().card = Some(format!("{owner}#1"));
-}
-
-fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    crate::rule_actions::run(&*rules(), s, c, faces)
-}
-
-fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
-    crate::rule_actions::refused(&*rules(), s, c, kind)
-}
-
-fn notes(ev: &[Event]) -> Vec<String> {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::Note { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn line_names() -> Vec<String> {
     (1..=6).map(|k| format!("Line {k}")).collect()
@@ -225,21 +99,7 @@ status = { level = "regular", cavalry = "true" }
 }
 
 fn gun_state() -> GameState {
-    let gun = r#"
-[[figure]]
-name = "Gun"
-rank = "nco"
-side = "Spanish"
-weapon = "napoleon"
-melee_weapon = "none"
-experience = 2
-x_in = 2.0
-y_in = 30.0
-facing_deg = 0.0
-base = "foot"
-status = { gunner = "true", level = "regular" }
-"#;
-    let extra = gun.to_owned()
+    let extra = GUN.to_owned()
         + &fig("InLine", "warrior", "Moros", 12.0, 30.0, 180.0, "")
         + &fig("Off", "warrior", "Moros", 12.0, 32.0, 180.0, "")
         + &fig("Bounce", "warrior", "Moros", 23.5, 30.0, 180.0, "");
@@ -1706,7 +1566,10 @@ fn the_reinforcements_morale_benefit_waits_for_their_sight_or_contact() {
     let off = end_of_turn(&off);
     assert_eq!(side_st(&off, 0).empty_piles(), 0);
     for who in men {
-        assert!(acts(&off, who), "{who}: the benefit at once without the option");
+        assert!(
+            acts(&off, who),
+            "{who}: the benefit at once without the option"
+        );
     }
     // On, when every side agrees.
     let on = r#", reinforcement-sight = "true""#;

@@ -2,10 +2,10 @@
 //! enforces (issue 14's "wrong today" and "missing today" items). Dice and
 //! cards are typed in.
 
-use crate::rule_actions::named;
-use crate::soldiers_in_time_actions::{
-    action, at_phase, data, fig, refused, rules, run, set_deck, sit, state,
+use crate::common::soldiers_in_time::{
+    PHASES, action, at_phase, data, fig, refused, rules, run, set_deck, sit, state,
 };
+use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use nalgebra::Point2;
@@ -475,7 +475,7 @@ fn the_turn_flips_a_card_for_who_goes_first_in_each_phase() {
         )
         + &fig("Enemy", "Black", 20.0, 40.0, 270.0, "");
     let mut s = state(&figs, "", "");
-    assert_eq!(rules().phases(), crate::soldiers_in_time_actions::PHASES);
+    assert_eq!(rules().phases(), PHASES);
     let deck = s
         .decks
         .iter_mut()
@@ -595,33 +595,8 @@ fn range_cover_moving_and_size_modify_the_shot() {
 /// A scenario of Red's figures `figs` and one Black man, as the loader
 /// reads it (set-up checks included).
 fn load(figs: &str) -> Result<GameState, String> {
-    let text = format!(
-        r#"
-name = "t"
-rule_set = "soldiers-in-time"
-[table]
-width_in = 60.0
-depth_in = 60.0
-[[side]]
-name = "Red"
-kind = "european"
-status = {{ colour = "red" }}
-[[side]]
-name = "Black"
-kind = "native"
-status = {{ colour = "black" }}
-{figs}
-{}
-"#,
-        fig("Enemy", "Black", 50.0, 50.0, 270.0, "")
-    );
-    let registry = spotter::rules::Registry::builtin().expect("rule sets");
-    spotter::game::Scenario::from_source(
-        &spotter::spec::SourceFile::from_text("t.toml", text),
-        &registry,
-    )
-    .map(|s| s.state)
-    .map_err(|e| e.to_string())
+    let enemy = fig("Enemy", "Black", 50.0, 50.0, 270.0, "");
+    crate::common::soldiers_in_time::load(&format!("{figs}\n{enemy}\n"), "", "")
 }
 
 #[test]
@@ -1336,11 +1311,7 @@ fn a_gun_moves_1_in_on_a_passed_activation_and_fires_next_turn() {
         o.passed = false;
     }
     assert!(refused(&failed, &mv([10.0, 11.0]), RefusalKind::NoOrder).contains("failed"));
-    let s = at_phase(
-        cannon(", order = \"forward-march\""),
-        "movement-men",
-        0,
-    );
+    let s = at_phase(cannon(", order = \"forward-march\""), "movement-men", 0);
     refused(&s, &mv([10.0, 11.5]), RefusalKind::TooFar);
     let (moved, _) = run(&s, &mv([10.0, 11.0]), &[]);
     assert_eq!(
@@ -1349,9 +1320,7 @@ fn a_gun_moves_1_in_on_a_passed_activation_and_fires_next_turn() {
     );
     let shot = action("artillery", json!({ "gun": "Gun", "target": "Target" }));
     let shooting = at_phase(moved, "shooting", 0);
-    assert!(
-        refused(&shooting, &shot, RefusalKind::AlreadyActed).contains("fires next turn")
-    );
+    assert!(refused(&shooting, &shot, RefusalKind::AlreadyActed).contains("fires next turn"));
     let mut next_turn = shooting.clone();
     next_turn.turn += 1;
     assert!(rules().check(&next_turn, &shot).is_ok());
@@ -1435,9 +1404,15 @@ fn the_flag_bearer_does_not_fight() {
         + &fig("E2", "Black", 12.0, 11.2, 270.0, "");
     let s = at_phase(state(&figs, "", ""), "shooting", 0);
     refused(&s, &fire("Flag", "E"), RefusalKind::CannotDo);
-    assert!(rules().check(&s, &fire("Pte", "E2")).is_ok(), "a soldier fires");
+    assert!(
+        rules().check(&s, &fire("Pte", "E2")).is_ok(),
+        "a soldier fires"
+    );
     let s = at_phase(s, "melee", 0);
     let melee = |a: &str, b: &str| action("melee", json!({ "a": a, "b": b }));
     assert!(refused(&s, &melee("Flag", "E"), RefusalKind::CannotDo).contains("does not fight"));
-    assert!(rules().check(&s, &melee("Pte", "E2")).is_ok(), "a soldier fights");
+    assert!(
+        rules().check(&s, &melee("Pte", "E2")).is_ok(),
+        "a soldier fights"
+    );
 }
