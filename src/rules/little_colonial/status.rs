@@ -442,4 +442,27 @@ mod tests {
             1
         );
     }
+
+    #[test]
+    fn the_reinforcements_delay_holds_until_its_turn_or_their_contact() {
+        let side = SideStatus::from_raw(&raw(&[("reinforcement-sight", "true")])).expect("reads");
+        assert!(side.reinforcement_sight);
+        assert!(
+            !SideStatus::DEFAULT.reinforcement_sight,
+            "off unless agreed"
+        );
+        let next = MoraleDelay::Turn {
+            turn: 3,
+            held_at: 1,
+        };
+        assert_eq!(next.held_at(2), Some(1), "still held on turn 2");
+        assert_eq!(next.held_at(3), None, "the benefit at the start of turn 3");
+        let contact = MoraleDelay::Contact {
+            held_at: 2,
+            by: vec![FigureId(4)],
+        };
+        assert_eq!(contact.held_at(99), Some(2), "until the contact, any turn");
+        let e = UnitStatus::from_raw(&raw(&[("morale-delay", "x")])).expect_err("set in play");
+        assert!(e.contains("morale-delay"), "{e}");
+    }
 }
