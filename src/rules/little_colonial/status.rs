@@ -447,10 +447,8 @@ mod tests {
     fn the_reinforcements_delay_holds_until_its_turn_or_their_contact() {
         let side = SideStatus::from_raw(&raw(&[("reinforcement-sight", "true")])).expect("reads");
         assert!(side.reinforcement_sight);
-        assert!(
-            !SideStatus::DEFAULT.reinforcement_sight,
-            "off unless agreed"
-        );
+        let unsaid = SideStatus::from_raw(&raw(&[])).expect("reads");
+        assert!(!unsaid.reinforcement_sight, "off unless agreed");
         let next = MoraleDelay::Turn {
             turn: 3,
             held_at: 1,
