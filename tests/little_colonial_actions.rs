@@ -4,137 +4,19 @@
 //! reshuffle, the optional wounded rule, infantry and cavalry moves. Dice
 //! are typed in; each outcome is the one the rule text gives for them.
 
+use crate::common::little_colonial::*;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::game::{Event, GameState};
 use spotter::rules::little_colonial::engine::{side_st, st};
 use spotter::rules::little_colonial::status::WoundKind;
 use spotter::rules::little_colonial::{
-    LittleColonial, cavalry_volley_odds, close_combat_p, demoralised, gun_hit_p, struck_killed_p,
+    cavalry_volley_odds, close_combat_p, demoralised, gun_hit_p, struck_killed_p,
 };
 use spotter::rules::stand_to::Wound;
-use spotter::rules::{Registry, RuleSet};
-use spotter::spec::SourceFile;
-
-fn data() -> LittleColonial {
-    LittleColonial::builtin().expect("built-in data")
-}
-
-fn rules() -> std::sync::Arc<dyn RuleSet> {
-    Registry::builtin()
-        .expect("rule sets")
-        .get("little-colonial")
-        .expect("little colonial")
-}
-
-/// Spanish (side 0) and Moros (side 1); `extra` adds tables.
-fn state(spanish_status: &str, moro_status: &str, extra: &str) -> GameState {
-    let text = format!(
-        r#"
-name = "t"
-rule_set = "little-colonial"
-[table]
-width_in = 60.0
-depth_in = 60.0
-[[side]]
-name = "Spanish"
-kind = "european"
-status = {{ {spanish_status} }}
-[[side]]
-name = "Moros"
-kind = "native"
-status = {{ {moro_status} }}
-{extra}
-"#
-    );
-    let registry = Registry::builtin().expect("rule sets");
-    let mut s = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
-        .expect("scenario")
-        .state;
-    // Small test forces would start with empty piles: five chits a pile
-    // unless the test sets them.
-    for (side, given) in [spanish_status, moro_status].iter().enumerate() {
-        if !given.contains("chits") {
-            s.sides[side].rules.little_colonial_mut().chits = Some(vec![5; 5]);
-        }
-    }
-    s
-}
-
-fn fig(name: &str, rank: &str, side: &str, x: f64, y: f64, facing: f64, more: &str) -> String {
-    format!(
-        r#"
-[[figure]]
-name = "{name}"
-rank = "{rank}"
-side = "{side}"
-weapon = "rifle"
-melee_weapon = "bayonet"
-experience = 2
-x_in = {x}
-y_in = {y}
-facing_deg = {facing}
-base = "foot"
-{more}
-"#
-    )
-}
-
-const LINE: &str = r#"
-[[unit]]
-name = "Line"
-side = "Spanish"
-formation = "line"
-frontage = 2
-count = 6
-x_in = 20.0
-y_in = 10.0
-facing_deg = 90.0
-weapon = "rifle"
-melee_weapon = "bayonet"
-experience = 2
-status = { level = "regular" }
-"#;
-
-/// The typed action `name` with its parameters (panics when they cannot be
-/// read: a test's own typo).
-fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::LittleColonial(
-        spotter::rules::little_colonial::action::Action::parse(name, &params).expect(name),
-    )
-}
-
-fn card(s: &mut GameState, owner: &str) {
-    s.rules.little_colonial_mut().card = Some(format!("{owner}#1"));
-}
-
-/// A side's morale piles.
-fn chits(s: &GameState, side: usize) -> Vec<u32> {
-    side_st(s, side).piles().to_vec()
-}
-
-fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    crate::rule_actions::run(&*rules(), s, c, faces)
-}
-
-fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
-    crate::rule_actions::refused(&*rules(), s, c, kind)
-}
-
-fn lt() -> String {
-    fig(
-        "Lt",
-        "officer",
-        "Spanish",
-        20.0,
-        7.0,
-        90.0,
-        r#"status = { level = "seasoned", command = "platoon-officer" }"#,
-    )
-}
 
 #[test]
 fn every_action_needs_a_card_and_a_figure_acts_once_per_card() {
@@ -240,20 +122,8 @@ fn cavalry_saves_4_5_kill_the_horse_6_saves_both() {
     );
 }
 
-const GUN: &str = r#"
-[[figure]]
-name = "Gun"
-rank = "nco"
-side = "Spanish"
-weapon = "napoleon"
-melee_weapon = "none"
-experience = 2
-x_in = 2.0
-y_in = 30.0
-facing_deg = 0.0
-base = "foot"
-status = { gunner = "true", level = "regular" }
-
+/// The Gun's crew of five gunners.
+const CREW: &str = r#"
 [[unit]]
 name = "Crew"
 side = "Spanish"
@@ -271,6 +141,7 @@ status = { crew = "Gun", gunner = "true", level = "regular" }
 
 fn gun_state() -> GameState {
     let extra = GUN.to_owned()
+        + CREW
         + &fig("InLine", "warrior", "Moros", 12.0, 30.0, 180.0, "")
         + &fig("Bounce", "warrior", "Moros", 23.5, 30.0, 180.0, "")
         + &fig("Beyond", "warrior", "Moros", 27.0, 30.0, 180.0, "")

@@ -1,144 +1,18 @@
 //! Little Colonial Rules as printed: each test quotes the sentence of the
 //! rule text it enforces (../shared/seeds/004_...). Dice are typed in.
 
+use crate::common::little_colonial::*;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::core::{Centimetre, Length, RefusalKind, UnitKind};
-use spotter::game::{Command, Event, GameState, Scenario};
+use spotter::game::{Event, GameState, Scenario};
 use spotter::rules::little_colonial::engine::{in_the_fight, side_st, st};
 use spotter::rules::little_colonial::{LittleColonial, LittleColonialRules, close_combat_p};
 use spotter::rules::stand_to::Wound;
 use spotter::rules::{Registry, RuleError, RuleSet};
 use spotter::spec::SourceFile;
-
-fn rules() -> std::sync::Arc<dyn RuleSet> {
-    Registry::builtin()
-        .expect("rule sets")
-        .get("little-colonial")
-        .expect("little colonial")
-}
-
-fn data() -> LittleColonial {
-    LittleColonial::builtin().expect("built-in data")
-}
-
-fn scenario_text(spanish: &str, moros: &str, extra: &str) -> String {
-    format!(
-        r#"
-name = "t"
-rule_set = "little-colonial"
-[table]
-width_in = 60.0
-depth_in = 60.0
-[[side]]
-name = "Spanish"
-kind = "european"
-status = {{ {spanish} }}
-[[side]]
-name = "Moros"
-kind = "native"
-status = {{ {moros} }}
-{extra}
-"#
-    )
-}
-
-/// Spanish (side 0) and Moros (side 1) with five chits a pile unless set.
-fn state(spanish: &str, moros: &str, extra: &str) -> GameState {
-    let registry = Registry::builtin().expect("rule sets");
-    let text = scenario_text(spanish, moros, extra);
-    let mut s = Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
-        .expect("scenario")
-        .state;
-    for (side, given) in [spanish, moros].iter().enumerate() {
-        if !given.contains("chits") {
-            s.sides[side].rules.little_colonial_mut().chits = Some(vec![5; 5]);
-        }
-    }
-    s
-}
-
-#[allow(clippy::too_many_arguments)] // a figure's table line
-fn fig(name: &str, rank: &str, side: &str, x: f64, y: f64, facing: f64, more: &str) -> String {
-    format!(
-        r#"
-[[figure]]
-name = "{name}"
-rank = "{rank}"
-side = "{side}"
-weapon = "rifle"
-melee_weapon = "bayonet"
-experience = 2
-x_in = {x}
-y_in = {y}
-facing_deg = {facing}
-base = "foot"
-{more}
-"#
-    )
-}
-
-fn mounted(text: String) -> String {
-    text.replace("base = \"foot\"", "base = \"mounted\"")
-}
-
-/// Six riflemen in three ranks of two, front rank at y = 10, facing +y.
-const LINE: &str = r#"
-[[unit]]
-name = "Line"
-side = "Spanish"
-formation = "line"
-frontage = 2
-count = 6
-x_in = 20.0
-y_in = 10.0
-facing_deg = 90.0
-weapon = "rifle"
-melee_weapon = "bayonet"
-experience = 2
-status = { level = "regular" }
-"#;
-
-fn lt() -> String {
-    fig(
-        "Lt",
-        "officer",
-        "Spanish",
-        20.0,
-        7.0,
-        90.0,
-        r#"status = { level = "seasoned", command = "platoon-officer" }"#,
-    )
-}
-
-fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::LittleColonial(
-        spotter::rules::little_colonial::action::Action::parse(name, &params).expect(name),
-    )
-}
-
-fn card(s: &mut GameState, owner: &str) {
-    s.rules.little_colonial_mut().card = Some(format!("{owner}#1"));
-}
-
-fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    crate::rule_actions::run(&*rules(), s, c, faces)
-}
-
-fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
-    crate::rule_actions::refused(&*rules(), s, c, kind)
-}
-
-fn notes(ev: &[Event]) -> Vec<String> {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::Note { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn line_names() -> Vec<String> {
     (1..=6).map(|k| format!("Line {k}")).collect()
@@ -225,21 +99,7 @@ status = { level = "regular", cavalry = "true" }
 }
 
 fn gun_state() -> GameState {
-    let gun = r#"
-[[figure]]
-name = "Gun"
-rank = "nco"
-side = "Spanish"
-weapon = "napoleon"
-melee_weapon = "none"
-experience = 2
-x_in = 2.0
-y_in = 30.0
-facing_deg = 0.0
-base = "foot"
-status = { gunner = "true", level = "regular" }
-"#;
-    let extra = gun.to_owned()
+    let extra = GUN.to_owned()
         + &fig("InLine", "warrior", "Moros", 12.0, 30.0, 180.0, "")
         + &fig("Off", "warrior", "Moros", 12.0, 32.0, 180.0, "")
         + &fig("Bounce", "warrior", "Moros", 23.5, 30.0, 180.0, "");
@@ -1619,4 +1479,168 @@ fn the_flank_angle_and_gap_are_read_from_the_data() {
     assert!(flank(&wide, &behind), "within the data's 50 degrees");
     let tight = edited("flank_gap_cm = 1.25", "flank_gap_cm = 0.5");
     assert!(!flank(&tight, &square), "beyond the data's 0.5 cm");
+}
+
+/// Spanish raw troops demoralised (the raw pile is empty) and the
+/// reinforcements that refill it: 16 men, 5 chits, one a pile. `Open` stands
+/// in clear terrain, `Edge` inside the eastern jungle at its edge, `Deep`
+/// (in close formation) and `Loose` (in loose formation) deep inside the
+/// western jungle; the reinforcement `Guide` arrives in the western jungle.
+fn reinforcement_state(spanish: &str, moros: &str) -> GameState {
+    let raw_pair = |name: &str, x: f64, y: f64, spacing: f64| {
+        format!(
+            r#"
+[[unit]]
+name = "{name}"
+side = "Spanish"
+formation = "line"
+frontage = 2
+count = 2
+x_in = {x}
+y_in = {y}
+facing_deg = 90.0
+spacing_in = {spacing}
+weapon = "rifle"
+melee_weapon = "bayonet"
+experience = 2
+status = {{ level = "raw" }}
+"#
+        )
+    };
+    let extra = r#"
+[[terrain]]
+name = "east jungle"
+kinds = ["blocking"]
+polygon_in = [[40.0, 30.0], [56.0, 30.0], [56.0, 50.0], [40.0, 50.0]]
+[[terrain]]
+name = "west jungle"
+kinds = ["blocking"]
+polygon_in = [[5.0, 30.0], [25.0, 30.0], [25.0, 55.0], [5.0, 55.0]]
+[[unit]]
+name = "Relief"
+side = "Spanish"
+formation = "line"
+frontage = 15
+count = 15
+x_in = 30.0
+y_in = 3.0
+facing_deg = 90.0
+weapon = "rifle"
+melee_weapon = "bayonet"
+experience = 2
+status = { level = "regular", arrives = "2" }
+"#
+    .to_owned()
+        + &raw_pair("Open", 50.0, 20.0, 1.0)
+        + &raw_pair("Edge", 48.0, 30.8, 1.0)
+        + &raw_pair("Deep", 15.0, 45.0, 1.0)
+        + &raw_pair("Loose", 12.0, 48.0, 4.0)
+        + &fig(
+            "Guide",
+            "private",
+            "Spanish",
+            15.0,
+            40.0,
+            90.0,
+            r#"status = { arrives = "2" }"#,
+        )
+        + &fig("W", "warrior", "Moros", 58.0, 58.0, 270.0, "");
+    let spanish = format!(r#"chits = "0,3,3,3,3"{spanish}"#);
+    state(&spanish, moros, &extra)
+}
+
+/// May `who` act on a fresh individual soldier card (false: refused as
+/// demoralised)?
+fn acts(s: &GameState, who: &str) -> bool {
+    let mut s = s.clone();
+    s.rules.little_colonial_mut().card = Some("soldier:Spanish#9".into());
+    let at = named(&s, who).placement.center_in_table;
+    let mv = action(
+        "move",
+        json!({ "figure": who, "path_in": [[at.x - 0.5, at.y]] }),
+    );
+    match rules().check(&s, &mv) {
+        Ok(()) => true,
+        Err(RuleError::Refused(r)) if r.kind == RefusalKind::Morale => false,
+        other => panic!("{who}: {other:?}"),
+    }
+}
+
+/// The End of Turn card: the reshuffle, the reinforcements due next turn.
+fn end_of_turn(s: &GameState) -> GameState {
+    let mut s = s.clone();
+    s.decks[0].draw = vec!["end-of-turn".into()];
+    run(&s, &action("draw", json!({})), &[1]).0
+}
+
+/// The Guide moves on an individual soldier card `card`.
+fn guide_moves(s: &GameState, card: &str, to: [f64; 2]) -> (GameState, Vec<Event>) {
+    let mut s = s.clone();
+    s.rules.little_colonial_mut().card = Some(card.into());
+    let mv = action("move", json!({ "figure": "Guide", "path_in": [to] }));
+    run(&s, &mv, &[])
+}
+
+/// Optional rule: "IF ANY figure, in clear terrain, can physically SEE the
+/// reinforcements then it is considered that ALL figures, in that immediate
+/// unit / formation (i.e., squad), can see the reinforcements and the
+/// benefits are immediately applied. If a formation is surrounded by
+/// blocking terrain but has at least one unit at the EDGE of the blocking
+/// terrain ... with a clear view of the reinforcements, then the morale
+/// benefit is applied at the beginning of the NEXT player turn. If a figure
+/// or unit is DEEP within blocking terrain, then reinforcements MUST make
+/// physical (base to base)contact before ANY benefits are applied. If the
+/// unit / figure in blocking terrain is in close (base to base)formation
+/// then the results are applied immediately. If the unit / figure is in
+/// loose (open) formation, the benefits to morale to the entire unit cannot
+/// be applied until the next turn."
+#[test]
+fn the_reinforcements_morale_benefit_waits_for_their_sight_or_contact() {
+    let men = ["Open 1", "Open 2", "Edge 1", "Deep 1", "Deep 2", "Loose 1"];
+    // Off (the scenario does not turn it on): the chits restore everyone
+    // at once ("a previously demoralised unit reverts back to its nominal
+    // state upon the arrival of reinforcements").
+    let off = reinforcement_state("", "");
+    assert!(!acts(&off, "Deep 1"), "the raw pile is empty: demoralised");
+    let off = end_of_turn(&off);
+    assert_eq!(side_st(&off, 0).empty_piles(), 0);
+    for who in men {
+        assert!(
+            acts(&off, who),
+            "{who}: the benefit at once without the option"
+        );
+    }
+    // On, when every side agrees.
+    let on = r#", reinforcement-sight = "true""#;
+    let s = reinforcement_state(on, r#"reinforcement-sight = "true""#);
+    assert!(side_st(&s, 0).reinforcement_sight);
+    let s = end_of_turn(&s);
+    assert_eq!(s.turn, 2);
+    assert_eq!(side_st(&s, 0).empty_piles(), 0, "the chits joined");
+    // Seen from clear terrain: at once, for the whole unit.
+    assert!(acts(&s, "Open 1") && acts(&s, "Open 2"));
+    // Seen from the edge of the jungle: next turn.
+    assert!(!acts(&s, "Edge 1") && !acts(&s, "Edge 2"));
+    // Deep within: not until a reinforcement's base touches them.
+    assert!(!acts(&s, "Deep 1") && !acts(&s, "Loose 1"));
+    // The Guide reaches the close formation: the benefit at once.
+    let (s, ev) = guide_moves(&s, "soldier:Spanish#1", [15.0, 44.0]);
+    assert!(
+        notes(&ev).iter().any(|n| n.contains("close formation")),
+        "{:?}",
+        notes(&ev)
+    );
+    assert!(acts(&s, "Deep 1") && acts(&s, "Deep 2"));
+    assert!(!acts(&s, "Loose 1"), "not touched yet");
+    // He reaches the loose formation: not until the next turn.
+    let (s, ev) = guide_moves(&s, "soldier:Spanish#2", [14.0, 46.9]);
+    assert!(notes(&ev).iter().any(|n| n.contains("loose formation")));
+    assert!(!acts(&s, "Loose 1") && !acts(&s, "Loose 2"));
+    assert!(!acts(&s, "Edge 1"));
+    // The next turn: the edge and the loose formation have the benefit.
+    let s = end_of_turn(&s);
+    assert_eq!(s.turn, 3);
+    for who in ["Edge 1", "Edge 2", "Loose 1", "Loose 2", "Deep 1", "Open 1"] {
+        assert!(acts(&s, who), "{who} on turn 3");
+    }
 }

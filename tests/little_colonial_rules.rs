@@ -1,6 +1,8 @@
 //! Little Colonial Rules: every number RULES.md lists, the area fire and
 //! removal order, the order deck, and a scripted game whose log replays.
 
+use crate::common::little_colonial::data;
+
 use approx::assert_relative_eq;
 use nalgebra::Point2;
 use spotter::game::script::Script;
@@ -10,10 +12,6 @@ use spotter::rules::little_colonial::{
     CavalrySave, LittleColonial, WoundedResult, cavalry_save, close_combat_p, in_half_circle,
     removal_order, volley_odds, wounded_result,
 };
-
-fn data() -> LittleColonial {
-    LittleColonial::builtin().expect("built-in Little Colonial data")
-}
 
 #[test]
 fn scale_and_rods() {

@@ -11,8 +11,8 @@ use spotter::rules::dice::TypedDice;
 use spotter::rules::stand_to::action::Action as St;
 use spotter::rules::{Registry, RuleSet};
 
+use crate::common::soldiers_in_time as sit;
 use crate::common::{at_phase, fig, id, refusal_kind, rules, state_from};
-use crate::soldiers_in_time_actions as sit;
 
 /// The Volley Fire! Sudan patrol with its rules, `side` to act in `phase`
 /// (0 move, 1 fire, 2 melee).

@@ -4,121 +4,17 @@
 //! the rule text gives for those dice; odds are checked against counts
 //! worked out by hand from the text.
 
+use crate::common::soldiers_in_time::*;
 use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use serde_json::json;
 use spotter::core::RefusalKind;
-use spotter::game::{Command, Event, GameState, Scenario};
-use spotter::rules::soldiers_in_time::status::{self, FigureStatus};
+use spotter::game::Event;
 use spotter::rules::soldiers_in_time::{
-    Shot, SoldiersInTime, damage_distribution, damage_odds, full_deck, horse_impact_distribution,
-    morale_odds,
+    Shot, damage_distribution, damage_odds, full_deck, horse_impact_distribution, morale_odds,
 };
 use spotter::rules::stand_to::Wound;
-use spotter::rules::{Registry, RuleSet};
-use spotter::spec::SourceFile;
-
-pub const PHASES: [&str; 8] = [
-    "rally",
-    "command",
-    "movement-horses",
-    "movement-men",
-    "movement-vehicles",
-    "shooting",
-    "melee",
-    "follow-through",
-];
-
-pub fn data() -> SoldiersInTime {
-    SoldiersInTime::builtin().expect("built-in data")
-}
-
-/// A scenario with the given `[[figure]]` tables (sides Red, side 0, and
-/// Black, side 1).
-pub fn state(figures: &str, red_status: &str, black_status: &str) -> GameState {
-    let text = format!(
-        r#"
-name = "t"
-rule_set = "soldiers-in-time"
-[table]
-width_in = 60.0
-depth_in = 60.0
-[[side]]
-name = "Red"
-kind = "european"
-status = {{ colour = "red"{red_status} }}
-[[side]]
-name = "Black"
-kind = "native"
-status = {{ colour = "black"{black_status} }}
-{figures}
-"#
-    );
-    let registry = Registry::builtin().expect("rule sets");
-    Scenario::from_source(&SourceFile::from_text("t.toml", text), &registry)
-        .expect("scenario")
-        .state
-}
-
-pub fn fig(name: &str, side: &str, x: f64, y: f64, facing: f64, extra: &str) -> String {
-    format!(
-        r#"
-[[figure]]
-name = "{name}"
-rank = "private"
-side = "{side}"
-weapon = "musket"
-melee_weapon = "bayonet"
-experience = 6
-x_in = {x}
-y_in = {y}
-facing_deg = {facing}
-base = "foot"
-{extra}
-"#
-    )
-}
-
-pub fn rules() -> std::sync::Arc<dyn RuleSet> {
-    Registry::builtin()
-        .expect("rule sets")
-        .get("soldiers-in-time")
-        .expect("soldiers in time")
-}
-
-pub fn at_phase(mut s: GameState, phase: &str, side: usize) -> GameState {
-    s.phase = PHASES.iter().position(|p| *p == phase).expect("phase");
-    s.active_side = side;
-    s
-}
-
-/// The figure's Soldiers in Time state.
-pub fn sit(f: &spotter::game::Figure) -> &FigureStatus {
-    status::of(f)
-}
-
-pub fn set_deck(s: &mut GameState, side: &str, cards: &[&str]) {
-    let name = format!("{side} cards");
-    let d = s.decks.iter_mut().find(|d| d.name == name).expect("deck");
-    d.draw = cards.iter().map(|c| (*c).to_owned()).collect();
-}
-
-/// The typed action `name` with its parameters (panics when they cannot be
-/// read: a test's own typo).
-pub fn action(name: &str, params: serde_json::Value) -> Command {
-    Command::SoldiersInTime(
-        spotter::rules::soldiers_in_time::action::Action::parse(name, &params).expect(name),
-    )
-}
-
-pub fn run(s: &GameState, c: &Command, faces: &[u32]) -> (GameState, Vec<Event>) {
-    crate::rule_actions::run(&*rules(), s, c, faces)
-}
-
-pub fn refused(s: &GameState, c: &Command, kind: RefusalKind) -> String {
-    crate::rule_actions::refused(&*rules(), s, c, kind)
-}
 
 #[test]
 fn actions_only_in_their_phase_and_side() {

@@ -2,10 +2,10 @@
 //! enforces (issue 14's "wrong today" and "missing today" items). Dice and
 //! cards are typed in.
 
-use crate::rule_actions::named;
-use crate::soldiers_in_time_actions::{
-    action, at_phase, data, fig, refused, rules, run, set_deck, sit, state,
+use crate::common::soldiers_in_time::{
+    PHASES, action, at_phase, data, fig, refused, rules, run, set_deck, sit, state,
 };
+use crate::rule_actions::named;
 
 use approx::assert_relative_eq;
 use nalgebra::Point2;
@@ -475,7 +475,7 @@ fn the_turn_flips_a_card_for_who_goes_first_in_each_phase() {
         )
         + &fig("Enemy", "Black", 20.0, 40.0, 270.0, "");
     let mut s = state(&figs, "", "");
-    assert_eq!(rules().phases(), crate::soldiers_in_time_actions::PHASES);
+    assert_eq!(rules().phases(), PHASES);
     let deck = s
         .decks
         .iter_mut()
@@ -595,33 +595,8 @@ fn range_cover_moving_and_size_modify_the_shot() {
 /// A scenario of Red's figures `figs` and one Black man, as the loader
 /// reads it (set-up checks included).
 fn load(figs: &str) -> Result<GameState, String> {
-    let text = format!(
-        r#"
-name = "t"
-rule_set = "soldiers-in-time"
-[table]
-width_in = 60.0
-depth_in = 60.0
-[[side]]
-name = "Red"
-kind = "european"
-status = {{ colour = "red" }}
-[[side]]
-name = "Black"
-kind = "native"
-status = {{ colour = "black" }}
-{figs}
-{}
-"#,
-        fig("Enemy", "Black", 50.0, 50.0, 270.0, "")
-    );
-    let registry = spotter::rules::Registry::builtin().expect("rule sets");
-    spotter::game::Scenario::from_source(
-        &spotter::spec::SourceFile::from_text("t.toml", text),
-        &registry,
-    )
-    .map(|s| s.state)
-    .map_err(|e| e.to_string())
+    let enemy = fig("Enemy", "Black", 50.0, 50.0, 270.0, "");
+    crate::common::soldiers_in_time::load(&format!("{figs}\n{enemy}\n"), "", "")
 }
 
 #[test]
@@ -1313,4 +1288,144 @@ fn a_lone_aimed_shot_under_a_volley_order_needs_the_formation() {
         .expect("A stands in the formation");
     let why = refused(&s, &fire("Stray", "Enemy"), RefusalKind::NoOrder);
     assert!(why.contains("Stray is out of formation"), "{why}");
+}
+
+/// A cannon loaded with ball, facing +y, and a Black man in front of it.
+fn cannon(order: &str) -> GameState {
+    let figs = fig(
+        "Gun",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        &format!("status = {{ \"loaded-with\" = \"ball\"{order} }}"),
+    )
+    .replace("weapon = \"musket\"", "weapon = \"cannon\"")
+        + &fig("Target", "Black", 10.0, 30.0, 270.0, "");
+    state(&figs, "", "")
+}
+
+#[test]
+fn a_gun_moves_1_in_on_a_passed_activation_and_fires_next_turn() {
+    // 9: "All such stands can move 1 inch during their movement provided
+    // that they pass an activation check but may not fire until the
+    // following turn."
+    let mv = |to: [f64; 2]| action("move", json!({ "figure": "Gun", "path_in": [to] }));
+    let unordered = at_phase(cannon(""), "movement-men", 0);
+    refused(&unordered, &mv([10.0, 11.0]), RefusalKind::NoOrder);
+    let mut failed = at_phase(cannon(", order = \"forward-march\""), "movement-men", 0);
+    let g = failed.figure_named("Gun").expect("gun").id;
+    if let Some(o) = failed.figures[g.index()]
+        .rules
+        .soldiers_in_time_mut()
+        .order
+        .as_mut()
+    {
+        o.passed = false;
+    }
+    assert!(refused(&failed, &mv([10.0, 11.0]), RefusalKind::NoOrder).contains("failed"));
+    let s = at_phase(cannon(", order = \"forward-march\""), "movement-men", 0);
+    refused(&s, &mv([10.0, 11.5]), RefusalKind::TooFar);
+    let (moved, _) = run(&s, &mv([10.0, 11.0]), &[]);
+    assert_eq!(
+        named(&moved, "Gun").placement.center_in_table,
+        Point2::new(10.0, 11.0)
+    );
+    let shot = action("artillery", json!({ "gun": "Gun", "target": "Target" }));
+    let shooting = at_phase(moved, "shooting", 0);
+    assert!(refused(&shooting, &shot, RefusalKind::AlreadyActed).contains("fires next turn"));
+    let mut next_turn = shooting.clone();
+    next_turn.turn += 1;
+    assert!(rules().check(&next_turn, &shot).is_ok());
+    // A gun that did not move fires this turn.
+    let still = at_phase(cannon(""), "shooting", 0);
+    assert!(rules().check(&still, &shot).is_ok());
+}
+
+#[test]
+fn a_gun_fires_within_its_45_degree_arc() {
+    // 9: "They have a 45 degree arc from the center of the stand's front."
+    let d = data();
+    assert_relative_eq!(d.special.artillery_arc_deg, 45.0);
+    let at = |x: f64, y: f64| {
+        let s = cannon("");
+        let mut s = at_phase(s, "shooting", 0);
+        let t = s.figure_named("Target").expect("target").id;
+        s.figures[t.index()].placement.center_in_table = Point2::new(x, y);
+        s
+    };
+    let shot = action("artillery", json!({ "gun": "Gun", "target": "Target" }));
+    // 20 in ahead: 20 degrees off the front is inside the half arc of 22.5.
+    let off = |deg: f64| {
+        let r = 20.0;
+        let a = (90.0_f64 - deg).to_radians();
+        at(10.0 + r * a.cos(), 10.0 + r * a.sin())
+    };
+    assert!(rules().check(&off(0.0), &shot).is_ok());
+    assert!(rules().check(&off(20.0), &shot).is_ok());
+    assert!(rules().check(&off(-20.0), &shot).is_ok());
+    assert!(refused(&off(25.0), &shot, RefusalKind::OutOfArc).contains("45 degree arc"));
+    assert!(refused(&off(-25.0), &shot, RefusalKind::OutOfArc).contains("45 degree arc"));
+    refused(&off(90.0), &shot, RefusalKind::OutOfArc);
+}
+
+#[test]
+fn a_shot_needs_a_line_of_sight_through_no_blocking_terrain() {
+    // 4: "A player does not have to flip cards for orders for figures when
+    // out of the enemies line of sight"; 6.3 "To Hit Modifiers and Related
+    // Rules" (the body is lost): a shot needs what the order note names,
+    // the line of sight, and blocking terrain stops it.
+    let ridge = "\n[[terrain]]\nname = \"ridge\"\nkinds = [\"blocking\"]\npolygon_in = [[20.0, 18.0], [40.0, 18.0], [40.0, 20.0], [20.0, 20.0]]\n";
+    let figs = fig(
+        "Pte",
+        "Red",
+        30.0,
+        10.0,
+        90.0,
+        "loaded = true\nstatus = { order = \"independent-fire\" }",
+    ) + &fig("Behind", "Black", 30.0, 28.0, 270.0, "")
+        + &fig("Beside", "Black", 44.0, 20.0, 270.0, "")
+        + ridge;
+    let s = at_phase(state(&figs, "", ""), "shooting", 0);
+    assert!(refused(&s, &fire("Pte", "Behind"), RefusalKind::OutOfSight).contains("ridge"));
+    // The line to Beside passes the ridge's end: he is in sight.
+    assert!(rules().check(&s, &fire("Pte", "Beside")).is_ok());
+    // The same shot without the ridge.
+    let open = at_phase(state(&figs.replace(ridge, ""), "", ""), "shooting", 0);
+    assert!(rules().check(&open, &fire("Pte", "Behind")).is_ok());
+}
+
+#[test]
+fn the_flag_bearer_does_not_fight() {
+    // 10.3: "A Flag barer is a soldier that holds your banner/flag in
+    // battle. He doesn't fight, but he helps your troops rally and fight."
+    let figs = fig(
+        "Flag",
+        "Red",
+        10.0,
+        10.0,
+        90.0,
+        "loaded = true\nstatus = { flag = \"true\", order = \"independent-fire\" }",
+    ) + &fig(
+        "Pte",
+        "Red",
+        12.0,
+        10.0,
+        90.0,
+        "loaded = true\nstatus = { order = \"independent-fire\" }",
+    ) + &fig("E", "Black", 10.0, 11.2, 270.0, "")
+        + &fig("E2", "Black", 12.0, 11.2, 270.0, "");
+    let s = at_phase(state(&figs, "", ""), "shooting", 0);
+    refused(&s, &fire("Flag", "E"), RefusalKind::CannotDo);
+    assert!(
+        rules().check(&s, &fire("Pte", "E2")).is_ok(),
+        "a soldier fires"
+    );
+    let s = at_phase(s, "melee", 0);
+    let melee = |a: &str, b: &str| action("melee", json!({ "a": a, "b": b }));
+    assert!(refused(&s, &melee("Flag", "E"), RefusalKind::CannotDo).contains("does not fight"));
+    assert!(
+        rules().check(&s, &melee("Pte", "E2")).is_ok(),
+        "a soldier fights"
+    );
 }

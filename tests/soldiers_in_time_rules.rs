@@ -1,18 +1,16 @@
 //! Soldiers in Time: every number RULES.md lists, the card arithmetic with
 //! exact odds over the deck, and a scripted game whose log replays.
 
+use crate::common::soldiers_in_time::data;
+
 use approx::assert_relative_eq;
 use spotter::game::Game;
 use spotter::game::script::Script;
 use spotter::rules::Registry;
 use spotter::rules::soldiers_in_time::{
-    Card, Damage, SoldiersInTime, activation_odds, activation_passes, catapult_hit_p,
-    damage_distribution, damage_result, full_deck, hits, melee_odds, mine_p, save_passes,
+    Card, Damage, activation_odds, activation_passes, catapult_hit_p, damage_distribution,
+    damage_result, full_deck, hits, melee_odds, mine_p, save_passes,
 };
-
-fn data() -> SoldiersInTime {
-    SoldiersInTime::builtin().expect("built-in Soldiers in Time data")
-}
 
 fn card(s: &str) -> Card {
     Card::parse(s).expect(s)

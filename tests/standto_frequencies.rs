@@ -118,15 +118,7 @@ fn aimed_fire_dragoon() {
 fn aimed_fire_with_aiming_bonus_at_a_leader_in_soft_cover() {
     let mut s = state_from(&format!(
         "[[terrain]]\nname = \"scrub\"\nkinds = [\"soft-cover\"]\npolygon_in = [[25.0, 5.0], [35.0, 5.0], [35.0, 15.0], [25.0, 15.0]]\n{}{}",
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            5,
-            10.0,
-            10.0,
-            "loaded = true"
-        ),
+        tommy(5, 10.0, 10.0, "loaded = true"),
         fig(
             "Chief",
             "Natives",
@@ -222,15 +214,7 @@ fn named_wounds(state: &GameState, ev: &[Event], suffix: &str) -> Vec<String> {
 fn melee_outnumbered() {
     let mut s = state_from(&format!(
         "{}{}{}",
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            5,
-            50.0,
-            50.0,
-            ""
-        ),
+        tommy(5, 50.0, 50.0, ""),
         fig(
             "A",
             "Natives",
@@ -301,28 +285,7 @@ fn artillery_cone() {
 #[test]
 fn spotting_novice_leader_advance_recovery_rescue() {
     // Spotting.
-    let mut s = state_from(&format!(
-        "{}{}",
-        fig(
-            "Scout",
-            "British",
-            "breech-loading-carbine",
-            3,
-            10.0,
-            10.0,
-            "rank = \"scout\""
-        ),
-        fig(
-            "Hidden",
-            "Natives",
-            "thrown-spear",
-            3,
-            30.0,
-            30.0,
-            "concealed = true"
-        )
-    ));
-    at_phase(&mut s, "observe", "Scout");
+    let s = scout_and_hidden(30.0);
     let cmd = Command::StandTo(St::Spot {
         scout: id(&s, "Scout"),
         center_in: Point2::new(30.5, 30.0),

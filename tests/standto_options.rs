@@ -24,25 +24,9 @@ fn run(
 fn order_state() -> GameState {
     let mut s = state_from(&format!(
         "{}{}{}{}{}{}",
-        fig(
-            "Sgt",
-            "British",
-            "breech-loading-rifle",
-            3,
-            10.0,
-            10.0,
-            "rank = \"nco\"\nleader = true"
-        ),
+        sgt(10.0, 10.0),
         fig("Pte", "British", "breech-loading-rifle", 3, 40.0, 10.0, ""),
-        fig(
-            "Bugler",
-            "British",
-            "revolver",
-            3,
-            11.0,
-            11.0,
-            "rank = \"musician\""
-        ),
+        bugler(),
         fig(
             "Scout",
             "British",

@@ -22,13 +22,7 @@ fn game(s: GameState) -> Game {
 /// one phase on.
 fn advance_to(g: &mut Game, who: &str, phase: &str) {
     let side = g.state().figure_named(who).expect("figure").side;
-    let want = rules()
-        .data
-        .turn
-        .phases
-        .iter()
-        .position(|p| p == phase)
-        .expect("phase");
+    let want = phase_index(phase);
     loop {
         g.execute(Command::EndPhase, &mut TypedDice::default())
             .expect("end phase");
@@ -338,19 +332,6 @@ fn melee(g: &Game, a: &str, d: &str) -> Command {
     })
 }
 
-fn totals(ev: &[Event]) -> (i32, i32) {
-    ev.iter()
-        .find_map(|e| match e {
-            Event::StandTo(StandToEvent::MeleeResolved {
-                attacker_totals,
-                defender_totals,
-                ..
-            }) => Some((attacker_totals[0], defender_totals[0])),
-            _ => None,
-        })
-        .expect("a melee result")
-}
-
 /// "A figure gets an immediate hand-to-hand attack when it charges to
 /// within one inch of an enemy figure." The turn runs fire, melee, move:
 /// the charge comes after the melee phase, so the attack is made at once,
@@ -374,7 +355,7 @@ fn a_charge_into_contact_attacks_at_once_with_its_plus_one() {
             &mut TypedDice::new([2, 3, 2, 4]),
         )
         .expect("the immediate attack");
-    assert_eq!(totals(&ev), (8, 8), "5 + 3 against 6 + 2");
+    assert_eq!(melee_totals(&ev), (8, 8), "5 + 3 against 6 + 2");
     // Only one immediate attack.
     let r = refusal(g.execute(
         melee(&g, "Brave", "Trooper"),
@@ -390,7 +371,11 @@ fn a_charge_into_contact_attacks_at_once_with_its_plus_one() {
             &mut TypedDice::new([2, 4, 2, 3]),
         )
         .expect("they fight on");
-    assert_eq!(totals(&ev), (8, 7), "no charging bonus after the charge");
+    assert_eq!(
+        melee_totals(&ev),
+        (8, 7),
+        "no charging bonus after the charge"
+    );
 }
 
 /// Only a figure that has just charged into contact attacks in the move
@@ -503,28 +488,7 @@ fn a_concealed_figure_who_enters_the_open_is_seen() {
 // ---- Target priority ----
 
 fn priority_state(order: Option<&str>) -> Game {
-    let mut s = state_from(&format!(
-        "{}{}{}",
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            3,
-            10.0,
-            10.0,
-            "loaded = true"
-        ),
-        fig("Near", "Natives", "thrown-knife", 3, 20.0, 10.0, ""),
-        fig(
-            "Charger",
-            "Natives",
-            "thrown-spear",
-            3,
-            10.0,
-            25.0,
-            "pace = \"charge\""
-        )
-    ));
+    let mut s = priority_state_from();
     if let Some(o) = order {
         let t = id(&s, "Tommy");
         s.figures[t.index()].rules.stand_to_mut().order = Some(o.into());
@@ -1350,15 +1314,7 @@ fn doubletime(g: &Game, who: &str, to: (f64, f64)) -> Command {
 fn covering_state() -> Game {
     let mut s = state_from(&format!(
         "{}{}{}",
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            3,
-            20.0,
-            5.0,
-            "loaded = true\nfacing_deg = 90.0"
-        ),
+        tommy(3, 20.0, 5.0, "loaded = true\nfacing_deg = 90.0"),
         fig("Warrior", "Natives", "thrown-spear", 3, 27.0, 22.0, ""),
         fig("Runner", "Natives", "thrown-spear", 3, 24.0, 20.5, "")
     ));

@@ -63,15 +63,7 @@ fn scale_half_inch_is_a_yard_and_54mm_doubles_every_distance() {
     // A shout reaches 20 table inches on a 54 mm table, not on a 25 mm one.
     let body = format!(
         "{}{}",
-        fig(
-            "Sgt",
-            "British",
-            "breech-loading-rifle",
-            3,
-            10.0,
-            10.0,
-            "rank = \"nco\"\nleader = true"
-        ),
+        sgt(10.0, 10.0),
         fig("Pte", "British", "breech-loading-rifle", 3, 30.0, 10.0, "")
     );
     for (header, heard) in [("scale = \"25mm\"", false), ("scale = \"54mm\"", true)] {
@@ -113,15 +105,7 @@ fn turn_order_phases_and_british_first() {
     let s = state_from(&format!(
         "{}{}",
         fig("Warrior", "Natives", "thrown-spear", 3, 50.0, 50.0, ""),
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            3,
-            10.0,
-            10.0,
-            ""
-        )
+        tommy(3, 10.0, 10.0, "")
     ));
     assert_eq!(s.sides[s.active_side].name, "British");
     let mut g = Game::new(s, rules_arc(), None).unwrap();
@@ -383,25 +367,13 @@ fn melee_example_pawnee_plus_3_trooper_plus_2() {
         )
         .unwrap()
     };
-    let totals = |ev: &[Event]| {
-        ev.iter()
-            .find_map(|e| match e {
-                Event::StandTo(StandToEvent::MeleeResolved {
-                    attacker_totals,
-                    defender_totals,
-                    ..
-                }) => Some((attacker_totals[0], defender_totals[0])),
-                _ => None,
-            })
-            .unwrap()
-    };
     // Pawnee rolls 6 -> 9. Trooper rolls 5 -> 7: the trooper is wounded.
     let ev = melee(&[2, 4, 1, 4]);
-    assert_eq!(totals(&ev), (9, 7));
+    assert_eq!(melee_totals(&ev), (9, 7));
     assert!(wound_of(&ev, t).is_some() && wound_of(&ev, p).is_none());
     // Trooper rolls 6 -> 8: within one point, nobody is wounded.
     let ev = melee(&[2, 4, 2, 4]);
-    assert_eq!(totals(&ev), (9, 8));
+    assert_eq!(melee_totals(&ev), (9, 8));
     assert!(wound_of(&ev, t).is_none() && wound_of(&ev, p).is_none());
     // Trooper rolls 9 -> 11: two points higher, the Pawnee is wounded.
     let ev = melee(&[2, 4, 4, 5]);
@@ -453,15 +425,7 @@ fn two_and_three_never_wound_eleven_and_twelve_always_do_evaders_only_on_them() 
 fn outnumbered_figure_meets_all_with_one_roll_and_hurts_only_the_worst() {
     let mut s = state_from(&format!(
         "{}{}{}",
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            3,
-            50.0,
-            50.0,
-            ""
-        ),
+        tommy(3, 50.0, 50.0, ""),
         fig("A", "Natives", "thrown-spear", 3, 51.5, 50.0, ""),
         fig("B", "Natives", "thrown-spear", 3, 50.0, 51.5, "")
     ));
@@ -503,15 +467,7 @@ fn melee_engagement_is_within_one_inch() {
         // Foot bases are 1 in across: centres are gap + 1 apart.
         let mut s = state_from(&format!(
             "{}{}",
-            fig(
-                "Tommy",
-                "British",
-                "breech-loading-rifle",
-                3,
-                50.0,
-                50.0,
-                ""
-            ),
+            tommy(3, 50.0, 50.0, ""),
             fig("A", "Natives", "thrown-spear", 3, 51.0 + gap, 50.0, "")
         ));
         at_phase(&mut s, "melee", "Tommy");
@@ -533,15 +489,7 @@ fn order_state(dx: f64, wall: bool) -> GameState {
     };
     let mut s = state_from(&format!(
         "{terrain}{}{}{}",
-        fig(
-            "Sgt",
-            "British",
-            "breech-loading-rifle",
-            3,
-            10.0,
-            10.0,
-            "rank = \"nco\"\nleader = true"
-        ),
+        sgt(10.0, 10.0),
         fig(
             "Pte",
             "British",
@@ -551,15 +499,7 @@ fn order_state(dx: f64, wall: bool) -> GameState {
             10.0,
             ""
         ),
-        fig(
-            "Bugler",
-            "British",
-            "revolver",
-            3,
-            11.0,
-            11.0,
-            "rank = \"musician\""
-        )
+        bugler()
     ));
     at_phase(&mut s, "non-combat", "Sgt");
     s
@@ -633,28 +573,7 @@ fn musician_calls_are_obeyed_the_turn_after() {
 fn scouts_observe_a_3_in_circle() {
     assert_relative_eq!(rules().data.spotting.scout_radius_in, 3.0);
     for (dx, seen) in [(2.8, true), (3.3, false)] {
-        let mut s = state_from(&format!(
-            "{}{}",
-            fig(
-                "Scout",
-                "British",
-                "breech-loading-carbine",
-                3,
-                10.0,
-                10.0,
-                "rank = \"scout\""
-            ),
-            fig(
-                "Hidden",
-                "Natives",
-                "thrown-spear",
-                3,
-                30.0 + dx,
-                30.0,
-                "concealed = true"
-            )
-        ));
-        at_phase(&mut s, "observe", "Scout");
+        let s = scout_and_hidden(30.0 + dx);
         let ev = run(
             &s,
             Command::StandTo(St::Spot {
@@ -1265,28 +1184,7 @@ fn aiming_takes_a_turn_and_the_bonus_comes_with_the_next_shot() {
 
 #[test]
 fn target_priority_nearest_danger_first() {
-    let mut s = state_from(&format!(
-        "{}{}{}",
-        fig(
-            "Tommy",
-            "British",
-            "breech-loading-rifle",
-            3,
-            10.0,
-            10.0,
-            "loaded = true"
-        ),
-        fig("Near", "Natives", "thrown-knife", 3, 20.0, 10.0, ""),
-        fig(
-            "Charger",
-            "Natives",
-            "thrown-spear",
-            3,
-            10.0,
-            25.0,
-            "pace = \"charge\""
-        )
-    ));
+    let mut s = priority_state_from();
     at_phase(&mut s, "fire", "Tommy");
     let r = rules();
     assert_eq!(

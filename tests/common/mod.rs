@@ -2,6 +2,8 @@
 
 #![allow(dead_code, reason = "each test file uses a different part")]
 
+pub mod little_colonial;
+pub mod soldiers_in_time;
 pub mod volley_fire;
 
 use std::sync::Arc;
@@ -86,17 +88,116 @@ pub fn id(state: &GameState, name: &str) -> FigureId {
     state.figure_named(name).expect("figure").id
 }
 
-/// Puts the figure's side in the named phase.
-pub fn at_phase(state: &mut GameState, phase: &str, side_of: &str) {
-    let r = rules();
-    state.phase = r
+/// The index of the named phase of the turn.
+pub fn phase_index(phase: &str) -> usize {
+    rules()
         .data
         .turn
         .phases
         .iter()
         .position(|p| p == phase)
-        .expect("phase");
+        .expect("phase")
+}
+
+/// Puts the figure's side in the named phase.
+pub fn at_phase(state: &mut GameState, phase: &str, side_of: &str) {
+    state.phase = phase_index(phase);
     state.active_side = state.figure_named(side_of).expect("figure").side;
+}
+
+/// Tommy, a British private with a breech-loading rifle.
+pub fn tommy(exp: u8, x: f64, y: f64, extra: &str) -> String {
+    fig("Tommy", "British", "breech-loading-rifle", exp, x, y, extra)
+}
+
+/// Sgt, a British NCO and leader with a breech-loading rifle.
+pub fn sgt(x: f64, y: f64) -> String {
+    fig(
+        "Sgt",
+        "British",
+        "breech-loading-rifle",
+        3,
+        x,
+        y,
+        "rank = \"nco\"\nleader = true",
+    )
+}
+
+/// Loaded Tommy at (10, 10), a native with a thrown knife 10 in away and a
+/// charging one with a thrown spear 15 in away: the target priority.
+pub fn priority_state_from() -> GameState {
+    state_from(&format!(
+        "{}{}{}",
+        tommy(3, 10.0, 10.0, "loaded = true"),
+        fig("Near", "Natives", "thrown-knife", 3, 20.0, 10.0, ""),
+        fig(
+            "Charger",
+            "Natives",
+            "thrown-spear",
+            3,
+            10.0,
+            25.0,
+            "pace = \"charge\""
+        )
+    ))
+}
+
+/// Bugler, a British musician with a revolver at (11, 11).
+pub fn bugler() -> String {
+    fig(
+        "Bugler",
+        "British",
+        "revolver",
+        3,
+        11.0,
+        11.0,
+        "rank = \"musician\"",
+    )
+}
+
+/// The first attacker's and defender's totals of the melee among the
+/// events.
+pub fn melee_totals(ev: &[spotter::game::Event]) -> (i32, i32) {
+    ev.iter()
+        .find_map(|e| match e {
+            spotter::game::Event::StandTo(
+                spotter::rules::stand_to::event::Event::MeleeResolved {
+                    attacker_totals,
+                    defender_totals,
+                    ..
+                },
+            ) => Some((attacker_totals[0], defender_totals[0])),
+            _ => None,
+        })
+        .expect("a melee result")
+}
+
+/// A British scout at (10, 10) and a concealed native at (`hidden_x`, 30),
+/// in the observe phase.
+pub fn scout_and_hidden(hidden_x: f64) -> GameState {
+    let mut s = state_from(&format!(
+        "{}{}",
+        fig(
+            "Scout",
+            "British",
+            "breech-loading-carbine",
+            3,
+            10.0,
+            10.0,
+            "rank = \"scout\""
+        ),
+        fig(
+            "Hidden",
+            "Natives",
+            "thrown-spear",
+            3,
+            hidden_x,
+            30.0,
+            "concealed = true"
+        )
+    ));
+    at_phase(&mut s, "observe", "Scout");
+    s
 }
 
 /// The kind of the rules' refusal (panics on success or any other error:

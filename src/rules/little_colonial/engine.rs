@@ -230,7 +230,7 @@ impl LittleColonialRules {
     }
 
     pub(super) fn is_demoralised(&self, state: &GameState, f: &Figure) -> bool {
-        let empty = side_st(state, f.side).empty_piles();
+        let empty = Self::empty_piles_for(state, f);
         demoralised(&self.data, st(f).level.name(), empty, st(f).rallied_at)
     }
 
@@ -697,7 +697,7 @@ impl LittleColonialRules {
         dice: &mut dyn Dice,
     ) -> Result<Vec<Event>, RuleError> {
         // Each resolve starts from its check's plan.
-        match command {
+        let events = match command {
             // The order deck runs the turn (End of Turn); ending a "phase"
             // by hand only hands the table to the other side.
             Command::EndPhase => Ok(vec![next_phase_event(state, 1)]),
@@ -718,7 +718,8 @@ impl LittleColonialRules {
                 rule_set: NAME.into(),
                 action: crate::rules::action::action_name(other),
             }),
-        }
+        }?;
+        Ok(super::reinforcement::after_action(self, state, events))
     }
 }
 

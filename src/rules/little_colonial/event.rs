@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::status::{Acted, AidAttempt, WoundKind, WoundedPolicy};
+use super::status::{Acted, AidAttempt, MoraleDelay, WoundKind, WoundedPolicy};
 use crate::core::FigureId;
 use crate::rules::GameState;
 
@@ -52,6 +52,21 @@ pub enum Event {
     },
     /// An individual soldier card was played: it leaves the game.
     CardSpent { card: String },
+    /// The optional delay of the reinforcements' morale benefit: the group
+    /// waits it out (`delay`), or the benefit reaches it (None).
+    MoraleDelayed {
+        group: Group,
+        delay: Option<MoraleDelay>,
+    },
+}
+
+/// A unit (its index in the state's units), or a figure in no unit: who
+/// the optional reinforcement rule treats as one "unit / formation".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Group {
+    Unit(usize),
+    Figure(FigureId),
 }
 
 /// A figure's typed state, made when missing.
@@ -130,6 +145,21 @@ impl Event {
                     s.rules.little_colonial_mut().challenged = true;
                 }
             }
+            Self::MoraleDelayed { group, delay } => match group {
+                Group::Unit(u) => {
+                    if let Some(unit) = state.units.get_mut(*u) {
+                        unit.rules
+                            .little_colonial_mut()
+                            .morale_delay
+                            .clone_from(delay);
+                    }
+                }
+                Group::Figure(id) => {
+                    if let Some(s) = fig(state, *id) {
+                        s.morale_delay.clone_from(delay);
+                    }
+                }
+            },
             Self::CardSpent { card } => {
                 let deck = state
                     .decks

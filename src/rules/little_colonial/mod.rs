@@ -17,6 +17,7 @@ mod fire;
 pub mod menu;
 mod movement;
 mod overlay;
+mod reinforcement;
 mod sight;
 pub mod status;
 mod turn;

@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::FigureId;
 use crate::rules::Status;
 use crate::rules::common::StatusReader;
 
@@ -185,6 +186,9 @@ pub struct FigureStatus {
     pub gathered: bool,
     /// On a roof or in a steeple (the optional line of sight's heights).
     pub perch: Option<Perch>,
+    /// A figure in no unit: the optional delay of the reinforcements'
+    /// morale benefit he waits out (a unit's men wait out the unit's).
+    pub morale_delay: Option<MoraleDelay>,
 }
 
 impl FigureStatus {
@@ -204,6 +208,7 @@ impl FigureStatus {
         surrendered: false,
         gathered: false,
         perch: None,
+        morale_delay: None,
     };
 
     /// Reads a scenario figure's `status` table.
@@ -245,17 +250,50 @@ impl Default for FigureStatus {
     }
 }
 
+/// The optional rule "restricting how and when the benefits of
+/// reinforcements are applied": a unit (or a figure in none) whose
+/// demoralised levels the reinforcements' chits restored stays demoralised,
+/// counted as when `held_at` morale piles were empty, until the benefit
+/// reaches it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "until", rename_all = "kebab-case")]
+pub enum MoraleDelay {
+    /// Seen from the edge of blocking terrain, or reached in loose
+    /// formation: the benefit "at the beginning of the NEXT player turn",
+    /// turn `turn`.
+    Turn { turn: u32, held_at: usize },
+    /// Unseen (deep within blocking terrain): the benefit waits until one of
+    /// the reinforcements `by` makes base to base contact.
+    Contact { held_at: usize, by: Vec<FigureId> },
+}
+
+impl MoraleDelay {
+    /// The empty piles its men still count on turn `turn` (None: the
+    /// benefit has reached them).
+    pub fn held_at(&self, turn: u32) -> Option<usize> {
+        match self {
+            Self::Turn { turn: t, held_at } => (turn < *t).then_some(*held_at),
+            Self::Contact { held_at, .. } => Some(*held_at),
+        }
+    }
+}
+
 /// What Little Colonial Rules records about one unit.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct UnitStatus {}
+#[serde(default)]
+pub struct UnitStatus {
+    /// The optional delay of the reinforcements' morale benefit its men
+    /// wait out (set in play, never by the scenario).
+    pub morale_delay: Option<MoraleDelay>,
+}
 
 impl UnitStatus {
-    /// A unit keeps nothing of its own: every key is unknown.
+    /// A unit keeps nothing a scenario sets: every key is unknown.
     pub fn from_raw(raw: &Status) -> Result<Self, String> {
         StatusReader::new(RULE_SET, "unit", raw)
             .hint("put a figure's values in the unit's `status`, which each of its figures gets")
             .finish()?;
-        Ok(Self {})
+        Ok(Self::default())
     }
 }
 
@@ -278,6 +316,9 @@ pub struct SideStatus {
     /// Agrees to the optional line of sight by heights (in play when every
     /// side does).
     pub sight_heights: bool,
+    /// Agrees to the optional delay of the reinforcements' morale benefit
+    /// by line of sight (in play when every side does).
+    pub reinforcement_sight: bool,
 }
 
 impl SideStatus {
@@ -288,6 +329,7 @@ impl SideStatus {
         soldier_cards: None,
         challenged: false,
         sight_heights: false,
+        reinforcement_sight: false,
     };
 
     /// Reads a scenario side's `status` table.
@@ -305,6 +347,7 @@ impl SideStatus {
             soldier_cards: r.number("soldier-cards")?,
             challenged: false,
             sight_heights: r.flag("sight-heights")?.unwrap_or(false),
+            reinforcement_sight: r.flag("reinforcement-sight")?.unwrap_or(false),
         };
         r.finish()?;
         Ok(s)
@@ -398,5 +441,26 @@ mod tests {
                 .empty_piles(),
             1
         );
+    }
+
+    #[test]
+    fn the_reinforcements_delay_holds_until_its_turn_or_their_contact() {
+        let side = SideStatus::from_raw(&raw(&[("reinforcement-sight", "true")])).expect("reads");
+        assert!(side.reinforcement_sight);
+        let unsaid = SideStatus::from_raw(&raw(&[])).expect("reads");
+        assert!(!unsaid.reinforcement_sight, "off unless agreed");
+        let next = MoraleDelay::Turn {
+            turn: 3,
+            held_at: 1,
+        };
+        assert_eq!(next.held_at(2), Some(1), "still held on turn 2");
+        assert_eq!(next.held_at(3), None, "the benefit at the start of turn 3");
+        let contact = MoraleDelay::Contact {
+            held_at: 2,
+            by: vec![FigureId(4)],
+        };
+        assert_eq!(contact.held_at(99), Some(2), "until the contact, any turn");
+        let e = UnitStatus::from_raw(&raw(&[("morale-delay", "x")])).expect_err("set in play");
+        assert!(e.contains("morale-delay"), "{e}");
     }
 }

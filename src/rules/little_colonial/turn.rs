@@ -239,6 +239,9 @@ impl LittleColonialRules {
             added,
         });
         work.push(fig_event(LcEvent::CardInPlay { card: None }));
+        let before: Vec<usize> = (0..now.sides.len())
+            .map(|side| side_st(&work.now, side).empty_piles())
+            .collect();
         for side in 0..now.sides.len() {
             let men = arriving.iter().filter(|f| f.side == side).count();
             if men == 0 {
@@ -263,6 +266,12 @@ impl LittleColonialRules {
             active_side: 0,
             phase: 0,
         });
+        let by: Vec<FigureId> = arriving.iter().map(|f| f.id).collect();
+        for (side, before) in before.into_iter().enumerate() {
+            if arriving.iter().any(|f| f.side == side) {
+                self.delay_reinforcement_benefit(work, side, before, &by);
+            }
+        }
         Ok(())
     }
 
@@ -485,7 +494,6 @@ impl LittleColonialRules {
     ) -> Result<Vec<Event>, RuleError> {
         let o = self.check_rally(state, p)?;
         let radius = self.radius_in(o) * self.data.command.rally_fraction_of_radius;
-        let empty = side_st(state, o.side).empty_piles();
         let mut work = Work::new(state);
         Self::mark_acted(&mut work, &[o.id]);
         let rallied = self.rally_targets(state, o).unwrap_or_default();
@@ -496,6 +504,11 @@ impl LittleColonialRules {
             self.cm(radius)
         ));
         for id in rallied {
+            // A man still waiting out the reinforcements' benefit rallies
+            // at the piles he counts empty.
+            let empty = state
+                .figure(id)
+                .map_or(0, |f| Self::empty_piles_for(state, f));
             work.push(fig_event(LcEvent::Rallied {
                 figure: id,
                 empty_piles: empty,
