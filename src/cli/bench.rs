@@ -210,7 +210,7 @@ fn time_decoders(paths: &[PathBuf], runs: usize) -> Vec<(JpegDecoder, Vec<f64>)>
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
         })
-        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|p| crate::spec::read_capped(p, crate::spec::MAX_PHOTO_BYTES).ok())
         .collect();
     JpegDecoder::ALL
         .iter()

@@ -41,7 +41,7 @@ pub enum Step {
 
 /// Reads a script (see the module notes).
 pub fn load(path: &Path) -> anyhow::Result<Vec<Step>> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::spec::read_text_capped(path, crate::spec::MAX_DATA_FILE_BYTES)
         .with_context(|| format!("reading the bench script {}", path.display()))?;
     let mut steps = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -217,5 +217,20 @@ mod tests {
         std::fs::write(&path, "roll\nfly away\n").unwrap();
         let err = format!("{:#}", load(&path).unwrap_err());
         assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn a_script_larger_than_a_data_file_is_refused_naming_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("huge.txt");
+        let line = "roll\n";
+        let n = crate::spec::MAX_DATA_FILE_BYTES as usize / line.len() + 1;
+        std::fs::write(&path, line.repeat(n)).unwrap();
+        let err = format!("{:#}", load(&path).unwrap_err());
+        assert!(err.contains("huge.txt"), "{err}");
+        assert!(
+            err.contains(&crate::spec::MAX_DATA_FILE_BYTES.to_string()),
+            "{err}"
+        );
     }
 }

@@ -40,6 +40,10 @@ use super::{Command, Event, GameState};
 /// `roll-experience`) and a measurement names its unit; version 1 wrote
 /// `rule-action` with its name and parameters.
 pub const LOG_SCHEMA: &str = "spotter.gamelog/4";
+
+/// A lock file holds one process id; a larger one is not a lock Spotter
+/// wrote, and is taken over as stale.
+const LOCK_MAX_BYTES: u64 = 64;
 /// Version 3 logs load: their Stand To! commands, events and figure fields
 /// are rewritten into version 4's as they are read.
 pub const LOG_SCHEMA_V3: &str = "spotter.gamelog/3";
@@ -177,7 +181,7 @@ impl Lock {
                     return Ok(Self { path: path.clone() });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let owner = std::fs::read_to_string(&path)
+                    let owner = crate::spec::read_text_capped(&path, LOCK_MAX_BYTES)
                         .ok()
                         .and_then(|t| t.trim().parse::<u32>().ok());
                     match owner {
@@ -207,7 +211,7 @@ impl Lock {
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let ours = std::fs::read_to_string(&self.path)
+        let ours = crate::spec::read_text_capped(&self.path, LOCK_MAX_BYTES)
             .ok()
             .and_then(|t| t.trim().parse::<u32>().ok())
             == Some(std::process::id());
@@ -653,10 +657,13 @@ pub fn recover(path: &Path) -> Result<Recovered, LogError> {
     let damage = inconsistent.or(read.bad_line.clone());
     let repair = match damage {
         Some((line, reason)) if kept < read.file_len => {
-            let bytes = std::fs::read(path).map_err(|source| LogError::Io {
-                path: path.to_owned(),
-                error: source,
-            })?;
+            let bytes =
+                crate::spec::read_capped(path, crate::spec::MAX_LOG_BYTES).map_err(|source| {
+                    LogError::Io {
+                        path: path.to_owned(),
+                        error: source,
+                    }
+                })?;
             let keep_len = usize::try_from(kept)
                 .unwrap_or(bytes.len())
                 .min(bytes.len());
