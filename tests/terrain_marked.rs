@@ -123,7 +123,9 @@ fn a_stand_to_target_in_a_seen_piece_marked_soft_cover_saves_one_more() {
         .execute(mark("tree", &woods, &tree), &mut seeded(1))
         .unwrap();
     assert_eq!(marked.state().terrain.last().unwrap().name, "tree");
-    let ev = marked.execute(shot(&s), &mut TypedDice::new(faces)).unwrap();
+    let ev = marked
+        .execute(shot(&s), &mut TypedDice::new(faces))
+        .unwrap();
     assert_eq!(save_of(&ev), 3, "{ev:#?}");
     // The player's word wins: he says it is not terrain after all.
     let mut not_terrain = Game::new(s.clone(), rules_arc(), None).unwrap();
@@ -196,11 +198,14 @@ fn a_volley_fire_target_in_a_seen_piece_marked_soft_cover_takes_half_hits() {
         "fire",
         serde_json::json!({"unit": "1st Section", "target": "Riflemen"}),
     );
-    let faces = [13, 13];
+    // The section's two d20s, then ones for whatever else is rolled.
+    let faces: Vec<u32> = [13, 13].into_iter().chain([1; 80]).collect();
     let riflemen = |s: &GameState| s.unit_named("Riflemen").unwrap().1.clone();
     assert!(!rules.in_cover(&s, &riflemen(&s)), "unmarked: in the open");
     let mut open = Game::new(s.clone(), r.clone(), None).unwrap();
-    let ev_open = open.execute(fire.clone(), &mut TypedDice::new(faces)).unwrap();
+    let ev_open = open
+        .execute(fire.clone(), &mut TypedDice::new(faces.clone()))
+        .unwrap();
     assert!(!halved(&ev_open));
     let mut marked = Game::new(s.clone(), r.clone(), None).unwrap();
     marked
@@ -210,7 +215,9 @@ fn a_volley_fire_target_in_a_seen_piece_marked_soft_cover_takes_half_hits() {
         )
         .unwrap();
     assert!(rules.in_cover(marked.state(), &riflemen(marked.state())));
-    let ev_cover = marked.execute(fire.clone(), &mut TypedDice::new(faces)).unwrap();
+    let ev_cover = marked
+        .execute(fire.clone(), &mut TypedDice::new(faces.clone()))
+        .unwrap();
     assert!(halved(&ev_cover), "{ev_cover:#?}");
     assert!(
         kills(&ev_cover) < kills(&ev_open),
@@ -219,12 +226,11 @@ fn a_volley_fire_target_in_a_seen_piece_marked_soft_cover_takes_half_hits() {
         kills(&ev_open)
     );
     // The players' override (the unit's `cover` status) still wins.
-    let mut overridden = marked.state().clone();
-    let (ri, _) = overridden.unit_named("Riflemen").unwrap();
-    overridden.units[ri].rules.volley_fire_mut().cover = Some(false);
+    // (On the state before the section fired, with the mark.)
     let mut fresh = s.clone();
-    fresh.terrain = overridden.terrain.clone();
-    fresh.units = overridden.units.clone();
+    fresh.terrain = marked.state().terrain.clone();
+    let (ri, _) = fresh.unit_named("Riflemen").unwrap();
+    fresh.units[ri].rules.volley_fire_mut().cover = Some(false);
     let mut g = Game::new(fresh, r, None).unwrap();
     let ev = g.execute(fire, &mut TypedDice::new(faces)).unwrap();
     assert!(!halved(&ev));
@@ -254,16 +260,28 @@ fn a_mark_survives_a_kill_and_resume() {
     drop(f);
     let mut resumed = Game::resume(&path, &registry()).unwrap();
     assert_eq!(resumed.state(), &before);
-    let area = resumed.state().terrain.iter().find(|a| a.name == "tree").unwrap();
+    let area = resumed
+        .state()
+        .terrain
+        .iter()
+        .find(|a| a.name == "tree")
+        .unwrap();
     assert_eq!(area.polygon_in, tree);
     assert!(area.is(TerrainKind::SoftCover) && area.is(TerrainKind::Rough));
     // The replay gives it too, and the shot after resuming has the cover.
     assert_eq!(resumed.replay().last(), Some(&before));
-    let ev = resumed.execute(shot(&s), &mut TypedDice::new([4, 6, 4])).unwrap();
+    let ev = resumed
+        .execute(shot(&s), &mut TypedDice::new([4, 6, 4]))
+        .unwrap();
     assert_eq!(save_of(&ev), 3);
     // Taken off again: logged, and gone after a resume.
     resumed
-        .execute(Command::ClearTerrain { name: "tree".into() }, &mut seeded(1))
+        .execute(
+            Command::ClearTerrain {
+                name: "tree".into(),
+            },
+            &mut seeded(1),
+        )
         .unwrap();
     drop(resumed);
     let again = Game::resume(&path, &registry()).unwrap();
@@ -287,26 +305,44 @@ fn a_mark_with_a_bad_outline_is_refused_before_the_log() {
     let mut off = square;
     off[1].x = 60.0;
     let soft = [TerrainKind::SoftCover];
+    // A number that is not one is refused by the check, and kept off the
+    // log by the log's own guard when executed.
+    let bad = mark("wood", &soft, &nan);
+    assert_eq!(game_refusal_kind(g.check(&bad)), RefusalKind::Malformed);
+    assert!(matches!(
+        g.execute(bad, &mut seeded(1)),
+        Err(spotter::game::GameError::Log(
+            spotter::game::LogError::NotFinite { .. }
+        ))
+    ));
     for (c, kind) in [
-        (mark("wood", &soft, &nan), RefusalKind::Malformed),
         (mark("wood", &soft, &square[..2]), RefusalKind::Malformed),
         (mark("wood", &soft, &off), RefusalKind::OffTable),
         (mark("  ", &soft, &square), RefusalKind::Malformed),
     ] {
         assert_eq!(game_refusal_kind(g.check(&c)), kind, "{c:?}");
-        assert_eq!(
-            game_refusal_kind(g.execute(c, &mut seeded(1))),
-            kind
-        );
+        assert_eq!(game_refusal_kind(g.execute(c, &mut seeded(1))), kind);
     }
     let log = std::fs::read_to_string(&path).unwrap();
     assert!(!log.contains("mark-terrain"), "nothing refused is logged");
     assert!(matches!(
-        g.execute(Command::ClearTerrain { name: "wood".into() }, &mut seeded(1)),
-        Err(spotter::game::GameError::Rule(spotter::rules::RuleError::Unknown { .. }))
+        g.execute(
+            Command::ClearTerrain {
+                name: "wood".into()
+            },
+            &mut seeded(1)
+        ),
+        Err(spotter::game::GameError::Rule(
+            spotter::rules::RuleError::Unknown { .. }
+        ))
     ));
-    g.execute(mark("wood", &soft, &square), &mut seeded(1)).unwrap();
-    assert!(std::fs::read_to_string(&path).unwrap().contains("terrain-marked"));
+    g.execute(mark("wood", &soft, &square), &mut seeded(1))
+        .unwrap();
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("terrain-marked")
+    );
 }
 
 #[test]
@@ -335,9 +371,17 @@ polygon_in = [[26.0, 18.0], [30.0, 18.0], [30.0, 22.0], [26.0, 22.0]]
     let script = spotter::game::script::Script::from_source(&src, &registry()).unwrap();
     assert_eq!(script.steps.len(), 3);
     let game = script.play(&registry(), None, |_, _, _| {}).unwrap();
-    let bush = game.state().terrain.iter().find(|a| a.name == "thorn bush").unwrap();
+    let bush = game
+        .state()
+        .terrain
+        .iter()
+        .find(|a| a.name == "thorn bush")
+        .unwrap();
     assert_eq!(bush.kinds, vec![TerrainKind::SoftCover]);
     // The warrior stands in it (28, 20).
     let warrior = game.state().figure_named("Hadendowa warrior").unwrap();
-    assert!(point_in_polygon(&bush.polygon_in, warrior.placement.center_in_table));
+    assert!(point_in_polygon(
+        &bush.polygon_in,
+        warrior.placement.center_in_table
+    ));
 }

@@ -22,7 +22,11 @@ use spotter::vision::params::DetectorParams;
 use spotter::vision::terrain::{TerrainFinder, TerrainParams};
 
 /// (photo folder, camera file stem, frames).
-const CAMERAS: [(&str, &str, usize); 3] = [("cam01", "cam01", 5), ("cam02", "cam02", 5), ("cam03", "cam03", 4)];
+const CAMERAS: [(&str, &str, usize); 3] = [
+    ("cam01", "cam01", 5),
+    ("cam02", "cam02", 5),
+    ("cam03", "cam03", 4),
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
@@ -46,13 +50,22 @@ fn points(v: &Value, key: &str) -> Vec<Point2<f64>> {
                 let a = t.get(key)?.as_array()?;
                 Some(Point2::new(a.first()?.as_f64()?, a.get(1)?.as_f64()?))
             } else {
-                Some(Point2::new(t.get("x_in")?.as_f64()?, t.get("y_in")?.as_f64()?))
+                Some(Point2::new(
+                    t.get("x_in")?.as_f64()?,
+                    t.get("y_in")?.as_f64()?,
+                ))
             }
         })
         .collect()
 }
 
-fn measure_camera(folder: &str, cam: &str, frames: usize, finder: &TerrainFinder, verbose: bool) -> Counts {
+fn measure_camera(
+    folder: &str,
+    cam: &str,
+    frames: usize,
+    finder: &TerrainFinder,
+    verbose: bool,
+) -> Counts {
     let params = DetectorParams::defaults().expect("built-in parameters load");
     let lens = Lens::load(&root().join(format!("detect/{cam}.camera.toml"))).expect("camera file");
     let layout =
@@ -76,7 +89,10 @@ fn measure_camera(folder: &str, cam: &str, frames: usize, finder: &TerrainFinder
             .expect("all markers are in view");
         let found = detector.detect(&frame, &mapping).expect("detection runs");
         let seen = &found.terrain;
-        let hit = pieces.iter().filter(|p| seen.iter().any(|t| t.contains(**p))).count();
+        let hit = pieces
+            .iter()
+            .filter(|p| seen.iter().any(|t| t.contains(**p)))
+            .count();
         let holds = |t: &spotter::vision::terrain::SeenTerrain, ps: &[Point2<f64>]| {
             ps.iter().any(|p| t.contains(*p))
         };
@@ -88,16 +104,22 @@ fn measure_camera(folder: &str, cam: &str, frames: usize, finder: &TerrainFinder
             .iter()
             .filter(|t| !holds(t, &pieces) && holds(t, &figures))
             .count();
-        if verbose { println!(
-            "{folder}/frame-{f:02}: {hit}/{} truth pieces inside an outline, {} outlines, {false_pieces} false, {figure_only} figures only; areas {:?}",
-            pieces.len(),
-            seen.len(),
-            seen.iter().map(|t| (t.area_in2 * 10.0).round() / 10.0).collect::<Vec<_>>()
-        );
-        for t in seen {
-            let ctr = t.center_in();
-            println!("    at ({:.1}, {:.1}) {:.1} in2 rgb {:?}", ctr.x, ctr.y, t.area_in2, t.mean_rgb);
-        }
+        if verbose {
+            println!(
+                "{folder}/frame-{f:02}: {hit}/{} truth pieces inside an outline, {} outlines, {false_pieces} false, {figure_only} figures only; areas {:?}",
+                pieces.len(),
+                seen.len(),
+                seen.iter()
+                    .map(|t| (t.area_in2 * 10.0).round() / 10.0)
+                    .collect::<Vec<_>>()
+            );
+            for t in seen {
+                let ctr = t.center_in();
+                println!(
+                    "    at ({:.1}, {:.1}) {:.1} in2 rgb {:?}",
+                    ctr.x, ctr.y, t.area_in2, t.mean_rgb
+                );
+            }
         }
         c.truth += pieces.len();
         c.found_truth += hit;
@@ -107,8 +129,10 @@ fn measure_camera(folder: &str, cam: &str, frames: usize, finder: &TerrainFinder
         for t in seen {
             assert!(t.outline_in.len() >= 3 && t.outline_in.len() <= 20, "{t:?}");
             assert!(
-                t.outline_in.iter().all(|p| (0.0..=layout.width_in).contains(&p.x)
-                    && (0.0..=layout.depth_in).contains(&p.y)),
+                t.outline_in
+                    .iter()
+                    .all(|p| (0.0..=layout.width_in).contains(&p.x)
+                        && (0.0..=layout.depth_in).contains(&p.y)),
                 "clipped to the table: {t:?}"
             );
         }
@@ -132,43 +156,21 @@ fn terrain_pieces_on_the_photoreal_tables_are_found() {
         );
         all.push((folder, c));
     }
-    for (folder, c) in all {
+    for ((folder, c), min_recall) in all.into_iter().zip(MIN_RECALL) {
         let recall = c.found_truth as f64 / c.truth.max(1) as f64;
-        assert!(recall >= MIN_RECALL, "{folder}: recall {recall:.2}");
-        assert!(c.false_pieces <= MAX_FALSE, "{folder}: {} false pieces", c.false_pieces);
+        assert!(recall >= min_recall, "{folder}: recall {recall:.2}");
+        assert!(
+            c.false_pieces <= MAX_FALSE,
+            "{folder}: {} false pieces",
+            c.false_pieces
+        );
     }
 }
 
-/// Bounds set from the measured figures with a margin (see the report).
-const MIN_RECALL: f64 = 0.0;
-const MAX_FALSE: usize = 100;
-
-#[test]
-#[ignore]
-fn sweep() {
-    for (cs, ls, area, block) in [
-        (5.0, 6.0, 3.0, 8.0),
-        (4.0, 6.0, 3.0, 8.0),
-        (3.5, 6.0, 3.0, 8.0),
-        (3.0, 6.0, 3.0, 8.0),
-        (4.0, 4.0, 3.0, 8.0),
-        (4.0, 6.0, 2.0, 8.0),
-        (4.0, 6.0, 3.0, 12.0),
-        (4.0, 6.0, 3.0, 4.0),
-        (3.0, 4.0, 2.0, 8.0),
-    ] {
-        let finder = TerrainFinder::new(TerrainParams {
-            chroma_sigmas: cs,
-            level_sigmas: ls,
-            min_area_in2: area,
-            mat_block_in: block,
-            ..TerrainParams::default()
-        });
-        let mut line = format!("cs {cs} ls {ls} area {area} block {block}:");
-        for (folder, cam, frames) in CAMERAS {
-            let c = measure_camera(folder, cam, frames, &finder, false);
-            line += &format!(" {folder} {}/{} false {} figs {} |", c.found_truth, c.truth, c.false_pieces, c.figure_only);
-        }
-        println!("{line}");
-    }
-}
+/// Least recall per camera: measured 18/18, 10/13 and 9/11 with the
+/// default parameters, less a piece or two. The pieces missed are pale
+/// walls on the sand mat (cam02) and a dark tree with its shadow and a
+/// small rock under the sun (cam03).
+const MIN_RECALL: [f64; 3] = [0.9, 0.6, 0.7];
+/// Most false pieces per camera: measured none on any camera.
+const MAX_FALSE: usize = 1;

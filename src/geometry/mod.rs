@@ -29,6 +29,6 @@ pub use path::{
     point_at, segment_base_distance_in, square_entries, square_outline, walk_path,
 };
 pub use terrain::{
-    Cover, Sight, TerrainArea, TerrainKind, clip_to_rect, convex_hull, distance_to_outline_in,
-    length_inside_in, line_of_sight, point_in_polygon, polygon_area_in2, segment_crosses,
+    Cover, Sight, TerrainArea, TerrainKind, convex_hull, distance_to_outline_in, length_inside_in,
+    line_of_sight, point_in_polygon, polygon_area_in2, segment_crosses,
 };

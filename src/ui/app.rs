@@ -864,7 +864,13 @@ impl SpotterApp {
                 .iter()
                 .position(|t| t.contains(c.center_in()) || c.contains(t.center_in()))
         });
-        overlay::seen_terrain(&painter, &ui_from_table, &unmarked, chosen, self.label_size());
+        overlay::seen_terrain(
+            &painter,
+            &ui_from_table,
+            &unmarked,
+            chosen,
+            self.label_size(),
+        );
         self.paint_rule_shapes(&painter, &ui_from_table);
         self.paint_overlay(&painter, &ui_from_table, lock);
         if response.clicked()
@@ -1097,7 +1103,9 @@ impl SpotterApp {
             .or_else(|| overlay::pick(to_screen, &pieces, pos, 2.0 * PICK_RADIUS_PT));
         match picked {
             Some(id) if (TERRAIN_ID_BASE..GAME_ID_BASE).contains(&id) => {
-                self.emit(UiCommand::ChooseSeenTerrain((id - TERRAIN_ID_BASE) as usize));
+                self.emit(UiCommand::ChooseSeenTerrain(
+                    (id - TERRAIN_ID_BASE) as usize,
+                ));
             }
             Some(id) if id >= GAME_ID_BASE => {
                 self.emit(UiCommand::ClickGameFigure(FigureId(id - GAME_ID_BASE)));

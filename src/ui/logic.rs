@@ -635,9 +635,9 @@ impl AppLogic {
             .terrain
             .iter()
             .filter(|t| {
-                self.session.as_ref().is_none_or(|s| {
-                    !crate::game::terrain::is_marked(s.state(), t.center_in())
-                })
+                self.session
+                    .as_ref()
+                    .is_none_or(|s| !crate::game::terrain::is_marked(s.state(), t.center_in()))
             })
             .cloned()
             .collect()

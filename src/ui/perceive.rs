@@ -329,8 +329,7 @@ impl Perceiver for TablePerceiver {
         if let Some(found) = found {
             self.take_markers(found);
         }
-        let (figures, terrain, detector_problem) = match (&mut self.detector, &self.lock.locked)
-        {
+        let (figures, terrain, detector_problem) = match (&mut self.detector, &self.lock.locked) {
             (None, _) => (
                 Vec::new(),
                 Vec::new(),

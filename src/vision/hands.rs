@@ -527,10 +527,10 @@ impl HandFinder {
 /// Cells inside the photo, away from the markers' paper (`margin` inches
 /// beyond each printed square).
 pub(super) fn usable_cells(
-grid: &Grid,
-view: &TopView,
-layout: &TableLayout,
-margin: f64,
+    grid: &Grid,
+    view: &TopView,
+    layout: &TableLayout,
+    margin: f64,
 ) -> Vec<bool> {
     let markers: Vec<(Point2<f64>, Rotation2<f64>, f64)> = layout
         .markers
@@ -560,7 +560,11 @@ margin: f64,
 
 /// Cells whose centre lies within one of the discs (table centre, radius
 /// in inches).
-pub(super) fn cells_within(grid: &Grid, view: &TopView, discs: &[(Point2<f64>, f64)]) -> Vec<usize> {
+pub(super) fn cells_within(
+    grid: &Grid,
+    view: &TopView,
+    discs: &[(Point2<f64>, f64)],
+) -> Vec<usize> {
     let cell_in = grid.cell_px / view.px_per_in;
     let mut out = Vec::new();
     for &(c, r_in) in discs {

@@ -246,7 +246,10 @@ mod tests {
             mean_rgb: [40, 60, 30],
         };
         let t = serde_json::to_value(rec.clone().with_terrain(&[piece])).unwrap();
-        assert_eq!(t["terrain"][0]["outline_in"][2], serde_json::json!([4.0, 3.1235]));
+        assert_eq!(
+            t["terrain"][0]["outline_in"][2],
+            serde_json::json!([4.0, 3.1235])
+        );
         assert_eq!(t["terrain"][0]["area_in2"], 3.19);
         assert_eq!(t["terrain"][0]["kind"], "unclassified");
         assert_eq!(t["figures"][0]["edge"], "green", "the old fields stay");

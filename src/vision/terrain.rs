@@ -30,7 +30,6 @@ use super::hands::{self, Grid};
 use super::rectify::TopView;
 use super::track::OccludedRegion;
 use crate::calibration::TableLayout;
-use crate::geometry::{clip_to_rect, polygon_area_in2};
 use crate::spec::{SourceFile, SpecError};
 
 /// Each simplification pass that leaves too many vertices loosens the
@@ -83,7 +82,7 @@ impl Default for TerrainParams {
         Self {
             cell_in: 0.25,
             mat_block_in: 8.0,
-            chroma_sigmas: 5.0,
+            chroma_sigmas: 3.5,
             level_sigmas: 6.0,
             min_spread: 0.03,
             close_radius_in: 0.25,
@@ -170,7 +169,7 @@ impl SeenTerrain {
 
     /// Does its outline hold the point?
     pub fn contains(&self, p: Point2<f64>) -> bool {
-        crate::geometry::point_in_polygon(&self.outline_in, p)
+        super::track::region::polygon_contains(&self.outline_in, p)
     }
 }
 
@@ -314,7 +313,9 @@ impl TerrainFinder {
     /// bilinearly between block centres for every cell.
     fn local_colour(&self, grid: &Grid, is_mat: &[bool], global: [f32; 3]) -> Vec<[f32; 3]> {
         let (w, h) = (grid.w, grid.h);
-        let b = (self.params.mat_block_in / self.params.cell_in).round().max(1.0) as usize;
+        let b = (self.params.mat_block_in / self.params.cell_in)
+            .round()
+            .max(1.0) as usize;
         let (bw, bh) = (w.div_ceil(b), h.div_ceil(b));
         let mut blocks = vec![global; bw * bh];
         for (bk, block) in blocks.iter_mut().enumerate() {
@@ -396,7 +397,11 @@ impl TerrainFinder {
             Point2::new(layout.width_in, layout.depth_in),
         );
         outline_in.dedup();
-        if outline_in.len() < 3 || outline_in.iter().any(|v| !(v.x.is_finite() && v.y.is_finite())) {
+        if outline_in.len() < 3
+            || outline_in
+                .iter()
+                .any(|v| !(v.x.is_finite() && v.y.is_finite()))
+        {
             return None;
         }
         // The trace runs clockwise on screen (rows down): counter-clockwise
@@ -406,11 +411,48 @@ impl TerrainFinder {
             outline_in.reverse();
         }
         Some(SeenTerrain {
-            area_in2: polygon_area_in2(&outline_in),
+            area_in2: signed_area(&outline_in).abs(),
             outline_in,
             mean_rgb: mean_colour(grid, cells),
         })
     }
+}
+
+/// The part of a polygon inside the axis-aligned rectangle `min`..`max`
+/// (Sutherland-Hodgman; a concave polygon cut in two keeps both parts
+/// joined along the rectangle's edge). Fewer than three points when
+/// nothing is left.
+fn clip_to_rect(poly: &[Point2<f64>], min: Point2<f64>, max: Point2<f64>) -> Vec<Point2<f64>> {
+    // Each edge of the rectangle as (axis, bound, keep the side below it).
+    let planes = [
+        (0, min.x, false),
+        (0, max.x, true),
+        (1, min.y, false),
+        (1, max.y, true),
+    ];
+    let mut out = poly.to_vec();
+    for (axis, bound, below) in planes {
+        let inside = |p: &Point2<f64>| {
+            if below {
+                p[axis] <= bound
+            } else {
+                p[axis] >= bound
+            }
+        };
+        let input = std::mem::take(&mut out);
+        for (k, p) in input.iter().enumerate() {
+            let q = input[(k + 1) % input.len()];
+            let (pi, qi) = (inside(p), inside(&q));
+            if pi {
+                out.push(*p);
+            }
+            if pi != qi {
+                let t = (bound - p[axis]) / (q[axis] - p[axis]);
+                out.push(p + (q - p) * t);
+            }
+        }
+    }
+    out
 }
 
 fn signed_area(poly: &[Point2<f64>]) -> f64 {
@@ -468,7 +510,9 @@ mod tests {
                 }
             }
             let n = ((i * 7 + j * 13) % 11) as f64 - 5.0;
-            Rgb(MAT.0.map(|v| ((f64::from(v) + n) * light).clamp(0.0, 255.0) as u8))
+            Rgb(MAT
+                .0
+                .map(|v| ((f64::from(v) + n) * light).clamp(0.0, 255.0) as u8))
         })
     }
 
@@ -491,10 +535,18 @@ mod tests {
             ],
         );
         let found = TerrainFinder::default().find(&top, &view, [1.0; 3], &layout, nothing());
-        let holds = |x: f64, y: f64| found.iter().filter(|t| t.contains(Point2::new(x, y))).count();
+        let holds = |x: f64, y: f64| {
+            found
+                .iter()
+                .filter(|t| t.contains(Point2::new(x, y)))
+                .count()
+        };
         assert_eq!(holds(15.5, 13.5), 1, "{found:?}");
         assert_eq!(holds(12.0, 12.0), 0);
-        let house = found.iter().find(|t| t.contains(Point2::new(16.0, 13.5))).unwrap();
+        let house = found
+            .iter()
+            .find(|t| t.contains(Point2::new(16.0, 13.5)))
+            .unwrap();
         assert!((house.area_in2 - 12.0).abs() < 2.5, "{}", house.area_in2);
         assert!(house.mean_rgb[0] > house.mean_rgb[1]);
         assert!(house.outline_in.len() <= 20);
@@ -520,11 +572,34 @@ mod tests {
         };
         let found = TerrainFinder::default().find(&top, &view, [1.0; 3], &layout, not);
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].outline_in.iter().all(|p| p.x <= 24.0 && p.y <= 24.0));
+        assert!(
+            found[0]
+                .outline_in
+                .iter()
+                .all(|p| p.x <= 24.0 && p.y <= 24.0)
+        );
         assert!(found[0].contains(Point2::new(22.0, 13.0)));
         // Without the base masked, a base is still under the minimum area.
         let found = TerrainFinder::default().find(&top, &view, [1.0; 3], &layout, nothing());
         assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    fn a_polygon_clipped_to_the_table() {
+        let square = |x0: f64, y0: f64, x1: f64, y1: f64| {
+            vec![
+                Point2::new(x0, y0),
+                Point2::new(x1, y0),
+                Point2::new(x1, y1),
+                Point2::new(x0, y1),
+            ]
+        };
+        let (lo, hi) = (Point2::new(0.0, 0.0), Point2::new(10.0, 10.0));
+        let c = clip_to_rect(&square(8.0, 2.0, 12.0, 4.0), lo, hi);
+        assert!((signed_area(&c).abs() - 4.0).abs() < 1e-9, "{c:?}");
+        assert!(c.iter().all(|p| p.x <= 10.0));
+        assert!(clip_to_rect(&square(11.0, 2.0, 12.0, 4.0), lo, hi).len() < 3);
+        assert_eq!(clip_to_rect(&square(1.0, 1.0, 3.0, 2.0), lo, hi).len(), 4);
     }
 
     #[test]
