@@ -19,7 +19,7 @@ use serde_json::Value;
 use spotter::calibration::{self, Lens, TableLayout};
 use spotter::vision::detect::Detector;
 use spotter::vision::params::DetectorParams;
-use spotter::vision::terrain::{TerrainFinder, TerrainParams};
+use spotter::vision::terrain::TerrainFinder;
 
 /// (photo folder, camera file stem, frames).
 const CAMERAS: [(&str, &str, usize); 3] = [
