@@ -104,7 +104,11 @@ impl Command {
 }
 
 /// The names of the game's own commands, which every rule set takes.
-pub const SHARED_ACTIONS: &[&str] = &["end-phase", "mark-terrain", "clear-terrain"];
+pub const SHARED_ACTIONS: &[&str] = &["end-phase"];
+
+/// The names of the commands the game carries out itself that a script
+/// may name (terrain marks); no rule set describes them.
+pub const GAME_COMMANDS: &[&str] = &["mark-terrain", "clear-terrain"];
 
 /// A shared command (`end-phase`) by its name and parameters; `None` when
 /// no shared command has that name.
@@ -112,7 +116,7 @@ pub(crate) fn parse_shared(
     name: &str,
     params: &serde_json::Value,
 ) -> Option<Result<Command, super::RuleError>> {
-    if !SHARED_ACTIONS.contains(&name) {
+    if !SHARED_ACTIONS.contains(&name) && !GAME_COMMANDS.contains(&name) {
         return None;
     }
     let mut object = match params {
