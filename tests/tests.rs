@@ -48,6 +48,8 @@ mod standto_options;
 mod standto_photo;
 mod standto_printed;
 mod standto_rules;
+mod terrain_marked;
+mod terrain_seen;
 mod track_cli;
 mod track_hands;
 mod track_photos;

@@ -258,7 +258,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &found.detections,
                 &found.timings,
             )
-            .with_occluded(&found.occluded_regions_in_table);
+            .with_occluded(&found.occluded_regions_in_table)
+            .with_terrain(&found.terrain);
             println!("{}", serde_json::to_string(&rec)?);
         } else {
             println!(
@@ -267,6 +268,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 mapping.markers_found,
                 found.timings.total
             );
+            for t in &found.terrain {
+                let c = t.center_in();
+                println!(
+                    "  terrain seen around ({:.1}, {:.1}) in, {:.1} sq in: what it is, the player says",
+                    c.x, c.y, t.area_in2
+                );
+            }
             for r in &found.occluded_regions_in_table {
                 let at = r.anchor_in_table();
                 println!(

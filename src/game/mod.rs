@@ -22,6 +22,7 @@ pub mod photo;
 pub mod roster;
 pub mod scenario;
 pub mod script;
+pub mod terrain;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -258,18 +259,47 @@ impl Game {
 
     /// Can the command be carried out now?
     pub fn check(&self, command: &Command) -> Result<(), GameError> {
-        if let Some(seen) = command.observations() {
-            return self.observed_events(&seen).map(drop);
+        if let Some(events) = self.own_events(command) {
+            return events.map(drop);
         }
         Ok(self.rules.check(&self.state, command)?)
     }
 
     /// Exact odds of the command's rolls.
     pub fn odds(&self, command: &Command) -> Result<Vec<NamedOdds>, GameError> {
-        if command.observations().is_some() {
+        if command.is_the_games() {
             return Ok(Vec::new());
         }
         Ok(self.rules.odds(&self.state, command)?)
+    }
+
+    /// The events of a command the game carries out itself (observations,
+    /// terrain marks); `None` for a rule set's command.
+    fn own_events(&self, command: &Command) -> Option<Result<Vec<Event>, GameError>> {
+        match command {
+            Command::Observe { figures } => Some(self.observed_events(figures)),
+            Command::MarkTerrain {
+                name,
+                kinds,
+                polygon_in,
+            } => Some(
+                terrain::check_mark(&self.state, name, polygon_in)
+                    .map(|()| {
+                        vec![Event::TerrainMarked {
+                            name: name.trim().to_owned(),
+                            kinds: kinds.clone(),
+                            polygon_in: polygon_in.clone(),
+                        }]
+                    })
+                    .map_err(GameError::Rule),
+            ),
+            Command::ClearTerrain { name } => Some(
+                terrain::check_clear(&self.state, name)
+                    .map(|()| vec![Event::TerrainCleared { name: name.clone() }])
+                    .map_err(GameError::Rule),
+            ),
+            _ => None,
+        }
     }
 
     /// The events of an observation: each figure placed where it was seen.
@@ -306,8 +336,8 @@ impl Game {
             command: command.clone(),
         })?;
         self.heal_log()?;
-        let events = match command.observations() {
-            Some(seen) => self.observed_events(&seen)?,
+        let events = match self.own_events(&command) {
+            Some(events) => events?,
             None => self.rules.resolve(&self.state, &command, dice)?,
         };
         let n = self.next_n;

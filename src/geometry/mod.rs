@@ -30,5 +30,5 @@ pub use path::{
 };
 pub use terrain::{
     Cover, Sight, TerrainArea, TerrainKind, convex_hull, distance_to_outline_in, length_inside_in,
-    line_of_sight, point_in_polygon, segment_crosses,
+    line_of_sight, point_in_polygon, polygon_area_in2, segment_crosses,
 };

@@ -275,6 +275,16 @@ pub fn distance_to_outline_in(poly: &[Point2<f64>], p: Point2<f64>) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Area of a simple polygon, square inches (the shoelace formula; either
+/// winding).
+pub fn polygon_area_in2(poly: &[Point2<f64>]) -> f64 {
+    edges(poly)
+        .map(|(a, b)| a.x * b.y - b.x * a.y)
+        .sum::<f64>()
+        .abs()
+        / 2.0
+}
+
 /// The convex hull of the points, counter-clockwise (Andrew's monotone
 /// chain); fewer than three distinct points give what there is.
 pub fn convex_hull(points: &[Point2<f64>]) -> Vec<Point2<f64>> {
@@ -369,6 +379,11 @@ mod tests {
         assert!(!blocked.clear.value);
         let grazing = line_of_sight(&at(0.0, 12.05), &at(10.0, 12.05), &terrain, 2.0);
         assert!(grazing.clear.value && grazing.clear.too_close_to_call);
+    }
+
+    #[test]
+    fn polygon_area() {
+        assert_relative_eq!(polygon_area_in2(&square(8.0, 2.0, 12.0, 4.0)), 8.0);
     }
 
     #[test]

@@ -16,6 +16,18 @@ pub enum Command {
     /// The game handles it itself, whatever the rule set
     /// ([`crate::game::Game::execute`]); rule sets never see it.
     Observe { figures: Vec<Observed> },
+    /// The player says what a piece of terrain is: the area `name` (new,
+    /// or replacing one of that name) with its kinds (none: not terrain)
+    /// and outline, table inches. The game handles it itself, whatever the
+    /// rule set; the rules then read it like the scenario's terrain.
+    MarkTerrain {
+        name: String,
+        #[serde(default)]
+        kinds: Vec<crate::geometry::TerrainKind>,
+        polygon_in: Vec<Point2<f64>>,
+    },
+    /// The player takes the terrain area `name` off the table.
+    ClearTerrain { name: String },
     /// A Stand To! action (fire, move, load, order, dismount ...).
     StandTo(crate::rules::stand_to::action::Action),
     /// A Volley Fire! action (a unit's volley, move, formation change ...).
@@ -73,6 +85,15 @@ impl Command {
         }
     }
 
+    /// Is this one of the commands the game carries out itself (the
+    /// camera's observations, terrain marks), which no rule set sees?
+    pub fn is_the_games(&self) -> bool {
+        matches!(
+            self,
+            Self::Observe { .. } | Self::MarkTerrain { .. } | Self::ClearTerrain { .. }
+        )
+    }
+
     /// The figures of an observation command; `None` for any other command.
     pub fn observations(&self) -> Option<Vec<Observed>> {
         match self {
@@ -85,13 +106,17 @@ impl Command {
 /// The names of the game's own commands, which every rule set takes.
 pub const SHARED_ACTIONS: &[&str] = &["end-phase"];
 
+/// The names of the commands the game carries out itself that a script
+/// may name (terrain marks); no rule set describes them.
+pub const GAME_COMMANDS: &[&str] = &["mark-terrain", "clear-terrain"];
+
 /// A shared command (`end-phase`) by its name and parameters; `None` when
 /// no shared command has that name.
 pub(crate) fn parse_shared(
     name: &str,
     params: &serde_json::Value,
 ) -> Option<Result<Command, super::RuleError>> {
-    if !SHARED_ACTIONS.contains(&name) {
+    if !SHARED_ACTIONS.contains(&name) && !GAME_COMMANDS.contains(&name) {
         return None;
     }
     let mut object = match params {

@@ -8,6 +8,7 @@ use super::state::{FigureId, Pace};
 use crate::core::Reading;
 use crate::core::dice::DieRoll;
 use crate::core::odds::NamedOdds;
+use crate::geometry::TerrainKind;
 use crate::rules::stand_to::Wound;
 
 /// One thing that happened in a game.
@@ -86,6 +87,18 @@ pub enum Event {
         formation: String,
         frontage: u32,
     },
+    /// The player said what a piece of terrain on the table is (one the
+    /// camera sees, or any other): the area `name`, with its kinds and its
+    /// outline (table inches), joins the game's terrain, replacing an area
+    /// of that name. No kinds: the piece is not terrain at all (the rules
+    /// read nothing from it).
+    TerrainMarked {
+        name: String,
+        kinds: Vec<TerrainKind>,
+        polygon_in: Vec<Point2<f64>>,
+    },
+    /// The terrain area `name` is taken off the table.
+    TerrainCleared { name: String },
     /// A Soldiers in Time event.
     SoldiersInTime(SoldiersInTimeEvent),
     /// A Volley Fire! event.

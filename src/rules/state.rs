@@ -477,6 +477,22 @@ impl GameState {
             | Event::Moved { .. }
             | Event::Placed { .. }
             | Event::MountSpeed { .. } => self.apply_to_figure(event),
+            Event::TerrainMarked {
+                name,
+                kinds,
+                polygon_in,
+            } => {
+                let area = TerrainArea {
+                    name: name.clone(),
+                    kinds: kinds.clone(),
+                    polygon_in: polygon_in.clone(),
+                };
+                match self.terrain.iter_mut().find(|a| a.name == *name) {
+                    Some(a) => *a = area,
+                    None => self.terrain.push(area),
+                }
+            }
+            Event::TerrainCleared { name } => self.terrain.retain(|a| a.name != *name),
             Event::PhaseChanged {
                 turn,
                 active_side,

@@ -679,8 +679,30 @@ impl SpotterApp {
         }
     }
 
+    /// The kind buttons for the seen terrain piece chosen on the picture.
+    fn seen_terrain_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(piece) = &self.logic.terrain_choice else {
+            return;
+        };
+        let c = piece.center_in();
+        ui.label(format!(
+            "Terrain seen at ({:.0}, {:.0}), {:.0} sq in: what is it?",
+            c.x, c.y, piece.area_in2
+        ));
+        ui.horizontal_wrapped(|ui| {
+            for (k, (label, _)) in crate::game::terrain::CHOICES.iter().enumerate() {
+                if ui.button(*label).clicked() {
+                    self.emit(UiCommand::MarkSeenTerrain(k));
+                }
+            }
+        });
+    }
+
     fn action_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Action");
+        if self.logic.session.is_some() {
+            self.seen_terrain_ui(ui);
+        }
         let Some(s) = &self.logic.session else { return };
         let current = s.action;
         let actor = s.actor.map_or("-".into(), |f| s.name(f));
@@ -836,6 +858,19 @@ impl SpotterApp {
                 self.label_size(),
             );
         }
+        let unmarked = self.logic.unmarked_terrain();
+        let chosen = self.logic.terrain_choice.as_ref().and_then(|c| {
+            unmarked
+                .iter()
+                .position(|t| t.contains(c.center_in()) || c.contains(t.center_in()))
+        });
+        overlay::seen_terrain(
+            &painter,
+            &ui_from_table,
+            &unmarked,
+            chosen,
+            self.label_size(),
+        );
         self.paint_rule_shapes(&painter, &ui_from_table);
         self.paint_overlay(&painter, &ui_from_table, lock);
         if response.clicked()
@@ -1054,7 +1089,24 @@ impl SpotterApp {
                     .map(|f| (GAME_ID_BASE + f.id.0, f.placement.center_in_table)),
             );
         }
-        match overlay::pick(to_screen, &centres, pos, PICK_RADIUS_PT) {
+        // Seen terrain pieces are picked by their name's place, after the
+        // figures (a figure in a wood is the figure).
+        const TERRAIN_ID_BASE: u32 = 1 << 29;
+        let pieces: Vec<(u32, Point2<f64>)> = self
+            .logic
+            .unmarked_terrain()
+            .iter()
+            .zip(TERRAIN_ID_BASE..)
+            .map(|(t, id)| (id, t.center_in()))
+            .collect();
+        let picked = overlay::pick(to_screen, &centres, pos, PICK_RADIUS_PT)
+            .or_else(|| overlay::pick(to_screen, &pieces, pos, 2.0 * PICK_RADIUS_PT));
+        match picked {
+            Some(id) if (TERRAIN_ID_BASE..GAME_ID_BASE).contains(&id) => {
+                self.emit(UiCommand::ChooseSeenTerrain(
+                    (id - TERRAIN_ID_BASE) as usize,
+                ));
+            }
             Some(id) if id >= GAME_ID_BASE => {
                 self.emit(UiCommand::ClickGameFigure(FigureId(id - GAME_ID_BASE)));
             }

@@ -174,6 +174,12 @@ pub enum UiCommand {
     },
     /// Bound figures follow the camera, or stay where the game has them.
     ToggleFollowCamera,
+    /// A click on a terrain piece the camera sees: it is the one the
+    /// kind buttons mark.
+    ChooseSeenTerrain(usize),
+    /// The player says what the chosen seen piece is: the index of the
+    /// choice in [`crate::game::terrain::CHOICES`].
+    MarkSeenTerrain(usize),
 }
 
 /// The actor and target chosen by clicking figures.
@@ -225,6 +231,8 @@ pub struct AppLogic {
     pub latest: Option<Processed>,
     pub stats: Stats,
     pub selection: Selection,
+    /// The seen terrain piece the kind buttons mark (chosen by a click).
+    pub terrain_choice: Option<crate::vision::terrain::SeenTerrain>,
     pub large_text: bool,
     /// A screenshot was asked for; the painter takes it and clears this.
     pub screenshot_requested: bool,
@@ -358,6 +366,7 @@ impl AppLogic {
             latest: None,
             stats: Stats::default(),
             selection: Selection::default(),
+            terrain_choice: None,
             large_text: false,
             screenshot_requested: false,
             screenshot_dir: PathBuf::from(SCREENSHOT_DIR),
@@ -617,6 +626,40 @@ impl AppLogic {
             .map(|(t, _)| *t)
     }
 
+    /// The terrain pieces of the newest frame the player has not said
+    /// anything about yet (every one when no game is open).
+    pub fn unmarked_terrain(&self) -> Vec<crate::vision::terrain::SeenTerrain> {
+        let Some(p) = &self.latest else {
+            return Vec::new();
+        };
+        p.perception
+            .terrain
+            .iter()
+            .filter(|t| {
+                self.session
+                    .as_ref()
+                    .is_none_or(|s| !crate::game::terrain::is_marked(s.state(), t.center_in()))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Marks the chosen seen piece as `CHOICES[choice]` says.
+    fn mark_seen_terrain(&mut self, choice: usize) {
+        let (Some(piece), Some((_, kinds))) = (
+            self.terrain_choice.take(),
+            crate::game::terrain::CHOICES.get(choice),
+        ) else {
+            self.notice("mark terrain: click a seen terrain piece first".to_owned());
+            return;
+        };
+        let name = crate::game::terrain::seen_name(piece.center_in());
+        self.with_session("mark terrain", |s| {
+            s.mark_terrain(name, kinds.to_vec(), piece.outline_in.clone())
+                .map(drop)
+        });
+    }
+
     fn with_session(&mut self, what: &str, f: impl FnOnce(&mut GameSession) -> anyhow::Result<()>) {
         let result = match self.session.as_mut() {
             Some(s) => f(s),
@@ -666,6 +709,10 @@ impl AppLogic {
                         .map_err(|e| e.to_string()),
                 );
             }
+            UiCommand::ChooseSeenTerrain(k) => {
+                self.terrain_choice = self.unmarked_terrain().get(k).cloned();
+            }
+            UiCommand::MarkSeenTerrain(choice) => self.mark_seen_terrain(choice),
             UiCommand::Roll => self.with_session("roll", |s| s.roll().map(drop)),
             UiCommand::RollTyped(faces) => {
                 self.with_session("typed dice", |s| s.roll_typed(&faces).map(drop));

@@ -576,6 +576,44 @@ pub fn terrain(
     }
 }
 
+/// Terrain pieces the camera sees and the player has not named: a dashed
+/// outline each, with its name (see [`crate::game::terrain::seen_name`]).
+pub fn seen_terrain(
+    painter: &Painter,
+    to_screen: ScreenFromTable,
+    pieces: &[crate::vision::terrain::SeenTerrain],
+    chosen: Option<usize>,
+    label_size: f32,
+) {
+    const DASH_PT: f32 = 6.0;
+    const GAP_PT: f32 = 4.0;
+    for (k, piece) in pieces.iter().enumerate() {
+        let mut screen: Vec<Pos2> = piece.outline_in.iter().map(|p| to_screen(*p)).collect();
+        if let Some(first) = screen.first().copied() {
+            screen.push(first);
+        }
+        let width = if chosen == Some(k) {
+            2.0 * theme::LINE_WIDTH
+        } else {
+            theme::LINE_WIDTH
+        };
+        painter.extend(Shape::dashed_line(
+            &screen,
+            Stroke::new(width, theme::SEEN_TERRAIN),
+            DASH_PT,
+            GAP_PT,
+        ));
+        let name = crate::game::terrain::seen_name(piece.center_in());
+        label(
+            painter,
+            to_screen(piece.center_in()),
+            &name,
+            label_size * 0.8,
+            theme::SEEN_TERRAIN,
+        );
+    }
+}
+
 fn purpose_colour(purpose: Purpose) -> egui::Color32 {
     match purpose {
         Purpose::Command => theme::COMMAND_RADIUS,

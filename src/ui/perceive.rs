@@ -20,6 +20,7 @@ use crate::vision::Detection;
 use crate::vision::detect::Detector;
 use crate::vision::incremental::{IncrementalDetector, IncrementalParams};
 use crate::vision::params::DetectorParams;
+use crate::vision::terrain::SeenTerrain;
 use crate::vision::track::{FigureState, FrameObservation, OccludedRegion, Tracker, TrackerParams};
 
 use super::pipeline::{LockSummary, Perceiver, Perception, SeenFigure};
@@ -35,6 +36,8 @@ pub struct FoundFigures {
     pub detections: Vec<Detection>,
     /// Where hands hide the table; `None` when the detector cannot tell.
     pub occluded_regions_in_table: Option<Vec<OccludedRegion>>,
+    /// Terrain pieces seen on the table.
+    pub terrain: Vec<SeenTerrain>,
 }
 
 /// Finds figures on a frame, given the table mapping.
@@ -76,6 +79,7 @@ impl FigureDetector for VisionDetector {
             .map(|f| FoundFigures {
                 detections: f.detections,
                 occluded_regions_in_table: Some(f.occluded_regions_in_table),
+                terrain: f.terrain,
             })
             .map_err(|e| e.to_string())
     }
@@ -93,6 +97,7 @@ impl FigureDetector for IncrementalVision {
             .map(|f| FoundFigures {
                 detections: f.detections,
                 occluded_regions_in_table: Some(f.occluded_regions_in_table),
+                terrain: f.terrain,
             })
             .map_err(|e| e.to_string())
     }
@@ -324,21 +329,30 @@ impl Perceiver for TablePerceiver {
         if let Some(found) = found {
             self.take_markers(found);
         }
-        let (figures, detector_problem) = match (&mut self.detector, &self.lock.locked) {
+        let (figures, terrain, detector_problem) = match (&mut self.detector, &self.lock.locked) {
             (None, _) => (
+                Vec::new(),
                 Vec::new(),
                 Some("no figure detector in this build".to_string()),
             ),
-            (Some(_), None) => (Vec::new(), None),
+            (Some(_), None) => (Vec::new(), Vec::new(), None),
             (Some(det), Some(mapping)) => match det.detect(image, mapping) {
-                Ok(d) => (self.tracker.track(d), None),
-                Err(e) => (Vec::new(), Some(format!("figure detection failed: {e}"))),
+                Ok(mut d) => {
+                    let terrain = std::mem::take(&mut d.terrain);
+                    (self.tracker.track(d), terrain, None)
+                }
+                Err(e) => (
+                    Vec::new(),
+                    Vec::new(),
+                    Some(format!("figure detection failed: {e}")),
+                ),
             },
         };
         Perception {
             lock: self.summary(),
             markers: self.last_markers.clone(),
             figures,
+            terrain,
             detector_problem,
             work_ms: 0.0,
         }
@@ -444,6 +458,7 @@ mod tests {
                     position_sigma_in: 0.02,
                 }],
                 occluded_regions_in_table: None,
+                terrain: Vec::new(),
             })
         }
     }

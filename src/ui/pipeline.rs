@@ -61,6 +61,8 @@ pub struct Perception {
     /// Marker corners as seen, image pixels (for the calibration view).
     pub markers: Vec<MarkerObservation>,
     pub figures: Vec<SeenFigure>,
+    /// Terrain pieces the camera sees (the player says what each is).
+    pub terrain: Vec<crate::vision::terrain::SeenTerrain>,
     /// Why the detector gave nothing, when it failed.
     pub detector_problem: Option<String>,
     /// Time spent finding markers and figures, milliseconds.

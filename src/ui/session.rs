@@ -471,6 +471,24 @@ impl GameSession {
         self.game.rules().overlays(self.state(), figure)
     }
 
+    /// The player says what a piece of terrain is (see
+    /// [`crate::game::terrain::CHOICES`]): logged, and read by the rules
+    /// like the scenario's terrain.
+    pub fn mark_terrain(
+        &mut self,
+        name: String,
+        kinds: Vec<crate::geometry::TerrainKind>,
+        polygon_in: Vec<nalgebra::Point2<f64>>,
+    ) -> anyhow::Result<Vec<Event>> {
+        let mut dice = RngDice(&mut self.rng);
+        let cmd = Command::MarkTerrain {
+            name,
+            kinds,
+            polygon_in,
+        };
+        Ok(self.game.execute(cmd, &mut dice)?)
+    }
+
     pub fn end_phase(&mut self) -> anyhow::Result<Vec<Event>> {
         let mut dice = RngDice(&mut self.rng);
         Ok(self.game.execute(Command::EndPhase, &mut dice)?)
@@ -563,6 +581,15 @@ impl GameSession {
                 .rules()
                 .command_summary(self.state(), cmd)
                 .unwrap_or_else(|| self.describe_action(cmd)),
+            Command::MarkTerrain { name, kinds, .. } => {
+                let kinds: Vec<String> = kinds.iter().map(|k| format!("{k:?}")).collect();
+                if kinds.is_empty() {
+                    format!("terrain: {name} is not terrain")
+                } else {
+                    format!("terrain: {name} is {}", kinds.join(", "))
+                }
+            }
+            Command::ClearTerrain { name } => format!("terrain: {name} taken off"),
             other => format!("{other:?}"),
         }
     }

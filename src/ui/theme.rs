@@ -72,6 +72,9 @@ pub const GRID_LINE: Color32 = Color32::from_rgba_premultiplied(40, 40, 40, 60);
 /// Terrain areas in the top-down view.
 pub const TERRAIN_FILL: Color32 = Color32::from_rgba_premultiplied(90, 70, 40, 120);
 pub const TERRAIN_STROKE: Color32 = Color32::from_rgb(170, 140, 90);
+/// Terrain the camera sees that the player has not named yet: a dashed
+/// cyan that no mat or paint is likely to be.
+pub const SEEN_TERRAIN: Color32 = Color32::from_rgb(80, 220, 235);
 
 /// Lens wizard: cells of the picture the board's corners have covered.
 pub const COVERAGE_CELL: Color32 = Color32::from_rgba_premultiplied(0, 90, 40, 90);

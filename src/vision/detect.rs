@@ -24,6 +24,7 @@ use super::hands::HandFinder;
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, WhiteReference};
 use super::segment::{self, Component, TableGlobals};
+use super::terrain::{NotTerrain, SeenTerrain, TerrainFinder};
 use super::track::OccludedRegion;
 use super::{BaseKind, Detection, VisionError};
 use crate::calibration::{TableLayout, TableMapping};
@@ -70,6 +71,9 @@ pub struct FrameDetections {
     /// Where hands or arms hide the table (see [`super::hands`]); figures
     /// there are not reported.
     pub occluded_regions_in_table: Vec<OccludedRegion>,
+    /// Terrain pieces seen on the table (see [`super::terrain`]); what
+    /// each is in the rules is the player's word.
+    pub terrain: Vec<SeenTerrain>,
 }
 
 /// The figure detector. Cheap to create; holds the parameters and layout,
@@ -79,6 +83,7 @@ pub struct Detector {
     params: DetectorParams,
     layout: TableLayout,
     hands: HandFinder,
+    terrain: TerrainFinder,
     /// Threads the bases are fitted on (1: the calling thread only).
     fit_threads: usize,
 }
@@ -120,6 +125,7 @@ impl Detector {
             params,
             layout,
             hands: HandFinder::default(),
+            terrain: TerrainFinder::default(),
             fit_threads: 1,
         }
     }
@@ -137,6 +143,11 @@ impl Detector {
     /// The same detector with another hand finder (its own parameters).
     pub fn with_hands(self, hands: HandFinder) -> Self {
         Self { hands, ..self }
+    }
+
+    /// The same detector with another terrain finder (its own parameters).
+    pub fn with_terrain(self, terrain: TerrainFinder) -> Self {
+        Self { terrain, ..self }
     }
 
     pub fn params(&self) -> &DetectorParams {
@@ -216,6 +227,7 @@ impl Detector {
             .into_iter()
             .filter(|(d, _)| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)))
             .unzip();
+        let terrain = self.seen_terrain(&top, &view, gains, &detections, &hands);
         let classification = classify_ms + ms_since(t3);
         Ok((
             FrameDetections {
@@ -230,10 +242,39 @@ impl Detector {
                 },
                 white,
                 occluded_regions_in_table: hands,
+                terrain,
             },
             globals,
             evidence,
         ))
+    }
+
+    /// The terrain pieces of a top view, with the bases of `detections`
+    /// and the `hands` left out.
+    fn seen_terrain(
+        &self,
+        top: &RgbImage,
+        view: &TopView,
+        gains: [f32; 3],
+        detections: &[Detection],
+        hands: &[OccludedRegion],
+    ) -> Vec<SeenTerrain> {
+        let kit = &self.params.kit;
+        let figures: Vec<(Point2<f64>, f64)> = detections
+            .iter()
+            .map(|d| {
+                let r = match d.base {
+                    BaseKind::Foot => kit.foot_diameter_in / 2.0,
+                    BaseKind::Mounted => kit.mounted_length_in.hypot(kit.mounted_width_in) / 2.0,
+                };
+                (d.center_in_table, r)
+            })
+            .collect();
+        let not = NotTerrain {
+            figures: &figures,
+            hands,
+        };
+        self.terrain.find(top, view, gains, &self.layout, not)
     }
 
     /// Side of the table-brightness cells of the segmentation, top-view

@@ -39,12 +39,12 @@ use crate::calibration::TableLayout;
 use crate::spec::{SourceFile, SpecError};
 
 /// Robust spread of a median absolute deviation, for a normal distribution.
-const MAD_TO_SIGMA: f32 = 1.4826;
+pub(super) const MAD_TO_SIGMA: f32 = 1.4826;
 /// A cell is used when at least this share of its samples were inside the
 /// photo (the top view is black where the camera does not reach).
 const MIN_SEEN_SHARE: f32 = 0.5;
 /// Added to every channel before taking logs, so that black stays finite.
-const LOG_OFFSET: f32 = 4.0;
+pub(super) const LOG_OFFSET: f32 = 4.0;
 
 /// Everything the hand finder can be tuned by. Sizes are table inches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,17 +187,17 @@ impl HandParams {
 
 /// The coarse grid: per cell, log chromaticity and level, or `None` where
 /// the photo does not reach.
-struct Grid {
-    w: usize,
-    h: usize,
+pub(super) struct Grid {
+    pub(super) w: usize,
+    pub(super) h: usize,
     /// Top-view pixels per cell side.
-    cell_px: f64,
+    pub(super) cell_px: f64,
     /// [ln(r/g), ln(b/g), ln(level)] per cell.
-    feat: Vec<Option<[f32; 3]>>,
+    pub(super) feat: Vec<Option<[f32; 3]>>,
 }
 
 impl Grid {
-    fn new(top: &RgbImage, gains: [f32; 3], cell_px: f64) -> Self {
+    pub(super) fn new(top: &RgbImage, gains: [f32; 3], cell_px: f64) -> Self {
         let (tw, th) = (top.width() as usize, top.height() as usize);
         let step = cell_px.max(1.0);
         // Sizes are small positive numbers.
@@ -252,13 +252,13 @@ impl Grid {
     }
 
     /// Centre of cell (i, j) in top-view pixel positions.
-    fn view_of(&self, i: f64, j: f64) -> Point2<f64> {
+    pub(super) fn view_of(&self, i: f64, j: f64) -> Point2<f64> {
         Point2::new(i * self.cell_px - 0.5, j * self.cell_px - 0.5)
     }
 }
 
 /// Median and robust spread of a list (reordered in place).
-fn median_spread(v: &mut [f32]) -> Option<(f32, f32)> {
+pub(super) fn median_spread(v: &mut [f32]) -> Option<(f32, f32)> {
     if v.is_empty() {
         return None;
     }
@@ -302,9 +302,9 @@ fn colour_distance(a: [f32; 3], b: [f32; 3]) -> f32 {
 }
 
 /// A blob of cells and what its shape says.
-struct Blob {
-    cells: Vec<usize>,
-    area_in2: f64,
+pub(super) struct Blob {
+    pub(super) cells: Vec<usize>,
+    pub(super) area_in2: f64,
     length_in: f64,
     width_in: f64,
     edge_distance_in: f64,
@@ -481,61 +481,14 @@ impl HandFinder {
 
     /// Cells within `figure_keep_out_in` of a figure's centre.
     fn figure_cells(&self, grid: &Grid, view: &TopView, figures: &[Point2<f64>]) -> Vec<usize> {
-        let cell_in = grid.cell_px / view.px_per_in;
         let r_in = self.params.figure_keep_out_in;
-        let reach = (r_in / cell_in).ceil() as i64 + 1;
-        let mut out = Vec::new();
-        for c in figures {
-            let v = view.view_from_table(*c);
-            // Grid coordinates of the centre (cell corners are integers).
-            let (gi, gj) = ((v.x + 0.5) / grid.cell_px, (v.y + 0.5) / grid.cell_px);
-            if !(gi.is_finite() && gj.is_finite()) {
-                continue;
-            }
-            let (ci, cj) = (gi.floor() as i64, gj.floor() as i64);
-            for j in cj - reach..=cj + reach {
-                for i in ci - reach..=ci + reach {
-                    if i < 0 || j < 0 || i >= grid.w as i64 || j >= grid.h as i64 {
-                        continue;
-                    }
-                    let d_cells = (i as f64 + 0.5 - gi).hypot(j as f64 + 0.5 - gj);
-                    if d_cells * cell_in <= r_in {
-                        // In range by the check above.
-                        out.push(j as usize * grid.w + i as usize);
-                    }
-                }
-            }
-        }
-        out
+        let discs: Vec<(Point2<f64>, f64)> = figures.iter().map(|c| (*c, r_in)).collect();
+        cells_within(grid, view, &discs)
     }
 
     /// Cells inside the photo, away from the markers' paper.
     fn usable_cells(&self, grid: &Grid, view: &TopView, layout: &TableLayout) -> Vec<bool> {
-        let margin = self.params.marker_margin_in;
-        let markers: Vec<(Point2<f64>, Rotation2<f64>, f64)> = layout
-            .markers
-            .iter()
-            .map(|m| {
-                (
-                    Point2::new(m.center_in[0], m.center_in[1]),
-                    Rotation2::new(-m.rotation_deg.to_radians()),
-                    m.size_in / 2.0 + margin,
-                )
-            })
-            .collect();
-        (0..grid.w * grid.h)
-            .map(|k| {
-                if grid.feat[k].is_none() {
-                    return false;
-                }
-                let (i, j) = ((k % grid.w) as f64 + 0.5, (k / grid.w) as f64 + 0.5);
-                let t = view.table_from_view(grid.view_of(i, j));
-                markers.iter().all(|(c, rot, half)| {
-                    let local: Vector2<f64> = rot * (t - c);
-                    local.x.abs() > *half || local.y.abs() > *half
-                })
-            })
-            .collect()
+        usable_cells(grid, view, layout, self.params.marker_margin_in)
     }
 
     /// Cells whose colour is not the table's.
@@ -571,14 +524,85 @@ impl HandFinder {
     }
 }
 
+/// Cells inside the photo, away from the markers' paper (`margin` inches
+/// beyond each printed square).
+pub(super) fn usable_cells(
+    grid: &Grid,
+    view: &TopView,
+    layout: &TableLayout,
+    margin: f64,
+) -> Vec<bool> {
+    let markers: Vec<(Point2<f64>, Rotation2<f64>, f64)> = layout
+        .markers
+        .iter()
+        .map(|m| {
+            (
+                Point2::new(m.center_in[0], m.center_in[1]),
+                Rotation2::new(-m.rotation_deg.to_radians()),
+                m.size_in / 2.0 + margin,
+            )
+        })
+        .collect();
+    (0..grid.w * grid.h)
+        .map(|k| {
+            if grid.feat[k].is_none() {
+                return false;
+            }
+            let (i, j) = ((k % grid.w) as f64 + 0.5, (k / grid.w) as f64 + 0.5);
+            let t = view.table_from_view(grid.view_of(i, j));
+            markers.iter().all(|(c, rot, half)| {
+                let local: Vector2<f64> = rot * (t - c);
+                local.x.abs() > *half || local.y.abs() > *half
+            })
+        })
+        .collect()
+}
+
+/// Cells whose centre lies within one of the discs (table centre, radius
+/// in inches).
+pub(super) fn cells_within(
+    grid: &Grid,
+    view: &TopView,
+    discs: &[(Point2<f64>, f64)],
+) -> Vec<usize> {
+    let cell_in = grid.cell_px / view.px_per_in;
+    let mut out = Vec::new();
+    for &(c, r_in) in discs {
+        if !(r_in.is_finite() && r_in >= 0.0) {
+            continue;
+        }
+        let reach = (r_in / cell_in).ceil() as i64 + 1;
+        let v = view.view_from_table(c);
+        // Grid coordinates of the centre (cell corners are integers).
+        let (gi, gj) = ((v.x + 0.5) / grid.cell_px, (v.y + 0.5) / grid.cell_px);
+        if !(gi.is_finite() && gj.is_finite()) {
+            continue;
+        }
+        let (ci, cj) = (gi.floor() as i64, gj.floor() as i64);
+        for j in cj - reach..=cj + reach {
+            for i in ci - reach..=ci + reach {
+                if i < 0 || j < 0 || i >= grid.w as i64 || j >= grid.h as i64 {
+                    continue;
+                }
+                let d_cells = (i as f64 + 0.5 - gi).hypot(j as f64 + 0.5 - gj);
+                if d_cells * cell_in <= r_in {
+                    // In range by the check above.
+                    out.push(j as usize * grid.w + i as usize);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Square max filter of radius `r` cells (separable).
-fn dilate(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
+pub(super) fn dilate(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
     morph(mask, w, h, r, true)
 }
 
 /// Square min filter of radius `r` cells (separable); outside counts as set,
 /// so that a blob running off the grid is not eaten at the border.
-fn erode(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
+pub(super) fn erode(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
     morph(mask, w, h, r, false)
 }
 
@@ -668,7 +692,7 @@ fn morph_reference(mask: &[bool], w: usize, h: usize, r: usize, any: bool) -> Ve
 }
 
 /// 8-connected blobs of set cells, with their size and shape in inches.
-fn blobs(mask: &[bool], w: usize, h: usize, cell_in: f64) -> Vec<Blob> {
+pub(super) fn blobs(mask: &[bool], w: usize, h: usize, cell_in: f64) -> Vec<Blob> {
     let mut seen = vec![false; w * h];
     let mut out = Vec::new();
     let mut stack = Vec::new();
@@ -730,7 +754,7 @@ fn blobs(mask: &[bool], w: usize, h: usize, cell_in: f64) -> Vec<Blob> {
 /// The outer outline of the blob holding cell `start` (its first cell in
 /// row order), along the cell edges: grid corners (x, y), x right, y down,
 /// the blob on the right-hand side (clockwise on screen). 8-connected.
-fn trace_outline(mask: &[bool], w: usize, h: usize, start: usize) -> Vec<(f64, f64)> {
+pub(super) fn trace_outline(mask: &[bool], w: usize, h: usize, start: usize) -> Vec<(f64, f64)> {
     let set = |i: i64, j: i64| -> bool {
         i >= 0
             && j >= 0
@@ -784,7 +808,7 @@ fn trace_outline(mask: &[bool], w: usize, h: usize, start: usize) -> Vec<(f64, f
 }
 
 /// Douglas-Peucker on a closed outline.
-fn simplify_closed(points: &[(f64, f64)], tolerance: f64) -> Vec<(f64, f64)> {
+pub(super) fn simplify_closed(points: &[(f64, f64)], tolerance: f64) -> Vec<(f64, f64)> {
     if points.len() <= 3 {
         return points.to_vec();
     }

@@ -137,6 +137,9 @@ pub struct IncrementalFrame {
     pub detections: Vec<Detection>,
     /// From the last whole detection (parts do not look for hands).
     pub occluded_regions_in_table: Vec<OccludedRegion>,
+    /// From the last whole detection: terrain moves seldom, and a part is
+    /// too small to see a piece whole.
+    pub terrain: Vec<super::terrain::SeenTerrain>,
     pub work: FrameWork,
     pub timings: IncrementalTimings,
 }
@@ -166,6 +169,7 @@ struct State {
     globals: TableGlobals,
     figures: Vec<Kept>,
     occluded: Vec<OccludedRegion>,
+    terrain: Vec<super::terrain::SeenTerrain>,
     frame: u64,
     confirm_cursor: usize,
     sweep_cursor: usize,
@@ -403,6 +407,7 @@ impl IncrementalDetector {
         Ok(IncrementalFrame {
             detections,
             occluded_regions_in_table: state.occluded.clone(),
+            terrain: state.terrain.clone(),
             work: FrameWork::Parts {
                 parts: wanted.len(),
                 share,
@@ -467,6 +472,7 @@ impl IncrementalDetector {
             globals,
             figures,
             occluded: found.occluded_regions_in_table.clone(),
+            terrain: found.terrain.clone(),
             frame: 0,
             confirm_cursor: 0,
             sweep_cursor: 0,
@@ -476,6 +482,7 @@ impl IncrementalDetector {
         Ok(IncrementalFrame {
             detections: found.detections,
             occluded_regions_in_table: found.occluded_regions_in_table,
+            terrain: found.terrain,
             work: FrameWork::Whole(reason),
             timings: IncrementalTimings {
                 change: 0.0,

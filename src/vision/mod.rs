@@ -79,6 +79,7 @@ pub mod rectify;
 pub mod report;
 mod search;
 pub mod segment;
+pub mod terrain;
 
 /// What can go wrong while looking for figures.
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,10 @@ use serde::Serialize;
 
 use super::Detection;
 use super::detect::StageTimings;
+use super::terrain::SeenTerrain;
+
+/// The kind of every seen terrain piece in the record.
+pub const UNCLASSIFIED: &str = "unclassified";
 
 pub const SCHEMA: &str = "spotter.detections/1";
 
@@ -96,6 +100,39 @@ pub struct DetectionsRecord {
     /// under it are not reported). Left out when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub occluded_regions: Vec<crate::vision::track::OccludedRegion>,
+    /// Added to the schema: the terrain pieces seen on the table (always
+    /// present; empty when none is seen or the table was not mapped).
+    pub terrain: Vec<TerrainRecord>,
+}
+
+/// One terrain piece seen on the table (added to the schema).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TerrainRecord {
+    /// Outline, table inches, counter-clockwise seen from above, clipped to
+    /// the table.
+    pub outline_in: Vec<[f64; 2]>,
+    /// Area of the outline, square inches.
+    pub area_in2: f64,
+    /// Mean colour seen (white balanced, sRGB).
+    pub mean_rgb: [u8; 3],
+    /// Always `unclassified`: what a piece is in the rules is the player's
+    /// word, not the camera's.
+    pub kind: &'static str,
+}
+
+impl From<&SeenTerrain> for TerrainRecord {
+    fn from(t: &SeenTerrain) -> Self {
+        Self {
+            outline_in: t
+                .outline_in
+                .iter()
+                .map(|p| [round(p.x, ROUND_IN), round(p.y, ROUND_IN)])
+                .collect(),
+            area_in2: round(t.area_in2, ROUND_DEG),
+            mean_rgb: t.mean_rgb,
+            kind: UNCLASSIFIED,
+        }
+    }
 }
 
 impl DetectionsRecord {
@@ -120,7 +157,14 @@ impl DetectionsRecord {
             timings_ms: TimingsRecord::from(timings),
             error: None,
             occluded_regions: Vec::new(),
+            terrain: Vec::new(),
         }
+    }
+
+    /// The same record with the terrain pieces seen.
+    pub fn with_terrain(mut self, terrain: &[SeenTerrain]) -> Self {
+        self.terrain = terrain.iter().map(TerrainRecord::from).collect();
+        self
     }
 
     /// The same record with the regions a hand hides.
@@ -149,6 +193,7 @@ impl DetectionsRecord {
             timings_ms: TimingsRecord::from(timings),
             error: Some(error),
             occluded_regions: Vec::new(),
+            terrain: Vec::new(),
         }
     }
 }
@@ -190,6 +235,24 @@ mod tests {
         assert!(v["timings_ms"]["total"].is_number());
         assert!(v.get("error").is_none());
         assert!(v.get("occluded_regions").is_none(), "no hand: no field");
+        assert_eq!(v["terrain"], serde_json::json!([]));
+        let piece = SeenTerrain {
+            outline_in: vec![
+                Point2::new(1.0, 1.0),
+                Point2::new(4.0, 1.0),
+                Point2::new(4.0, 3.123_456),
+            ],
+            area_in2: 3.1852,
+            mean_rgb: [40, 60, 30],
+        };
+        let t = serde_json::to_value(rec.clone().with_terrain(&[piece])).unwrap();
+        assert_eq!(
+            t["terrain"][0]["outline_in"][2],
+            serde_json::json!([4.0, 3.1235])
+        );
+        assert_eq!(t["terrain"][0]["area_in2"], 3.19);
+        assert_eq!(t["terrain"][0]["kind"], "unclassified");
+        assert_eq!(t["figures"][0]["edge"], "green", "the old fields stay");
         let hand = crate::vision::track::OccludedRegion::Polygon {
             vertices_in_table: vec![
                 Point2::new(1.0, 1.0),

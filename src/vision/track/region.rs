@@ -54,7 +54,7 @@ impl OccludedRegion {
 }
 
 /// Even-odd rule; a polygon of fewer than three vertices contains nothing.
-fn polygon_contains(vertices: &[Point2<f64>], p: Point2<f64>) -> bool {
+pub(crate) fn polygon_contains(vertices: &[Point2<f64>], p: Point2<f64>) -> bool {
     if vertices.len() < 3 {
         return false;
     }
