@@ -47,6 +47,24 @@ pub fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Adds a problem for each field that is not a finite number above zero.
+pub fn check_positive(out: &mut Vec<(&'static str, String)>, fields: &[(&'static str, f64)]) {
+    for &(name, v) in fields {
+        if !(v.is_finite() && v > 0.0) {
+            out.push((name, format!("{v} must be a positive number")));
+        }
+    }
+}
+
+/// Adds a problem for each field that is not a finite number of zero or more.
+pub fn check_non_negative(out: &mut Vec<(&'static str, String)>, fields: &[(&'static str, f64)]) {
+    for &(name, v) in fields {
+        if !(v.is_finite() && v >= 0.0) {
+            out.push((name, format!("{v} must be zero or more")));
+        }
+    }
+}
+
 /// [`read_capped`] as UTF-8 text.
 pub fn read_text_capped(path: &Path, max_bytes: u64) -> std::io::Result<String> {
     String::from_utf8(read_capped(path, max_bytes)?).map_err(|e| {

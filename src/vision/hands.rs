@@ -135,32 +135,30 @@ impl HandParams {
     /// Every value that makes no sense, by field name.
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
-        for (name, v) in [
-            ("cell_in", self.cell_in),
-            ("chroma_sigmas", self.chroma_sigmas),
-            ("min_chroma_spread", self.min_chroma_spread),
-            ("min_area_in2", self.min_area_in2),
-            ("free_min_length_in", self.free_min_length_in),
-            ("free_min_elongation", self.free_min_elongation),
-            ("terrain_tolerance", self.terrain_tolerance),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                out.push((name, format!("{v} must be a positive number")));
-            }
-        }
-        for (name, v) in [
-            ("close_radius_in", self.close_radius_in),
-            ("open_radius_in", self.open_radius_in),
-            ("edge_reach_in", self.edge_reach_in),
-            ("marker_margin_in", self.marker_margin_in),
-            ("outline_tolerance_in", self.outline_tolerance_in),
-            ("suppress_margin_in", self.suppress_margin_in),
-            ("figure_keep_out_in", self.figure_keep_out_in),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                out.push((name, format!("{v} must be zero or more")));
-            }
-        }
+        crate::spec::check_positive(
+            &mut out,
+            &[
+                ("cell_in", self.cell_in),
+                ("chroma_sigmas", self.chroma_sigmas),
+                ("min_chroma_spread", self.min_chroma_spread),
+                ("min_area_in2", self.min_area_in2),
+                ("free_min_length_in", self.free_min_length_in),
+                ("free_min_elongation", self.free_min_elongation),
+                ("terrain_tolerance", self.terrain_tolerance),
+            ],
+        );
+        crate::spec::check_non_negative(
+            &mut out,
+            &[
+                ("close_radius_in", self.close_radius_in),
+                ("open_radius_in", self.open_radius_in),
+                ("edge_reach_in", self.edge_reach_in),
+                ("marker_margin_in", self.marker_margin_in),
+                ("outline_tolerance_in", self.outline_tolerance_in),
+                ("suppress_margin_in", self.suppress_margin_in),
+                ("figure_keep_out_in", self.figure_keep_out_in),
+            ],
+        );
         if !(self.brighter_than_table.is_finite() && self.brighter_than_table > 1.0) {
             out.push((
                 "brighter_than_table",

@@ -108,30 +108,28 @@ impl TerrainParams {
     /// Every value that makes no sense, by field name.
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
-        for (name, v) in [
-            ("cell_in", self.cell_in),
-            ("mat_block_in", self.mat_block_in),
-            ("chroma_sigmas", self.chroma_sigmas),
-            ("level_sigmas", self.level_sigmas),
-            ("min_spread", self.min_spread),
-            ("min_area_in2", self.min_area_in2),
-            ("outline_tolerance_in", self.outline_tolerance_in),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                out.push((name, format!("{v} must be a positive number")));
-            }
-        }
-        for (name, v) in [
-            ("close_radius_in", self.close_radius_in),
-            ("open_radius_in", self.open_radius_in),
-            ("figure_margin_in", self.figure_margin_in),
-            ("hand_margin_in", self.hand_margin_in),
-            ("marker_margin_in", self.marker_margin_in),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                out.push((name, format!("{v} must be zero or more")));
-            }
-        }
+        crate::spec::check_positive(
+            &mut out,
+            &[
+                ("cell_in", self.cell_in),
+                ("mat_block_in", self.mat_block_in),
+                ("chroma_sigmas", self.chroma_sigmas),
+                ("level_sigmas", self.level_sigmas),
+                ("min_spread", self.min_spread),
+                ("min_area_in2", self.min_area_in2),
+                ("outline_tolerance_in", self.outline_tolerance_in),
+            ],
+        );
+        crate::spec::check_non_negative(
+            &mut out,
+            &[
+                ("close_radius_in", self.close_radius_in),
+                ("open_radius_in", self.open_radius_in),
+                ("figure_margin_in", self.figure_margin_in),
+                ("hand_margin_in", self.hand_margin_in),
+                ("marker_margin_in", self.marker_margin_in),
+            ],
+        );
         if self.max_vertices < 3 {
             out.push(("max_vertices", "must be at least 3".to_owned()));
         }

@@ -115,27 +115,26 @@ impl TrackerParams {
     /// Every value that makes no sense, by field name.
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
-        let mut positive = |name: &'static str, v: f64| {
-            if !(v.is_finite() && v > 0.0) {
-                out.push((name, format!("{v} must be a positive number")));
-            }
-        };
-        positive("max_move_in", self.max_move_in);
-        positive("facing_sigma_deg", self.facing_sigma_deg);
-        positive("min_position_sigma_in", self.min_position_sigma_in);
-        positive("ambiguity_margin_nats", self.ambiguity_margin_nats);
-        positive("inferred_hand_span_in", self.inferred_hand_span_in);
-        for (name, v) in [
-            ("cover_margin_in", self.cover_margin_in),
-            ("covered_confirm_radius_in", self.covered_confirm_radius_in),
-            ("removal_after_s", self.removal_after_s),
-            ("inferred_hand_s", self.inferred_hand_s),
-            ("motion_max_gap_s", self.motion_max_gap_s),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                out.push((name, format!("{v} must be zero or more")));
-            }
-        }
+        crate::spec::check_positive(
+            &mut out,
+            &[
+                ("max_move_in", self.max_move_in),
+                ("facing_sigma_deg", self.facing_sigma_deg),
+                ("min_position_sigma_in", self.min_position_sigma_in),
+                ("ambiguity_margin_nats", self.ambiguity_margin_nats),
+                ("inferred_hand_span_in", self.inferred_hand_span_in),
+            ],
+        );
+        crate::spec::check_non_negative(
+            &mut out,
+            &[
+                ("cover_margin_in", self.cover_margin_in),
+                ("covered_confirm_radius_in", self.covered_confirm_radius_in),
+                ("removal_after_s", self.removal_after_s),
+                ("inferred_hand_s", self.inferred_hand_s),
+                ("motion_max_gap_s", self.motion_max_gap_s),
+            ],
+        );
         for (name, p) in [
             ("stay_probability", self.stay_probability),
             ("keep_facing_probability", self.keep_facing_probability),
