@@ -262,6 +262,103 @@ fn a_second_program_is_refused_and_a_stale_lock_taken_over() {
     assert!(!lock.exists(), "the lock goes with the game");
 }
 
+/// The child processes of the test below: the game's log and the start
+/// instant (ms since the epoch), as `path|ms`.
+const RACE_ENV: &str = "SPOTTER_LOCK_RACE";
+
+/// Run by the test below in child processes: at the shared start instant it
+/// tries to take the game; if it gets it, it holds it for a while and
+/// appends when it held it (ns since the epoch) to `<log>.held`.
+#[test]
+#[ignore = "runs only as a child of many_programs_starting_at_once_never_share_a_game"]
+fn child_takes_the_game_at_the_start() {
+    use std::io::Write as _;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let Ok(spec) = std::env::var(RACE_ENV) else {
+        return;
+    };
+    let (path, ms) = spec.split_once('|').unwrap();
+    let start = UNIX_EPOCH + Duration::from_millis(ms.parse().unwrap());
+    while SystemTime::now() < start {
+        std::hint::spin_loop();
+    }
+    let now = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    };
+    if let Ok(g) = Game::resume(Path::new(path), &registry()) {
+        let from = now();
+        std::thread::sleep(Duration::from_millis(1500));
+        let to = now();
+        drop(g);
+        let mut held = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(format!("{path}.held"))
+            .unwrap();
+        held.write_all(format!("{from} {to}\n").as_bytes()).unwrap();
+    }
+}
+
+/// "Two programs never write one game": eight programs that open one game
+/// at the same instant, its lock left stale by a program that died, never
+/// hold it at the same time (the lock appears whole, and a stale lock is
+/// taken over by one of them only).
+#[test]
+fn many_programs_starting_at_once_never_share_a_game() {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _, _) = logged_game(dir.path(), 1);
+    let held_path = PathBuf::from(format!("{}.held", path.display()));
+    for round in 0..4 {
+        let mut dead = std::process::Command::new("true").spawn().unwrap();
+        dead.wait().unwrap();
+        std::fs::write(log::lock_path(&path), format!("{}\n", dead.id())).unwrap();
+        let _ = std::fs::remove_file(&held_path);
+        let start = SystemTime::now().duration_since(UNIX_EPOCH).unwrap() + Duration::from_secs(3);
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args([
+                        "robust_log::child_takes_the_game_at_the_start",
+                        "--exact",
+                        "--ignored",
+                        "--nocapture",
+                    ])
+                    .env(
+                        RACE_ENV,
+                        format!("{}|{}", path.display(), start.as_millis()),
+                    )
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success(), "round {round}: a child failed");
+        }
+        let text = std::fs::read_to_string(&held_path).unwrap_or_default();
+        let mut held: Vec<(u128, u128)> = text
+            .lines()
+            .map(|l| {
+                let (a, b) = l.split_once(' ').unwrap();
+                (a.parse().unwrap(), b.parse().unwrap())
+            })
+            .collect();
+        held.sort();
+        assert!(!held.is_empty(), "round {round}: nobody got the game");
+        for w in held.windows(2) {
+            assert!(
+                w[1].0 >= w[0].1,
+                "round {round}: {} programs held the game at once: {held:?}",
+                held.len()
+            );
+        }
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_log_that_cannot_be_written_keeps_the_game_and_refuses_rolls_until_safe() {

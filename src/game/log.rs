@@ -166,6 +166,14 @@ struct Lock {
 impl Lock {
     /// Takes the lock of `log`: refused while another live process holds it;
     /// a lock left by a dead process (or by this one) is taken over.
+    ///
+    /// The lock file appears whole: the pid is written to a file of this
+    /// process's own first and hard-linked into place, so another program
+    /// never sees an empty lock and takes it for a stale one. A stale lock
+    /// is first renamed aside (only one taker can win that rename) and
+    /// looked at again there, so a fresh lock that replaced it in between
+    /// is put back, not deleted. Where the file system has no hard links,
+    /// the lock is created and then written, as before.
     fn take(log: &Path) -> Result<Self, LogError> {
         let path = lock_path(log);
         let me = std::process::id();
@@ -173,48 +181,89 @@ impl Lock {
             path: path.clone(),
             error: source,
         };
-        for _ in 0..2 {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut f) => {
-                    writeln!(f, "{me}").map_err(io)?;
-                    f.sync_all().map_err(io)?;
-                    return Ok(Self { path: path.clone() });
+        let mine = beside(&path, &format!(".{me}.new"));
+        std::fs::write(&mine, format!("{me}\n")).map_err(io)?;
+        File::open(&mine).and_then(|f| f.sync_all()).map_err(io)?;
+        let taken = Self::take_with(log, &path, &mine, me);
+        let _ = std::fs::remove_file(&mine);
+        taken
+    }
+
+    /// [`Lock::take`] once this process's pid is written to `mine`.
+    fn take_with(log: &Path, path: &Path, mine: &Path, me: u32) -> Result<Self, LogError> {
+        let io = |source| LogError::Io {
+            path: path.to_owned(),
+            error: source,
+        };
+        let locked = |pid| LogError::Locked {
+            path: log.to_owned(),
+            pid,
+            lock: path.to_owned(),
+        };
+        for _ in 0..3 {
+            match place_lock(mine, path) {
+                Ok(()) => {
+                    return Ok(Self {
+                        path: path.to_owned(),
+                    });
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let owner = crate::spec::read_text_capped(&path, LOCK_MAX_BYTES)
-                        .ok()
-                        .and_then(|t| t.trim().parse::<u32>().ok());
-                    match owner {
-                        Some(pid) if pid != me && pid_alive(pid) => {
-                            return Err(LogError::Locked {
-                                path: log.to_owned(),
-                                pid,
-                                lock: path.clone(),
-                            });
-                        }
-                        // Stale (or ours, or unreadable): take it over.
-                        _ => {
-                            let _ = std::fs::remove_file(&path);
-                        }
-                    }
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(io(e)),
             }
+            match lock_owner(path) {
+                Some(pid) if pid != me && pid_alive(pid) => return Err(locked(pid)),
+                // Stale (or ours, or unreadable): take it over.
+                _ => {
+                    let aside = beside(path, &format!(".{me}.stale"));
+                    match std::fs::rename(path, &aside) {
+                        Ok(()) => {}
+                        // Another taker moved it first: try again.
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                        Err(e) => return Err(io(e)),
+                    }
+                    let moved = lock_owner(&aside);
+                    if let Some(pid) = moved.filter(|&p| p != me && pid_alive(p)) {
+                        // A live program's fresh lock: put it back.
+                        let _ = std::fs::hard_link(&aside, path);
+                        let _ = std::fs::remove_file(&aside);
+                        return Err(locked(pid));
+                    }
+                    let _ = std::fs::remove_file(&aside);
+                }
+            }
         }
-        Err(LogError::Locked {
-            path: log.to_owned(),
-            pid: 0,
-            lock: path,
-        })
+        Err(locked(0))
+    }
+}
+
+/// The pid a lock file names, if it names one.
+fn lock_owner(path: &Path) -> Option<u32> {
+    crate::spec::read_text_capped(path, LOCK_MAX_BYTES)
+        .ok()
+        .and_then(|t| t.trim().parse::<u32>().ok())
+}
+
+/// Puts the written lock `mine` in place at `path`, refused with
+/// `AlreadyExists` when a lock is there. A hard link makes the file appear
+/// with its content; without hard links it is created, then written.
+fn place_lock(mine: &Path, path: &Path) -> std::io::Result<()> {
+    match std::fs::hard_link(mine, path) {
+        Err(e)
+            if e.kind() != std::io::ErrorKind::AlreadyExists
+                && e.kind() != std::io::ErrorKind::NotFound =>
+        {
+            let text = std::fs::read(mine)?;
+            let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
+            f.write_all(&text)?;
+            f.sync_all()
+        }
+        other => other,
     }
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let ours = crate::spec::read_text_capped(&self.path, LOCK_MAX_BYTES)
-            .ok()
-            .and_then(|t| t.trim().parse::<u32>().ok())
-            == Some(std::process::id());
+        let ours = lock_owner(&self.path) == Some(std::process::id());
         if ours {
             let _ = std::fs::remove_file(&self.path);
         }
