@@ -25,6 +25,12 @@ pub struct Row {
     pub evidence: Evidence,
     pub real: bool,
     pub facing_error_deg: Option<f64>,
+    /// Where it was found, table inches.
+    pub at_in: (f64, f64),
+    /// The truth's figure is hidden (a hand, terrain): not scored.
+    pub occluded: bool,
+    /// Share of the front mark the truth says the camera sees.
+    pub front_seen: Option<f64>,
 }
 
 /// The table frames (photos with a truth file that has a table) in `dir`.
@@ -44,7 +50,12 @@ fn frames_in(dir: &Path) -> Vec<PathBuf> {
 /// Detects and scores every table frame of `dirs`; prints each frame's
 /// score and the whole.
 pub fn measure(dirs: &[PathBuf]) -> (Summary, Vec<Row>) {
-    let params = DetectorParams::defaults().expect("built-in parameters load");
+    // SPOTTER_VISION_PARAMS: a parameter file to measure instead of the
+    // built-in one (for tuning without a rebuild).
+    let params = match std::env::var("SPOTTER_VISION_PARAMS") {
+        Ok(p) if !p.is_empty() => DetectorParams::load(Path::new(&p)).expect("parameters load"),
+        _ => DetectorParams::defaults().expect("built-in parameters load"),
+    };
     let mut all = Summary::default();
     let mut rows = Vec::new();
     let mut frames = 0;
@@ -115,12 +126,16 @@ pub fn measure(dirs: &[PathBuf]) -> (Summary, Vec<Row>) {
             all.add(&truth.figures, &found.detections, &score);
             for (k, d) in found.detections.iter().enumerate() {
                 let m = score.matched.iter().find(|m| m.detection_index == k);
+                let t = m.map(|m| &truth.figures[m.truth_index]);
                 rows.push(Row {
                     photo: name.clone(),
                     confidence: d.confidence,
                     evidence: evidence[k],
                     real: m.is_some(),
                     facing_error_deg: m.and_then(|m| m.facing_error_deg),
+                    at_in: (d.center_in_table.x, d.center_in_table.y),
+                    occluded: t.is_some_and(|t| t.occluded),
+                    front_seen: t.and_then(|t| t.front_visible_fraction),
                 });
             }
             frames += 1;
@@ -158,17 +173,23 @@ pub fn calibration_table(rows: &[Row]) -> String {
 }
 
 fn write_csv(path: &Path, rows: &[Row]) {
-    let mut s = String::from("photo,real,confidence,facing_given,facing_error_deg");
+    let mut s = String::from(
+        "photo,x_in,y_in,occluded,front_seen,real,confidence,facing_given,facing_error_deg",
+    );
     for n in FEATURE_NAMES {
         s += ",";
         s += n;
     }
     s += ",band_width_ratio,contrast,rms_px,photo_px_per_in";
-    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir\n";
+    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir,f_hidden\n";
     for r in rows {
         s += &format!(
-            "{},{},{:.4},{},{}",
+            "{},{:.2},{:.2},{},{},{},{:.4},{},{}",
             r.photo,
+            r.at_in.0,
+            r.at_in.1,
+            u8::from(r.occluded),
+            r.front_seen.map_or(String::new(), |f| format!("{f:.3}")),
             u8::from(r.real),
             r.confidence,
             u8::from(r.facing_error_deg.is_some()),
@@ -183,10 +204,16 @@ fn write_csv(path: &Path, rows: &[Row]) {
             ",{:.4},{:.3},{:.3},{:.2}",
             e.band_width_ratio, e.contrast, e.rms_px, e.photo_px_per_in
         );
-        s += &e.facing.map_or(",,,,,,\n".to_owned(), |f| {
+        s += &e.facing.map_or(",,,,,,,\n".to_owned(), |f| {
             format!(
-                ",{:.4},{:.4},{:.4},{:.4},{},{:.1}\n",
-                f.contrast, f.blackness, f.rival_share, f.width_share, f.edges, f.from_nadir_deg
+                ",{:.4},{:.4},{:.4},{:.4},{},{:.1},{:.1}\n",
+                f.contrast,
+                f.blackness,
+                f.rival_share,
+                f.width_share,
+                f.edges,
+                f.from_nadir_deg,
+                f.hidden_deg
             )
         });
     }

@@ -13,6 +13,7 @@ mod app_first_run;
 mod app_game_flow;
 mod app_lens_wizard;
 mod app_source_loss;
+mod app_uncertain;
 mod calibration_fixtures;
 mod detect_accuracy;
 mod detect_errors;

@@ -1198,10 +1198,12 @@ fn figure_name(id: u32) -> String {
     format!("#{id}")
 }
 
+/// An uncertain figure's row says so, with its confidence (it is drawn
+/// dashed on the view and never bound or followed by itself).
 fn figure_row(f: &SeenFigure) -> String {
     let d = &f.detection;
     format!(
-        "{} {} {} ({:.1}, {:.1}){}",
+        "{} {} {} ({:.1}, {:.1}){}{}",
         figure_name(f.id),
         d.edge.name(),
         d.base.name(),
@@ -1209,6 +1211,11 @@ fn figure_row(f: &SeenFigure) -> String {
         d.center_in_table.y,
         d.facing_deg
             .map_or(String::new(), |a| format!(" {a:.0}\u{b0}")),
+        if super::overlay::is_certain(d) {
+            String::new()
+        } else {
+            format!(" uncertain {:.2}", d.confidence)
+        },
     )
 }
 

@@ -103,10 +103,15 @@ fn bind_seen(logic: &mut AppLogic) -> usize {
             0
         }
         Ok(b) => {
+            // An uncertain figure (it may be a rock or a shadow) takes part
+            // in the assignment but is never bound by itself: the player
+            // binds it.
             let pairs: Vec<(u32, FigureId)> = b
                 .bound
                 .iter()
-                .filter_map(|b| Some((seen.get(b.detection)?.id, b.figure)))
+                .filter_map(|b| Some((seen.get(b.detection)?, b.figure)))
+                .filter(|(f, _)| super::overlay::is_certain(&f.detection))
+                .map(|(f, figure)| (f.id, figure))
                 .collect();
             for &(track, figure) in &pairs {
                 logic.apply(UiCommand::Bind { track, figure });

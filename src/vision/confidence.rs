@@ -82,6 +82,10 @@ pub struct FacingEvidence {
     /// Angle between the arc and the direction toward the camera's nadir,
     /// degrees (0..180; past 90 the model may hide part of it).
     pub from_nadir_deg: f64,
+    /// Longest stretch of the band away from the arc where the band is not
+    /// seen (neither the band's colour nor dark: terrain, a hand or the
+    /// model over it), degrees: the mark may lie hidden there.
+    pub hidden_deg: f64,
 }
 
 impl Evidence {

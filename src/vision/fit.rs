@@ -624,7 +624,9 @@ impl Surface<'_> {
         base.mounted
             || (f.contrast >= fp.clear_min_contrast
                 && f.rival_share <= fp.clear_max_rival_share
-                && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast))
+                && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast)
+                && (f.hidden_deg <= fp.clear_max_hidden_share * self.params.kit.front_arc_deg
+                    || f.rival_share <= fp.clear_hidden_max_rival_share))
     }
 
     /// Photo pixels per table inch at a point of the base-top plane (the
@@ -815,11 +817,14 @@ impl Surface<'_> {
         ];
         let mut profile = Vec::with_capacity(bins);
         let mut ground = Vec::with_capacity(bins);
+        let mut seen = Vec::with_capacity(bins);
         for b in 0..bins {
             let d = dir(angle(b));
             profile.push(mean_blackness(d, &band_radii)?);
             ground.push(mean_blackness(d, &ground_radii).unwrap_or(0.0));
+            seen.push(band_radii.iter().any(|r| self.label(c + d * *r) == label));
         }
+        let raw = profile.clone();
         let mut sorted = ground.clone();
         let usual = median(&mut sorted).unwrap_or(0.0);
         for (p, g) in profile.iter_mut().zip(&ground) {
@@ -827,8 +832,21 @@ impl Surface<'_> {
         }
         let (_, to_nadir) = self.side_parallax(c);
         let nadir_deg = (to_nadir.norm() > 0.0).then(|| to_nadir.y.atan2(to_nadir.x).to_degrees());
-        let (arc, evidence) =
+        let (arc, mut evidence) =
             arc_profile_measure(&profile, FACING_STEP_DEG, k.front_arc_deg, fp, nadir_deg)?;
+        // The model itself hides the band on the side away from the camera:
+        // only the side toward it (`facing.hidden_near_deg` from the
+        // nadir's direction) says that something else lies over the band.
+        let near = |deg: f64| {
+            nadir_deg.is_none_or(|n| {
+                ((deg - n + 180.0).rem_euclid(360.0) - 180.0).abs() <= fp.hidden_near_deg
+            })
+        };
+        for (b, s) in seen.iter_mut().enumerate() {
+            *s = *s || !near(angle(b));
+        }
+        evidence.hidden_deg =
+            hidden_stretch_deg(&raw, &seen, arc, evidence.blackness, k.front_arc_deg);
         Some((arc.rem_euclid(360.0), evidence))
     }
 
@@ -1201,6 +1219,7 @@ impl Surface<'_> {
             width_share: 1.0,
             edges: 2,
             from_nadir_deg: 0.0,
+            hidden_deg: 0.0,
         };
         Some((
             if front > back {
@@ -1309,6 +1328,7 @@ fn arc_profile_measure(
         width_share: l.zip(r).map_or(0.0, |(l, r)| (l + r) / arc_deg),
         edges: u8::from(l.is_some()) + u8::from(r.is_some()),
         from_nadir_deg: from_nadir.map_or(0.0, f64::abs),
+        hidden_deg: 0.0,
     };
     let shift = match (l, r) {
         (Some(l), Some(r))
@@ -1342,6 +1362,43 @@ fn arc_profile_measure(
     Some((centre + shift, evidence))
 }
 
+/// Longest run of directions, degrees, away from the arc centred at
+/// `arc_deg` (its nominal width `front_width_deg` and a step each side),
+/// where the band is not seen: not `seen` (no band label there, on the
+/// side toward the camera) and not dark
+/// (`raw` blackness under half the arc's `arc_blackness`). Terrain, a hand
+/// or the model itself over the band there may hide the real mark.
+fn hidden_stretch_deg(
+    raw: &[f64],
+    seen: &[bool],
+    arc_deg: f64,
+    arc_blackness: f64,
+    front_width_deg: f64,
+) -> f64 {
+    let bins = raw.len();
+    if bins == 0 {
+        return 0.0;
+    }
+    let step = 360.0 / bins as f64;
+    let keep_out = front_width_deg / 2.0 + step;
+    let hidden = |b: usize| {
+        let from = (b as f64 * step - arc_deg + 180.0).rem_euclid(360.0) - 180.0;
+        from.abs() > keep_out && !seen[b] && raw[b] < arc_blackness / 2.0
+    };
+    // Start the walk at a direction that is not hidden (the arc's own).
+    let start = ((arc_deg / step).round() as usize) % bins;
+    let (mut longest, mut run) = (0usize, 0usize);
+    for o in 1..=bins {
+        if hidden((start + o) % bins) {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest as f64 * step
+}
+
 /// Label helpers re-exported for the detector.
 pub use segment::colour_of;
 
@@ -1373,6 +1430,34 @@ mod tests {
         DetectorParams::defaults()
             .expect("built-in parameters")
             .facing
+    }
+
+    /// Issue 15: "A facing is given only when the front mark's evidence is
+    /// clear". Band unseen (not labelled, not dark) away from the arc is
+    /// measured as the stretch where the real mark may hide; the arc's own
+    /// span and dark stretches are not.
+    #[test]
+    fn an_unseen_stretch_of_band_away_from_the_arc_is_measured() {
+        let bins = 180;
+        let mut raw = vec![0.05; bins];
+        let mut seen = vec![true; bins];
+        // The arc at 90 degrees (black, not labelled).
+        for b in 35..=55 {
+            raw[b] = 0.8;
+            seen[b] = false;
+        }
+        assert_eq!(hidden_stretch_deg(&raw, &seen, 90.0, 0.8, 40.0), 0.0);
+        // Terrain over the band from 250 to 280 degrees.
+        for s in &mut seen[125..140] {
+            *s = false;
+        }
+        let h = hidden_stretch_deg(&raw, &seen, 90.0, 0.8, 40.0);
+        assert!((h - 30.0).abs() < 1e-9, "{h}");
+        // A dark stretch there is a rival arc, not unseen band.
+        for r in &mut raw[125..140] {
+            *r = 0.6;
+        }
+        assert_eq!(hidden_stretch_deg(&raw, &seen, 90.0, 0.8, 40.0), 0.0);
     }
 
     #[test]

@@ -181,6 +181,16 @@ pub struct FacingParams {
     /// toward the camera, its contrast at least `far_side_min_contrast`.
     pub far_side_deg: f64,
     pub far_side_min_contrast: f64,
+    /// ... and the longest stretch of band away from the arc that is not
+    /// seen (terrain, a hand or the model over it) at most this share of
+    /// `front_arc_deg` (a longer one may hide the mark).
+    pub clear_max_hidden_share: f64,
+    /// Unseen band counts only this many degrees either side of the
+    /// direction toward the camera's nadir (the model hides the far side).
+    pub hidden_near_deg: f64,
+    /// ... unless no rival arc reaches this share of the arc's contrast
+    /// (the mark is the only dark arc seen).
+    pub clear_hidden_max_rival_share: f64,
 }
 
 /// All detector parameters, checked.
@@ -302,6 +312,9 @@ struct RawFacing {
     clear_max_rival_share: F,
     far_side_deg: F,
     far_side_min_contrast: F,
+    clear_max_hidden_share: F,
+    hidden_near_deg: F,
+    clear_hidden_max_rival_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -637,6 +650,19 @@ impl DetectorParams {
             far_side_min_contrast: c.num(
                 "facing.far_side_min_contrast",
                 &fa.far_side_min_contrast,
+                0.0,
+                1.0,
+            ),
+            clear_max_hidden_share: c.num(
+                "facing.clear_max_hidden_share",
+                &fa.clear_max_hidden_share,
+                0.0,
+                9.0,
+            ),
+            hidden_near_deg: c.num("facing.hidden_near_deg", &fa.hidden_near_deg, 0.0, 180.0),
+            clear_hidden_max_rival_share: c.num(
+                "facing.clear_hidden_max_rival_share",
+                &fa.clear_hidden_max_rival_share,
                 0.0,
                 1.0,
             ),

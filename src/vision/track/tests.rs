@@ -685,3 +685,42 @@ fn a_move_given_to_a_missed_twin_is_put_right_next_frame() {
     assert_relative_eq!(of(a).path_in, 0.0, epsilon = 1e-9);
     assert_relative_eq!(of(b).path_in, 11.5_f64.hypot(3.0), epsilon = 1e-9);
 }
+
+/// Issue 15: "otherwise it is withheld and the tracker carries the last one
+/// seen". A facing withheld by the detector (None) neither clears the
+/// figure's facing nor turns it, standing still or moved.
+#[test]
+fn a_withheld_facing_carries_the_last_one_seen() {
+    let mut t = tracker();
+    let r = t.update(&frame(
+        0,
+        vec![det(10.0, 10.0, Some(30.0), EdgeColour::Red)],
+        Some(vec![]),
+    ));
+    let a = id_at(&r, 10.0, 10.0);
+    let r = t.update(&frame(
+        1,
+        vec![det(10.01, 10.0, None, EdgeColour::Red)],
+        Some(vec![]),
+    ));
+    assert_eq!(id_at(&r, 10.0, 10.0), a);
+    assert_relative_eq!(
+        t.figure(a).unwrap().facing_deg.unwrap(),
+        30.0,
+        epsilon = 1e-9
+    );
+    t.begin_turn();
+    let r = t.update(&frame(
+        2,
+        vec![det(14.0, 10.0, None, EdgeColour::Red)],
+        Some(vec![]),
+    ));
+    assert_eq!(id_at(&r, 14.0, 10.0), a);
+    assert_relative_eq!(
+        t.figure(a).unwrap().facing_deg.unwrap(),
+        30.0,
+        epsilon = 1e-9
+    );
+    let m = t.turn_movement().into_iter().find(|m| m.id == a).unwrap();
+    assert!(m.turned_deg.is_none_or(|x| x.abs() < 1e-9), "{m:?}");
+}
