@@ -38,7 +38,11 @@ fn seen(id: u32, x: f64, with: Option<u32>) -> SeenFigure {
 impl Perceiver for InDoubt {
     fn perceive(&mut self, _image: &RgbImage) -> Perception {
         Perception {
-            figures: vec![seen(4, 10.0, Some(7)), seen(7, 11.2, Some(4)), seen(9, 20.0, None)],
+            figures: vec![
+                seen(4, 10.0, Some(7)),
+                seen(7, 11.2, Some(4)),
+                seen(9, 20.0, None),
+            ],
             ..Perception::default()
         }
     }
@@ -62,7 +66,10 @@ fn figures_in_doubt_are_shown_as_a_question() {
     );
     let mut h = app_support::harness(SpotterApp::new(logic));
     app_support::step_until_label(&mut h, "#4 ? which one: #4 or #7");
-    assert!(h.query_by_label_contains("#7 ? which one: #7 or #4").is_some());
+    assert!(
+        h.query_by_label_contains("#7 ? which one: #7 or #4")
+            .is_some()
+    );
     assert!(
         h.query_by_label_contains("#9 ? which one").is_none(),
         "a sure figure asks nothing"

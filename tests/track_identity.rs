@@ -11,8 +11,7 @@
 use nalgebra::Point2;
 use spotter::vision::appearance::Appearance;
 use spotter::vision::track::{
-    FrameObservation, FrameReport, OccludedRegion, TrackEventKind, TrackId, Tracker,
-    TrackerParams,
+    FrameObservation, FrameReport, OccludedRegion, TrackEventKind, TrackId, Tracker, TrackerParams,
 };
 use spotter::vision::{BaseKind, Detection, EdgeColour};
 
@@ -112,7 +111,11 @@ fn the_groundwork_tells_two_lifted_figures_apart() {
     let (_, a, b, r) = lift_both_and_put_down(SAND, EARTH, [Some(EARTH), Some(SAND)]);
     assert_eq!(id_at(&r, 11.6, 10.3), a, "the sand figure keeps A's id");
     assert_eq!(id_at(&r, 10.4, 10.3), b, "the earth figure keeps B's id");
-    assert_eq!(flagged(&r, a), None, "the looks settle it: no question asked");
+    assert_eq!(
+        flagged(&r, a),
+        None,
+        "the looks settle it: no question asked"
+    );
 }
 
 #[test]
@@ -144,7 +147,12 @@ fn twins_put_down_near_each_other_are_flagged_not_guessed() {
 fn an_ambiguous_pair_waits_for_the_frames_that_settle_it() {
     // Put down under the hand's shadow: no look measured, a true tie.
     let (mut t, a, b, r) = lift_both_and_put_down(SAND, EARTH, [None, None]);
-    assert_eq!(flagged(&r, a), Some(b), "a tie is asked about: {:?}", r.figures);
+    assert_eq!(
+        flagged(&r, a),
+        Some(b),
+        "a tie is asked about: {:?}",
+        r.figures
+    );
     // The next frames show the looks: A (sand) is the right-hand figure.
     let mut last = r;
     for i in 3..6 {
@@ -175,7 +183,12 @@ fn a_figure_missed_in_plain_view_does_not_take_a_neighbours_move() {
     step(&mut t, 1, vec![det(14.0, 10.0, None)], vec![]);
     // B is moved 8.7 in; A's last place is 8.0 in from where B went.
     let r = step(&mut t, 2, vec![det(10.5, 18.0, None)], vec![]);
-    assert_eq!(id_at(&r, 10.5, 18.0), b, "B, seen just before, moved: {:?}", r.figures);
+    assert_eq!(
+        id_at(&r, 10.5, 18.0),
+        b,
+        "B, seen just before, moved: {:?}",
+        r.figures
+    );
     assert!(r.figures.iter().any(|f| f.id == a && !f.seen));
 }
 

@@ -24,7 +24,9 @@ use spotter::vision::detect::Detector;
 use spotter::vision::eval::Truth;
 use spotter::vision::hands::{HandFinder, HandParams};
 use spotter::vision::params::DetectorParams;
-use spotter::vision::track::{FrameObservation, FrameReport, TrackEventKind, Tracker, TrackerParams};
+use spotter::vision::track::{
+    FrameObservation, FrameReport, TrackEventKind, Tracker, TrackerParams,
+};
 
 /// A track belongs to the truth figure of its colour within this, inches.
 const MATCH_RADIUS_IN: f64 = 0.5;
@@ -113,9 +115,26 @@ fn track_photos(photos: &[PathBuf]) -> Vec<FrameReport> {
         let mut found = detector.detect(&rgb, &mapping).expect("detection runs");
         spotter::vision::appearance::measure_all(&rgb, &mapping, &mut found.detections);
         if std::env::var_os("SPOTTER_SEQ_VERBOSE").is_some() {
-            println!("  {}: hands {:?}", photo.display(), found.occluded_regions_in_table.iter().map(|r| r.anchor_in_table()).collect::<Vec<_>>());
+            println!(
+                "  {}: hands {:?}",
+                photo.display(),
+                found
+                    .occluded_regions_in_table
+                    .iter()
+                    .map(|r| r.anchor_in_table())
+                    .collect::<Vec<_>>()
+            );
             for d in &found.detections {
-                println!("    det {} {} ({:.2}, {:.2}) facing {:?} look {:?}", d.edge.name(), d.base.name(), d.center_in_table.x, d.center_in_table.y, d.facing_deg.map(|f| f.round()), d.appearance.map(|a| a.features().map(|x| (x * 100.0).round() / 100.0)));
+                println!(
+                    "    det {} {} ({:.2}, {:.2}) facing {:?} look {:?}",
+                    d.edge.name(),
+                    d.base.name(),
+                    d.center_in_table.x,
+                    d.center_in_table.y,
+                    d.facing_deg.map(|f| f.round()),
+                    d.appearance
+                        .map(|a| a.features().map(|x| (x * 100.0).round() / 100.0))
+                );
             }
         }
         let report = tracker.update(&FrameObservation {
@@ -163,7 +182,10 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
                     let mapped = *truth_of.entry(f.id.0).or_insert(tid);
                     if mapped != tid {
                         s.switches += 1;
-                        println!("    {name} {}: switch: track {} (#{mapped}) on #{tid}", t["image"], f.id);
+                        println!(
+                            "    {name} {}: switch: track {} (#{mapped}) on #{tid}",
+                            t["image"], f.id
+                        );
                     }
                 }
                 _ => {
@@ -199,7 +221,10 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
             }
         }
     }
-    let in_play: Vec<u64> = final_truth.iter().map(|g| g["id"].as_u64().unwrap()).collect();
+    let in_play: Vec<u64> = final_truth
+        .iter()
+        .map(|g| g["id"].as_u64().unwrap())
+        .collect();
     s.false_removals = removed.iter().filter(|id| in_play.contains(id)).count();
     s.missed_removals = truth_of
         .values()
@@ -220,7 +245,10 @@ fn orders(n: usize) -> Vec<(String, Vec<usize>)> {
         (format!("1-{n}"), all.clone()),
         (format!("{n}-1"), all.iter().rev().copied().collect()),
         ("every other".into(), odd.clone()),
-        ("every other, reversed".into(), odd.iter().rev().copied().collect()),
+        (
+            "every other, reversed".into(),
+            odd.iter().rev().copied().collect(),
+        ),
         (format!("1-{n},{n}"), twice),
     ]
 }
@@ -230,7 +258,11 @@ pub fn measure(dirs: &[PathBuf]) -> Score {
     let mut total = Score::default();
     for dir in dirs {
         let photos = frames_in(dir);
-        assert!(!photos.is_empty(), "{}: no frames with truth", dir.display());
+        assert!(
+            !photos.is_empty(),
+            "{}: no frames with truth",
+            dir.display()
+        );
         let mut seq = Score::default();
         for (name, order) in orders(photos.len()) {
             let run: Vec<PathBuf> = order.iter().map(|&i| photos[i].clone()).collect();

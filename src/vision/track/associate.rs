@@ -104,14 +104,15 @@ impl Tracker {
     /// explains, and explained by no still figure themselves (two bases
     /// cannot overlap, so one of the two is not a figure).
     fn duplicates(&self, f: &Frame) -> Vec<bool> {
+        // Where a figure stands, or where its slide carries it.
         let still = |d: &Detection| {
             self.tracks.iter().any(|t| {
+                let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
                 t.live()
                     && t.alike(d)
-                    && !f.p.is_move(
-                        (d.center_in_table - t.position).norm(),
-                        t.sigma_in.hypot(f.det_sigma(d)),
-                    )
+                    && [t.position, predicted_position(f, t)]
+                        .iter()
+                        .any(|p| !f.p.is_move((d.center_in_table - p).norm(), sigma_in))
             })
         };
         let explained: Vec<bool> = f.dets.iter().map(|d| still(d)).collect();
