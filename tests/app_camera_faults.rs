@@ -77,6 +77,7 @@ impl Perceiver for Table {
         let figures = match (&self.lock.locked, shows(1)) {
             (Some(_), true) => vec![SeenFigure {
                 id: TRACK,
+                ambiguous_with: None,
                 detection: Detection {
                     center_in_table: self.at
                         + nalgebra::Vector2::new(self.drift_in * f64::from(self.looked % 8), 0.0),
@@ -85,6 +86,7 @@ impl Perceiver for Table {
                     base: BaseKind::Foot,
                     confidence: 1.0,
                     position_sigma_in: 0.05,
+                    appearance: None,
                 },
             }],
             _ => Vec::new(),

@@ -54,6 +54,7 @@ impl Perceiver for Table {
                 .map(|(i, d)| SeenFigure {
                     id: i as u32,
                     detection: d.clone(),
+                    ambiguous_with: None,
                 })
                 .collect()
         } else {
@@ -93,6 +94,7 @@ fn an_uncertain_figure_is_shown_apart_and_never_bound_by_itself() {
             base: photo::base_kind(f),
             confidence: 0.97,
             position_sigma_in: 0.05,
+            appearance: None,
         })
         .collect();
     assert!(figures.len() >= 2, "the demo has figures");

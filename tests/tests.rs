@@ -7,6 +7,7 @@ mod common;
 mod photoreal_support;
 mod rule_actions;
 
+mod app_ambiguous;
 mod app_camera_faults;
 mod app_demo_games;
 mod app_first_run;
@@ -53,7 +54,9 @@ mod terrain_marked;
 mod terrain_seen;
 mod track_cli;
 mod track_hands;
+mod track_identity;
 mod track_photos;
+mod track_rendered;
 mod track_sequences;
 mod volley_fire_actions;
 mod volley_fire_printed;

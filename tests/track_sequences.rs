@@ -280,6 +280,7 @@ fn observe(
             base: f.base,
             confidence: 0.9,
             position_sigma_in: POSITION_SIGMA_IN,
+            appearance: None,
         })
         .collect();
     FrameObservation {

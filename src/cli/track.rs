@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use super::{images, load_camera, load_layout};
 use crate::calibration::{self, Lens, TableLayout};
 use crate::game::roster::{Bindings, Roster};
+use crate::vision::appearance;
 use crate::vision::detect::Detector;
 use crate::vision::hands::{HandFinder, HandParams};
 use crate::vision::params::DetectorParams;
@@ -106,6 +107,8 @@ struct RawFigure {
     confidence: Option<f64>,
     #[serde(default)]
     position_sigma_in: Option<f64>,
+    #[serde(default)]
+    appearance: Option<crate::vision::appearance::Appearance>,
 }
 
 const DETECTIONS_SCHEMA: &str = "spotter.detections/1";
@@ -166,6 +169,7 @@ fn read_records(path: &Path) -> anyhow::Result<Vec<InputFrame>> {
                             position_sigma_in: f
                                 .position_sigma_in
                                 .unwrap_or(RECORDED_POSITION_SIGMA_IN),
+                            appearance: f.appearance,
                         })
                         .collect(),
                     rec.occluded_regions_in_table,
@@ -344,10 +348,11 @@ impl PhotoDetector {
             .with_context(|| format!("the photo {}", path.display()))?;
         let observation = match calibration::detect_table(&gray, &self.layout, lens.as_ref()) {
             Ok(mapping) => {
-                let found = self
+                let mut found = self
                     .detector
                     .detect(&rgb, &mapping)
                     .with_context(|| format!("detecting the figures of {}", path.display()))?;
+                appearance::measure_all(&rgb, &mapping, &mut found.detections);
                 Ok((found.detections, Some(found.occluded_regions_in_table)))
             }
             Err(err) => Err(err.to_string()),

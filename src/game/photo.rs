@@ -542,6 +542,7 @@ base = "foot"
             base: BaseKind::Foot,
             confidence: 0.9,
             position_sigma_in: 0.02,
+            appearance: None,
         }
     }
 

@@ -998,6 +998,7 @@ impl SpotterApp {
                 },
                 confidence: 1.0,
                 position_sigma_in: f.placement.sigma_in,
+                appearance: None,
             };
             if s.actor == Some(f.id) {
                 overlay::highlight(painter, to_screen, &det, theme::SELECTED);
@@ -1170,9 +1171,10 @@ impl SpotterApp {
                 painter,
                 to_screen,
                 &f.detection,
-                &figure_name(f.id),
+                &seen_figure_name(f),
                 label_size,
-                chosen,
+                // A question is always shown.
+                chosen || f.ambiguous_with.is_some(),
             );
         }
     }
@@ -1198,13 +1200,25 @@ fn figure_name(id: u32) -> String {
     format!("#{id}")
 }
 
+/// A figure's name on the table picture: a figure the tracker cannot tell
+/// from another asks which one it is.
+fn seen_figure_name(f: &SeenFigure) -> String {
+    match f.ambiguous_with {
+        Some(other) => {
+            let me = figure_name(f.id);
+            format!("{me} ? which one: {me} or {}", figure_name(other))
+        }
+        None => figure_name(f.id),
+    }
+}
+
 /// An uncertain figure's row says so, with its confidence (it is drawn
 /// dashed on the view and never bound or followed by itself).
 fn figure_row(f: &SeenFigure) -> String {
     let d = &f.detection;
     format!(
         "{} {} {} ({:.1}, {:.1}){}{}",
-        figure_name(f.id),
+        seen_figure_name(f),
         d.edge.name(),
         d.base.name(),
         d.center_in_table.x,

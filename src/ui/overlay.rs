@@ -662,6 +662,7 @@ mod tests {
             base,
             confidence: 1.0,
             position_sigma_in: 0.02,
+            appearance: None,
         }
     }
 

@@ -17,6 +17,7 @@ use crate::calibration::{
     self, Lens, LockStatus, MarkerObservation, TableLayout, TableLock, TableMapping,
 };
 use crate::vision::Detection;
+use crate::vision::appearance;
 use crate::vision::detect::Detector;
 use crate::vision::incremental::{IncrementalDetector, IncrementalParams};
 use crate::vision::params::DetectorParams;
@@ -76,6 +77,10 @@ impl FigureDetector for VisionDetector {
     fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
         self.0
             .detect(image, mapping)
+            .map(|mut f| {
+                appearance::measure_all(image, mapping, &mut f.detections);
+                f
+            })
             .map(|f| FoundFigures {
                 detections: f.detections,
                 occluded_regions_in_table: Some(f.occluded_regions_in_table),
@@ -94,6 +99,10 @@ impl FigureDetector for IncrementalVision {
     fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
         self.0
             .detect(image, mapping)
+            .map(|mut f| {
+                appearance::measure_all(image, mapping, &mut f.detections);
+                f
+            })
             .map(|f| FoundFigures {
                 detections: f.detections,
                 occluded_regions_in_table: Some(f.occluded_regions_in_table),
@@ -148,6 +157,7 @@ impl FigureTracker for VisionTracker {
                     });
                 SeenFigure {
                     id: f.id.0,
+                    ambiguous_with: f.ambiguous_with.map(|o| o.0),
                     detection: Detection {
                         center_in_table: f.center_in_table,
                         facing_deg: f.facing_deg,
@@ -155,6 +165,7 @@ impl FigureTracker for VisionTracker {
                         base: f.base,
                         confidence: seen.map_or(0.0, |d| d.confidence),
                         position_sigma_in: seen.map_or(UNSEEN_SIGMA_IN, |d| d.position_sigma_in),
+                        appearance: seen.and_then(|d| d.appearance),
                     },
                 }
             })
@@ -171,7 +182,11 @@ impl FigureTracker for NoTracker {
             .detections
             .into_iter()
             .zip(0_u32..)
-            .map(|(detection, id)| SeenFigure { id, detection })
+            .map(|(detection, id)| SeenFigure {
+                id,
+                detection,
+                ambiguous_with: None,
+            })
             .collect()
     }
 }
@@ -456,6 +471,7 @@ mod tests {
                     base: BaseKind::Foot,
                     confidence: 1.0,
                     position_sigma_in: 0.02,
+                    appearance: None,
                 }],
                 occluded_regions_in_table: None,
                 terrain: Vec::new(),

@@ -33,6 +33,10 @@ pub struct SeenFigure {
     /// frame's detections.
     pub id: u32,
     pub detection: Detection,
+    /// The tracker cannot yet tell this figure from that one (they may have
+    /// been swapped): shown as a question until the player or later frames
+    /// settle it.
+    pub ambiguous_with: Option<u32>,
 }
 
 /// The state of the table lock after a frame.

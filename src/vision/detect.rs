@@ -640,6 +640,7 @@ impl Detector {
                         confidence,
                         position_sigma_in: (rms / (points.max(1) as f64).sqrt())
                             .max(MIN_POSITION_SIGMA_IN),
+                        appearance: None,
                     },
                     *f.evidence(),
                 ))

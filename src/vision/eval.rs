@@ -345,6 +345,7 @@ mod tests {
             base: BaseKind::Foot,
             confidence: 1.0,
             position_sigma_in: 0.01,
+            appearance: None,
         }
     }
 

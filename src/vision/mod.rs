@@ -64,8 +64,12 @@ pub struct Detection {
     pub confidence: f64,
     /// 1-sigma position uncertainty, inches.
     pub position_sigma_in: f64,
+    /// The base's own look (groundwork, band), for identity; `None` when not
+    /// measured (see [`appearance`]).
+    pub appearance: Option<appearance::Appearance>,
 }
 
+pub mod appearance;
 pub mod confidence;
 pub mod crowd;
 pub mod cv;

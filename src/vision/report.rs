@@ -42,6 +42,9 @@ pub struct FigureRecord {
     pub confidence: f64,
     /// Added field: 1-sigma position uncertainty, inches.
     pub position_sigma_in: f64,
+    /// Added field: the base's look for identity (left out when not measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub appearance: Option<crate::vision::appearance::Appearance>,
 }
 
 impl From<&Detection> for FigureRecord {
@@ -54,6 +57,7 @@ impl From<&Detection> for FigureRecord {
             base: d.base.name(),
             confidence: round(d.confidence, ROUND_DEG),
             position_sigma_in: round(d.position_sigma_in, ROUND_IN),
+            appearance: d.appearance,
         }
     }
 }
@@ -213,6 +217,7 @@ mod tests {
             base: BaseKind::Foot,
             confidence: 0.97,
             position_sigma_in: 0.01,
+            appearance: None,
         };
         let rec = DetectionsRecord::found(
             "frame-03.jpg".into(),

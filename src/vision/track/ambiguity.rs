@@ -18,6 +18,9 @@ use super::model::turn_deg;
 use super::{FigureState, Track, TrackEvent, TrackEventKind, Tracker};
 use crate::vision::Detection;
 
+/// What a look beyond the appearance gate adds to the evidence, nats.
+const APPEARANCE_DOUBT_CAP_NATS: f64 = 12.5;
+
 /// One match of the assignment: (track, detection, cost in nats).
 type Match = (usize, usize, f64);
 
@@ -33,6 +36,8 @@ impl Tracker {
             }
             self.tracks[ia].ambiguous_with = Some(idb);
             self.tracks[ib].ambiguous_with = Some(ida);
+            self.tracks[ia].ambiguity_evidence_nats = 0.0;
+            self.tracks[ib].ambiguity_evidence_nats = 0.0;
             events.push(TrackEvent {
                 id: ida,
                 kind: TrackEventKind::Ambiguous { with: idb },
@@ -41,6 +46,49 @@ impl Tracker {
                 id: idb,
                 kind: TrackEventKind::Ambiguous { with: ida },
             });
+        }
+    }
+
+    /// The tracker waits on an ambiguous pair rather than guess: each later
+    /// frame in which both figures are matched adds how much better their
+    /// looks (as learnt before the doubt) fit the chosen matches than the
+    /// crossed ones. Once the sum passes `ambiguity_margin_nats` either way
+    /// the doubt is settled: the flags clear, and the identities are
+    /// swapped if the crossed explanation won.
+    pub(super) fn weigh_ambiguities(&mut self, f: &Frame, m: &Matching) {
+        let p = f.p;
+        let det_of = |ti: usize| m.assigned.iter().find(|a| a.0 == ti).map(|a| a.1);
+        for ia in 0..self.tracks.len() {
+            let Some(other) = self.tracks[ia].ambiguous_with else {
+                continue;
+            };
+            let Some(ib) = self.tracks.iter().position(|t| t.id == other) else {
+                continue;
+            };
+            if ib < ia || self.tracks[ib].ambiguous_with != Some(self.tracks[ia].id) {
+                continue;
+            }
+            let (Some(da), Some(db)) = (det_of(ia), det_of(ib)) else {
+                continue;
+            };
+            let (ta, tb) = (&self.tracks[ia], &self.tracks[ib]);
+            let (da, db) = (f.dets[da].appearance, f.dets[db].appearance);
+            // A look beyond the gate counts as the gate: enough to settle.
+            let cost = |t: &Track, d: Option<crate::vision::appearance::Appearance>| {
+                p.appearance_cost(t.appearance.as_ref(), d.as_ref())
+                    .unwrap_or(APPEARANCE_DOUBT_CAP_NATS)
+            };
+            let delta = cost(ta, db) + cost(tb, da) - cost(ta, da) - cost(tb, db);
+            let evidence = ta.ambiguity_evidence_nats + delta;
+            self.tracks[ia].ambiguity_evidence_nats = evidence;
+            self.tracks[ib].ambiguity_evidence_nats = evidence;
+            let (ida, idb) = (self.tracks[ia].id, self.tracks[ib].id);
+            if evidence < -p.ambiguity_margin_nats {
+                // The crossed explanation: the ids were on the wrong figures.
+                let _ = self.swap_identities(ida, idb);
+            } else if evidence > p.ambiguity_margin_nats {
+                let _ = self.confirm(ida);
+            }
         }
     }
 

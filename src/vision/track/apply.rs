@@ -59,6 +59,7 @@ fn apply_match(f: &Frame, t: &mut Track, d: &Detection, events: &mut Vec<TrackEv
         stand_still(f, t, d, turn);
     }
     t.sigma_in = sigma_d_in / f64::from(t.samples).sqrt();
+    t.learn_appearance(d, f.p.appearance_window);
     mark_seen(f, t, events);
 }
 

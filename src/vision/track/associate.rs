@@ -46,8 +46,9 @@ impl Tracker {
         let rows: Vec<usize> = (0..self.tracks.len())
             .filter(|&i| self.tracks[i].live() && !self.tracks[i].seen_now)
             .collect();
+        let duplicate = self.duplicates(f);
         let cols: Vec<usize> = (0..f.dets.len())
-            .filter(|&k| !f.det_covered[k] && !det_used[k])
+            .filter(|&k| !f.det_covered[k] && !det_used[k] && !duplicate[k])
             .collect();
         let assigned = assign(&rows, &cols, |r, c| {
             match_cost(f, &self.tracks[r], f.dets[c])
@@ -88,7 +89,46 @@ pub(super) fn match_cost(f: &Frame, t: &Track, d: &Detection) -> Option<f64> {
         return None;
     }
     let turn = t.facing_deg.zip(d.facing_deg).map(|(a, b)| turn_deg(a, b));
-    Some(p.position_cost(d_in, sigma_in) + p.facing_cost(turn))
+    // Missed in plain view last frame, and moved now: both are rare.
+    let missed = t.state == FigureState::OnTable
+        && t.last_seen_frame + 1 < f.index
+        && p.is_move(d_in, sigma_in);
+    let reappear = if missed { p.reappear_cost_nats } else { 0.0 };
+    let look = p.appearance_cost(t.appearance.as_ref(), d.appearance.as_ref())?;
+    Some(p.position_cost(d_in, sigma_in) + p.facing_cost(turn) + look + reappear)
+}
+
+impl Tracker {
+    /// Which detections are duplicates: closer than `min_separation_in` to
+    /// another detection of the same kind that a figure standing still
+    /// explains, and explained by no still figure themselves (two bases
+    /// cannot overlap, so one of the two is not a figure).
+    fn duplicates(&self, f: &Frame) -> Vec<bool> {
+        // Where a figure stands, or where its slide carries it.
+        let still = |d: &Detection| {
+            self.tracks.iter().any(|t| {
+                let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
+                t.live()
+                    && t.alike(d)
+                    && [t.position, predicted_position(f, t)]
+                        .iter()
+                        .any(|p| !f.p.is_move((d.center_in_table - p).norm(), sigma_in))
+            })
+        };
+        let explained: Vec<bool> = f.dets.iter().map(|d| still(d)).collect();
+        (0..f.dets.len())
+            .map(|k| {
+                !explained[k]
+                    && (0..f.dets.len()).any(|j| {
+                        j != k
+                            && explained[j]
+                            && f.dets[j].edge == f.dets[k].edge
+                            && (f.dets[j].center_in_table - f.dets[k].center_in_table).norm()
+                                < f.p.min_separation_in
+                    })
+            })
+            .collect()
+    }
 }
 
 /// Optimal assignment of tracks (`rows`, indices into the tracks) to

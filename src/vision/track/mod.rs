@@ -240,6 +240,15 @@ struct Track {
     hand_anchor: Option<Point2<f64>>,
     /// Frame of the last move (0: none yet).
     last_move_frame: u64,
+    /// The base's appearance features (running mean) and how many frames
+    /// went into them. Not learnt while the figure is ambiguous: the look
+    /// it had before is what tells the two apart.
+    appearance: Option<[f64; crate::vision::appearance::FEATURES]>,
+    appearance_samples: u32,
+    /// While ambiguous: the evidence, nats, that the two figures were
+    /// mixed up (crossed explanation's cost less the chosen one's, summed
+    /// over the frames since; negative favours the swap).
+    ambiguity_evidence_nats: f64,
 }
 
 impl Track {
@@ -262,6 +271,22 @@ impl Track {
 
     fn live(&self) -> bool {
         self.state != FigureState::Removed
+    }
+
+    /// Takes a detection's appearance into the running mean (not while the
+    /// figure is ambiguous).
+    fn learn_appearance(&mut self, d: &Detection, window: u32) {
+        let Some(a) = d.appearance else { return };
+        if self.ambiguous_with.is_some() {
+            return;
+        }
+        let f = a.features();
+        self.appearance_samples = (self.appearance_samples + 1).min(window);
+        let w = 1.0 / f64::from(self.appearance_samples);
+        let mean = self.appearance.get_or_insert(f);
+        for (m, x) in mean.iter_mut().zip(f) {
+            *m += (x - *m) * w;
+        }
     }
 
     /// Seen in frame `frame`: its missing clock is reset.
@@ -370,11 +395,13 @@ impl Tracker {
     /// its partner's).
     pub fn confirm(&mut self, id: TrackId) -> Result<(), TrackError> {
         let i = self.index_of(id)?;
+        self.tracks[i].ambiguity_evidence_nats = 0.0;
         if let Some(other) = self.tracks[i].ambiguous_with.take()
             && let Ok(j) = self.index_of(other)
             && self.tracks[j].ambiguous_with == Some(id)
         {
             self.tracks[j].ambiguous_with = None;
+            self.tracks[j].ambiguity_evidence_nats = 0.0;
         }
         Ok(())
     }
@@ -411,6 +438,7 @@ impl Tracker {
             new.path_in = (old.path_in - step_in + redone_in).max(0.0);
             new.last_step = Some((from, redone_in));
             new.ambiguous_with = None;
+            new.ambiguity_evidence_nats = 0.0;
         }
         self.tracks[i] = na;
         self.tracks[j] = nb;
@@ -428,6 +456,7 @@ impl Tracker {
         // Judged on the state before this frame, so before the matches apply.
         self.flag_ambiguous(&f, &matching, &mut events);
         self.apply_matches(&f, &matching, &mut events);
+        self.weigh_ambiguities(&f, &matching);
         self.add_new_figures(&f, &matching, &mut events);
         self.settle_missing(&f, &mut events);
         FrameReport {

@@ -17,6 +17,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{SourceFile, SpecError};
+use crate::vision::appearance::{Appearance, FEATURES};
+
+/// Beyond this appearance cost, nats (five sigmas over all features), a
+/// detection is not the figure: one base does not change its look so much
+/// between frames.
+const APPEARANCE_GATE_NATS: f64 = 12.5;
 
 /// How far outside `max_move_in` a detection may still match, in sigmas of
 /// the position noise: a 12 in move measured with noise reads a little long.
@@ -73,6 +79,24 @@ pub struct TrackerParams {
     /// A figure that stays put has its position averaged over up to this many
     /// frames.
     pub average_window: u32,
+    /// 1-sigma spread of one base's appearance features between frames, per
+    /// feature of [`Appearance::features`] (log ratios), read off the tune
+    /// sequences (rendered seed 31): the groundwork's colour moves most
+    /// (the model turns over it), its brightness against the band least.
+    pub appearance_sigmas: [f64; FEATURES],
+    /// A figure's appearance is the running mean of up to this many frames
+    /// (it changes slowly: light, a hand's shadow).
+    pub appearance_window: u32,
+    /// Extra cost, nats, of a figure that was missed in plain view in the
+    /// last frame being the one that moved now: the detector rarely misses a
+    /// figure in plain view (about one in twenty), so a figure seen just
+    /// before is the likelier mover.
+    pub reappear_cost_nats: f64,
+    /// Two bases of the kit cannot stand closer than this, centre to centre,
+    /// inches (a foot base is 1 in across and a mounted one 1 in wide, less
+    /// the detector's noise): a detection that overlaps one a still figure
+    /// explains is a duplicate, not a figure moved there.
+    pub min_separation_in: f64,
 }
 
 impl Default for TrackerParams {
@@ -95,6 +119,10 @@ impl Default for TrackerParams {
             inferred_hand_s: 3.0,
             motion_max_gap_s: 0.5,
             average_window: 8,
+            appearance_sigmas: [0.15, 0.1, 0.06, 0.12, 0.1],
+            appearance_window: 10,
+            reappear_cost_nats: 3.0,
+            min_separation_in: 0.9,
         }
     }
 }
@@ -123,6 +151,11 @@ impl TrackerParams {
                 ("min_position_sigma_in", self.min_position_sigma_in),
                 ("ambiguity_margin_nats", self.ambiguity_margin_nats),
                 ("inferred_hand_span_in", self.inferred_hand_span_in),
+                ("appearance_sigmas[0]", self.appearance_sigmas[0]),
+                ("appearance_sigmas[1]", self.appearance_sigmas[1]),
+                ("appearance_sigmas[2]", self.appearance_sigmas[2]),
+                ("appearance_sigmas[3]", self.appearance_sigmas[3]),
+                ("appearance_sigmas[4]", self.appearance_sigmas[4]),
             ],
         );
         crate::spec::check_non_negative(
@@ -133,6 +166,8 @@ impl TrackerParams {
                 ("removal_after_s", self.removal_after_s),
                 ("inferred_hand_s", self.inferred_hand_s),
                 ("motion_max_gap_s", self.motion_max_gap_s),
+                ("reappear_cost_nats", self.reappear_cost_nats),
+                ("min_separation_in", self.min_separation_in),
             ],
         );
         for (name, p) in [
@@ -147,6 +182,7 @@ impl TrackerParams {
             ("removal_after_frames", self.removal_after_frames),
             ("confirm_frames", self.confirm_frames),
             ("average_window", self.average_window),
+            ("appearance_window", self.appearance_window),
         ] {
             if n == 0 {
                 out.push((name, "must be at least 1".to_owned()));
@@ -221,6 +257,30 @@ impl TrackerParams {
                 ((k0 + u0) / (k + u)).ln()
             }
         }
+    }
+
+    /// Cost of a detection's appearance `seen` against a figure's `known`
+    /// one (features of [`Appearance::features`]), nats: Gaussian with
+    /// `appearance_sigmas`. `None` beyond the gate: a base that looks that
+    /// different is another figure. Unknown on either side costs what a
+    /// match costs on average (half the number of features), so that it
+    /// never looks better than a matching look.
+    pub fn appearance_cost(
+        &self,
+        known: Option<&[f64; FEATURES]>,
+        seen: Option<&Appearance>,
+    ) -> Option<f64> {
+        let (Some(k), Some(s)) = (known, seen) else {
+            return Some(0.5 * FEATURES as f64);
+        };
+        let z2: f64 = k
+            .iter()
+            .zip(s.features())
+            .zip(self.appearance_sigmas)
+            .map(|((a, b), sigma)| ((a - b) / sigma).powi(2))
+            .sum();
+        let cost = 0.5 * z2;
+        (cost <= APPEARANCE_GATE_NATS).then_some(cost)
     }
 
     /// Whether a facing change is better explained by a player's turn than

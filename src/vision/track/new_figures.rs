@@ -81,6 +81,9 @@ impl Track {
             ambiguous_with: None,
             hand_anchor: None,
             last_move_frame: 0,
+            appearance: d.appearance.map(|a| a.features()),
+            appearance_samples: u32::from(d.appearance.is_some()),
+            ambiguity_evidence_nats: 0.0,
         }
     }
 }

@@ -14,6 +14,7 @@ fn det(x: f64, y: f64, facing: Option<f64>, edge: EdgeColour) -> Detection {
         base: BaseKind::Foot,
         confidence: 0.9,
         position_sigma_in: SIGMA_IN,
+        appearance: None,
     }
 }
 
