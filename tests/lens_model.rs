@@ -35,7 +35,7 @@ fn the_model_is_chosen_on_held_back_views_and_open_parameters_are_named() {
     let (cal, truth) = calibrate("cam01");
     let fx_err = (cal.lens.fx() - truth.lens.fx()).abs() / truth.lens.fx();
     assert!(fx_err < 0.002, "fx off by {fx_err}");
-    assert_eq!(cal.held_out_rms_px.len(), 2);
+    assert_eq!(cal.held_out_rms_px.len(), 3);
     assert!(
         cal.held_out_rms_px
             .iter()
