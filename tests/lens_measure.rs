@@ -114,13 +114,20 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
 fn solve(views: &[BoardView], size: [u32; 2]) -> Lens {
     let object: Vec<Vec<Point3<f64>>> = views
         .iter()
-        .map(|v| v.corners.iter().map(|c| Point3::new(c.1.x, c.1.y, 0.0)).collect())
+        .map(|v| {
+            v.corners
+                .iter()
+                .map(|c| Point3::new(c.1.x, c.1.y, 0.0))
+                .collect()
+        })
         .collect();
     let image: Vec<Vec<Point2<f64>>> = views
         .iter()
         .map(|v| v.corners.iter().map(|c| c.2).collect())
         .collect();
-    cv::calibrate_camera(&object, &image, size).expect("calibrates").0
+    cv::calibrate_camera(&object, &image, size)
+        .expect("calibrates")
+        .0
 }
 
 /// Measures one folder; returns the worst K error of the calibration.
@@ -227,7 +234,10 @@ pub fn measure_dir(dir: &Path) -> f64 {
     let weights: Vec<String> = cal
         .views
         .iter()
-        .map(|v| v.weight.map_or_else(|| "-".to_owned(), |w| format!("{w:.2}")))
+        .map(|v| {
+            v.weight
+                .map_or_else(|| "-".to_owned(), |w| format!("{w:.2}"))
+        })
         .collect();
     println!("  view weights {}", weights.join(" "));
     println!(
@@ -254,4 +264,92 @@ fn measure_lens_sets() {
         all = all.max(measure_dir(Path::new(d)));
     }
     println!("worst K error over the cameras: {:.3}%", all * 100.0);
+}
+
+/// The board corners of one view refined with smoothing `sigma_px` and the
+/// half-window capped at `cap_px` (the variants `measure_corner_variants`
+/// compares).
+fn corners_variant(
+    name: &str,
+    gray: &image::GrayImage,
+    board: &CharucoBoard,
+    sigma_px: f64,
+    cap_px: f64,
+) -> BoardView {
+    let n = board.marker_count();
+    let seen: Vec<_> = cv::detect_markers(gray, board.dictionary)
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.id >= board.first_id && m.id < board.first_id + n)
+        .collect();
+    let predicted = board.predict_corners(&seen);
+    let mut corners = Vec::new();
+    if !predicted.is_empty() {
+        let square_px = predicted.iter().map(|p| p.3).fold(f64::INFINITY, f64::min);
+        let margin_frac = (board.square_in - board.marker_in) / (2.0 * board.square_in);
+        let half_win = (square_px / 4.0)
+            .min(square_px * margin_frac - 0.5)
+            .clamp(2.0, cap_px)
+            .round() as i32;
+        let guesses: Vec<Point2<f64>> = predicted.iter().map(|p| p.2).collect();
+        let refined = cv::corner_sub_pix_smoothed(gray, &guesses, half_win, sigma_px).unwrap();
+        for ((id, b, guess, sq), r) in predicted.into_iter().zip(refined) {
+            if (r - guess).norm() <= 0.15 * sq {
+                corners.push((id, b, r));
+            }
+        }
+    }
+    BoardView {
+        name: name.to_owned(),
+        corners,
+    }
+}
+
+#[test]
+#[ignore = "compares corner refinements on SPOTTER_LENS_DIRS; run with --ignored --nocapture"]
+fn measure_corner_variants() {
+    let dirs = std::env::var("SPOTTER_LENS_DIRS").unwrap_or_default();
+    let variants = std::env::var("SPOTTER_LENS_VARIANTS").unwrap_or_else(|_| "0:8,1:16".into());
+    let board = CharucoBoard::default();
+    let params = LensCalibrationParams::default();
+    for d in dirs.split(',').filter(|d| !d.is_empty()) {
+        let photos: Vec<(String, image::GrayImage, ViewTruth)> = views_in(Path::new(d))
+            .into_iter()
+            .map(|p| {
+                (
+                    p.display().to_string(),
+                    image::open(&p).unwrap().to_luma8(),
+                    ViewTruth::load(&p.with_extension("truth.json")),
+                )
+            })
+            .collect();
+        let size = [photos[0].1.width(), photos[0].1.height()];
+        for v in variants.split(',') {
+            let (s, c) = v.split_once(':').unwrap();
+            let (s, c): (f64, f64) = (s.parse().unwrap(), c.parse().unwrap());
+            let views: Vec<BoardView> = photos
+                .iter()
+                .map(|(n, g, _)| corners_variant(n, g, &board, s, c))
+                .collect();
+            let mut errs: Vec<f64> = views
+                .iter()
+                .zip(&photos)
+                .flat_map(|(v, (_, _, t))| {
+                    v.corners
+                        .iter()
+                        .map(|(_, b, px)| (px - t.pixel_of(*b)).norm())
+                })
+                .collect();
+            let (m, p95) = (quantile(&mut errs, 0.5), quantile(&mut errs, 0.95));
+            let truth = photos[0].2.lens.clone();
+            let plain = k_errors(&solve(&views, size), &truth);
+            let cal = lens_calibration::calibrate(views, size, &params).unwrap();
+            println!(
+                "{d} sigma {s} cap {c}: corners median {m:.4} p95 {p95:.4} px; plain {}; calibrate-lens {} sigma cy {:.2} px",
+                pct(&plain),
+                pct(&k_errors(&cal.lens, &truth)),
+                cal.sigma[3]
+            );
+        }
+    }
 }

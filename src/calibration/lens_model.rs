@@ -185,12 +185,8 @@ pub fn held_out_rms(
     let mut n = 0.0;
     let mut fold_fx = Vec::new();
     for out in 0..object.len() {
-        let (lens, _, _) = cv::calibrate_camera_model(
-            &all_but(object, out),
-            &all_but(image, out),
-            size,
-            model,
-        )?;
+        let (lens, _, _) =
+            cv::calibrate_camera_model(&all_but(object, out), &all_but(image, out), size, model)?;
         fold_fx.push(lens.fx());
         let w = weights.get(out).copied().unwrap_or(1.0);
         if let Some(r) = view_residual_px(&lens, &object[out], &image[out]) {
@@ -212,7 +208,8 @@ pub fn choose_model(
     let weights = coverage_weights(image, size);
     let mut fits = Vec::new();
     for model in DistortionModel::ALL {
-        let (lens, per_view_rms_px, sigma) = cv::calibrate_camera_model(object, image, size, model)?;
+        let (lens, per_view_rms_px, sigma) =
+            cv::calibrate_camera_model(object, image, size, model)?;
         let (held_out_rms_px, fold_fx) = held_out_rms(object, image, size, model, &weights)?;
         fits.push(ModelFit {
             model,
