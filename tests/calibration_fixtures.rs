@@ -48,6 +48,7 @@ fn truth_lens(t: &Value) -> Lens {
     Lens {
         k: Matrix3::from_row_slice(&k),
         dist: [d[0], d[1], d[2], d[3], d[4]],
+        rational: [0.0; 3],
         image_size: [size[0], size[1]],
         rms_px: 0.0,
     }

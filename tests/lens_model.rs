@@ -35,7 +35,7 @@ fn the_model_is_chosen_on_held_back_views_and_open_parameters_are_named() {
     let (cal, truth) = calibrate("cam01");
     let fx_err = (cal.lens.fx() - truth.lens.fx()).abs() / truth.lens.fx();
     assert!(fx_err < 0.002, "fx off by {fx_err}");
-    assert_eq!(cal.held_out_rms_px.len(), 2);
+    assert_eq!(cal.held_out_rms_px.len(), 3);
     assert!(
         cal.held_out_rms_px
             .iter()
@@ -49,4 +49,43 @@ fn the_model_is_chosen_on_held_back_views_and_open_parameters_are_named() {
         "{:?}",
         cal3.advice
     );
+}
+
+/// Median and 95th percentile of the found ChArUco corners' distance from
+/// the truth (each view's board pose through the true lens), pixels, on
+/// each fixture camera. Before the photo was smoothed for the refinement
+/// cam03 stood at 0.123 / 0.291 px; now 0.108 / 0.246 (cam01 0.077 /
+/// 0.172, cam02 0.081 / 0.151).
+const MAX_CORNER_MEDIAN_PX: f64 = 0.11;
+const MAX_CORNER_P95_PX: f64 = 0.26;
+
+#[test]
+fn the_fixture_charuco_corners_lie_within_a_tenth_of_a_pixel_of_the_truth() {
+    use super::lens_measure::ViewTruth;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/photoreal");
+    let board = CharucoBoard::default();
+    let params = LensCalibrationParams::default();
+    for cam in ["cam01", "cam02", "cam03"] {
+        let mut errs = Vec::new();
+        for k in 1..=10 {
+            let p = root.join(format!("{cam}/charuco/view-{k:02}.jpg"));
+            let gray = image::open(&p).expect("view").to_luma8();
+            let truth = ViewTruth::load(&p.with_extension("truth.json"));
+            let view = lens_calibration::find_board_corners("v", &gray, &board, &params).unwrap();
+            errs.extend(
+                view.corners
+                    .iter()
+                    .map(|(_, b, px)| (px - truth.pixel_of(*b)).norm()),
+            );
+        }
+        errs.sort_by(f64::total_cmp);
+        let at = |q: f64| errs[((errs.len() - 1) as f64 * q).round() as usize];
+        let (median, p95) = (at(0.5), at(0.95));
+        println!("{cam}: corners median {median:.4} px, p95 {p95:.4} px");
+        assert!(errs.len() >= 200, "{cam}: {} corners", errs.len());
+        assert!(
+            median <= MAX_CORNER_MEDIAN_PX && p95 <= MAX_CORNER_P95_PX,
+            "{cam}: median {median:.4} px, p95 {p95:.4} px"
+        );
+    }
 }

@@ -28,6 +28,7 @@ mod incremental_detect;
 mod kit;
 mod layers;
 mod lens_boards;
+mod lens_measure;
 mod lens_model;
 mod little_colonial_actions;
 mod little_colonial_printed;

@@ -17,6 +17,7 @@ use opencv::prelude::*;
 
 use super::CalibrationError;
 use super::lens::Lens;
+use super::lens_model::{DistortionModel, SIGMA_TERMS};
 use super::table::MarkerObservation;
 
 /// The predefined ArUco dictionaries of OpenCV (the kit uses two of them:
@@ -358,7 +359,35 @@ pub fn corner_sub_pix(
     guesses: &[Point2<f64>],
     half_win_px: i32,
 ) -> Result<Vec<Point2<f64>>, CalibrationError> {
-    let mat = mat_from_gray(gray)?;
+    corner_sub_pix_smoothed(gray, guesses, half_win_px, 0.0)
+}
+
+/// [`corner_sub_pix`] on the image smoothed by a Gaussian of
+/// `presmooth_sigma_px` first (none at 0). A symmetric blur leaves a saddle
+/// point where it is and averages the sensor and JPEG noise out of the
+/// gradients cornerSubPix weighs.
+pub fn corner_sub_pix_smoothed(
+    gray: &GrayImage,
+    guesses: &[Point2<f64>],
+    half_win_px: i32,
+    presmooth_sigma_px: f64,
+) -> Result<Vec<Point2<f64>>, CalibrationError> {
+    let raw = mat_from_gray(gray)?;
+    let mat = if presmooth_sigma_px > 0.0 {
+        let mut out = Mat::default();
+        opencv::imgproc::gaussian_blur(
+            &raw,
+            &mut out,
+            Size::new(0, 0),
+            presmooth_sigma_px,
+            presmooth_sigma_px,
+            cvcore::BORDER_REFLECT_101,
+        )
+        .map_err(cv_err)?;
+        out
+    } else {
+        raw
+    };
     let mut pts: Vector<Point2f> = guesses
         .iter()
         .map(|p| Point2f::new(p.x as f32, p.y as f32))
@@ -461,18 +490,20 @@ pub fn calibrate_camera(
     image: &[Vec<Point2<f64>>],
     size: [u32; 2],
 ) -> Result<(Lens, Vec<f64>), CalibrationError> {
-    calibrate_camera_model(object, image, size, true).map(|(lens, views, _)| (lens, views))
+    calibrate_camera_model(object, image, size, DistortionModel::K1K2K3)
+        .map(|(lens, views, _)| (lens, views))
 }
 
-/// As [`calibrate_camera`], with k3 free (`with_k3`) or held at zero, and
-/// the 1-sigma uncertainties OpenCV estimates for fx, fy, cx, cy, k1, k2,
-/// p1, p2, k3 (0 for a parameter held fixed).
+/// As [`calibrate_camera`] with the distortion terms of `model` free (the
+/// others held at zero), and the 1-sigma uncertainties OpenCV estimates
+/// for fx, fy, cx, cy, k1, k2, p1, p2, k3, k4, k5, k6 (0 for a parameter
+/// held fixed).
 pub fn calibrate_camera_model(
     object: &[Vec<Point3<f64>>],
     image: &[Vec<Point2<f64>>],
     size: [u32; 2],
-    with_k3: bool,
-) -> Result<(Lens, Vec<f64>, [f64; 9]), CalibrationError> {
+    model: DistortionModel,
+) -> Result<(Lens, Vec<f64>, [f64; SIGMA_TERMS]), CalibrationError> {
     let obj: Vector<Vector<Point3f>> = object
         .iter()
         .map(|v| {
@@ -515,10 +546,10 @@ pub fn calibrate_camera_model(
         &mut std_in,
         &mut std_ex,
         &mut per_view,
-        if with_k3 {
-            0
-        } else {
-            opencv::calib3d::CALIB_FIX_K3
+        match model {
+            DistortionModel::K1K2 => opencv::calib3d::CALIB_FIX_K3,
+            DistortionModel::K1K2K3 => 0,
+            DistortionModel::Rational => opencv::calib3d::CALIB_RATIONAL_MODEL,
         },
         criteria,
     )
@@ -529,15 +560,18 @@ pub fn calibrate_camera_model(
             km[(r, c)] = *k.at_2d::<f64>(r as i32, c as i32).map_err(cv_err)?;
         }
     }
-    let mut d = [0.0; 5];
+    let mut d = [0.0; 8];
+    let n_dist = dist.rows() * dist.cols();
     for (i, v) in d.iter_mut().enumerate() {
-        *v = *dist.at::<f64>(i as i32).map_err(cv_err)?;
+        if (i as i32) < n_dist {
+            *v = *dist.at::<f64>(i as i32).map_err(cv_err)?;
+        }
     }
     let mut views = Vec::new();
     for i in 0..object.len() {
         views.push(*per_view.at::<f64>(i as i32).map_err(cv_err)?);
     }
-    let mut sigma = [0.0; 9];
+    let mut sigma = [0.0; SIGMA_TERMS];
     for (i, v) in sigma.iter_mut().enumerate() {
         if (i as i32) < std_in.rows() * std_in.cols() {
             *v = *std_in.at::<f64>(i as i32).map_err(cv_err)?;
@@ -546,7 +580,8 @@ pub fn calibrate_camera_model(
     Ok((
         Lens {
             k: km,
-            dist: d,
+            dist: [d[0], d[1], d[2], d[3], d[4]],
+            rational: [d[5], d[6], d[7]],
             image_size: size,
             rms_px: rms,
         },

@@ -9,6 +9,7 @@ use serde_json::json;
 use super::images;
 use crate::calibration::board::{self, CalibrationBoard};
 use crate::calibration::lens_calibration::LensCalibrationParams;
+use crate::calibration::lens_model::SIGMA_NAMES;
 
 /// Reads `--board`: a spec such as `chessboard:9x6:25mm`.
 pub fn parse_board(spec: &str) -> Result<CalibrationBoard, String> {
@@ -76,6 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "board": board.to_string(),
             "K": k,
             "dist": lens.dist,
+            "rational": lens.rational,
             "rms_px": lens.rms_px,
             "image_size": lens.image_size,
             "views_used": cal.views_used(),
@@ -86,11 +88,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|(m, r)| json!({ "model": m.name(), "rms_px": r }))
                 .collect::<Vec<_>>(),
-            "sigma": {
-                "fx": cal.sigma[0], "fy": cal.sigma[1], "cx": cal.sigma[2], "cy": cal.sigma[3],
-                "k1": cal.sigma[4], "k2": cal.sigma[5], "p1": cal.sigma[6], "p2": cal.sigma[7],
-                "k3": cal.sigma[8],
-            },
+            "sigma": SIGMA_NAMES
+                .iter()
+                .zip(cal.sigma)
+                .map(|(n, s)| ((*n).to_owned(), json!(s)))
+                .collect::<serde_json::Map<_, _>>(),
+            "view_weights": cal
+                .views
+                .iter()
+                .map(|v| json!({ "view": v.name, "weight": v.weight }))
+                .collect::<Vec<_>>(),
             "advice": cal.advice,
         });
         println!("{out}");
@@ -111,22 +118,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 format!("dropped: {}", v.reason.clone().unwrap_or_default())
             };
+            let weight = v
+                .weight
+                .map_or_else(|| "-".to_owned(), |w| format!("{w:.2}"));
             println!(
-                "  {:<24} {:>3} points   RMS {:>9}  {}",
-                v.name, v.corners, rms, state
+                "  {:<24} {:>3} points   RMS {:>9}  weight {:>4}  {}",
+                v.name, v.corners, rms, weight, state
             );
         }
+        let dist: Vec<String> = lens
+            .dist
+            .iter()
+            .chain(if lens.rational == [0.0; 3] {
+                &[][..]
+            } else {
+                &lens.rational[..]
+            })
+            .map(|d| format!("{d:.5}"))
+            .collect();
         println!(
-            "  fx {:.1}  fy {:.1}  cx {:.1}  cy {:.1}  dist [{:.5}, {:.5}, {:.5}, {:.5}, {:.5}]",
+            "  fx {:.1}  fy {:.1}  cx {:.1}  cy {:.1}  dist [{}]",
             lens.fx(),
             lens.fy(),
             lens.cx(),
             lens.cy(),
-            lens.dist[0],
-            lens.dist[1],
-            lens.dist[2],
-            lens.dist[3],
-            lens.dist[4]
+            dist.join(", ")
         );
         println!(
             "  overall RMS {:.3} px over {} views; board points cover {:.0}% of the picture",
@@ -135,18 +151,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             cal.coverage_frac * 100.0
         );
         let s = &cal.sigma;
+        let terms: Vec<String> = SIGMA_NAMES
+            .iter()
+            .zip(s)
+            .skip(4)
+            .filter(|(_, v)| **v > 0.0)
+            .map(|(n, v)| format!("{n} {v:.5}"))
+            .collect();
         println!(
-            "  1-sigma: fx {:.2} ({:.2}%)  fy {:.2}  cx {:.2}  cy {:.2}  k1 {:.5}  k2 {:.5}  p1 {:.6}  p2 {:.6}  k3 {:.5}",
+            "  1-sigma: fx {:.2} px ({:.2}%)  fy {:.2} px ({:.2}%)  cx {:.2} px  cy {:.2} px  {}",
             s[0],
             100.0 * s[0] / lens.fx(),
             s[1],
+            100.0 * s[1] / lens.fy(),
             s[2],
             s[3],
-            s[4],
-            s[5],
-            s[6],
-            s[7],
-            s[8]
+            terms.join("  ")
         );
         let tried: Vec<String> = cal
             .held_out_rms_px

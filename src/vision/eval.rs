@@ -104,6 +104,7 @@ impl Truth {
                 k[0][0], k[0][1], k[0][2], k[1][0], k[1][1], k[1][2], k[2][0], k[2][1], k[2][2],
             ),
             dist,
+            rational: [0.0; 3],
             image_size: raw.camera.image_size,
             rms_px: 0.0,
         };

@@ -610,6 +610,7 @@ mod tests {
         let lens = Lens {
             k,
             dist: [0.0; 5],
+            rational: [0.0; 3],
             image_size: [1920, 1080],
             rms_px: 0.0,
         };
