@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::frames_in;
 use spotter::calibration;
 use spotter::vision::confidence::{Evidence, FEATURE_NAMES};
 use spotter::vision::detect::Detector;
@@ -31,20 +32,6 @@ pub struct Row {
     pub occluded: bool,
     /// Share of the front mark the truth says the camera sees.
     pub front_seen: Option<f64>,
-}
-
-/// The table frames (photos with a truth file that has a table) in `dir`.
-fn frames_in(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "jpg"))
-                .filter(|p| p.with_extension("truth.json").exists())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 /// Detects and scores every table frame of `dirs`; prints each frame's

@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{Matrix3, Point2, Point3, Rotation3, Vector3};
+use nalgebra::{Matrix3, Point2, Rotation3, Vector3};
 use serde_json::Value;
 use spotter::calibration::Lens;
 use spotter::calibration::charuco::CharucoBoard;
@@ -112,20 +112,8 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
 }
 
 fn solve(views: &[BoardView], size: [u32; 2]) -> Lens {
-    let object: Vec<Vec<Point3<f64>>> = views
-        .iter()
-        .map(|v| {
-            v.corners
-                .iter()
-                .map(|c| Point3::new(c.1.x, c.1.y, 0.0))
-                .collect()
-        })
-        .collect();
-    let image: Vec<Vec<Point2<f64>>> = views
-        .iter()
-        .map(|v| v.corners.iter().map(|c| c.2).collect())
-        .collect();
-    cv::calibrate_camera(&object, &image, size)
+    let refs: Vec<&BoardView> = views.iter().collect();
+    lens_calibration::run_calibration(&refs, size)
         .expect("calibrates")
         .0
 }

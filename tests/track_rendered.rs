@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::common::frames_in;
 use serde_json::Value;
 use spotter::calibration;
 use spotter::vision::detect::Detector;
@@ -32,20 +33,6 @@ use spotter::vision::track::{
 const MATCH_RADIUS_IN: f64 = 0.5;
 /// Seconds between two still photos, as `spotter track` assumes.
 const STILL_GAP_S: f64 = 10.0;
-
-/// The photos of a sequence folder that have a truth file, by frame number.
-pub fn frames_in(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "jpg"))
-                .filter(|p| p.with_extension("truth.json").exists())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 fn load_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("truth file"))

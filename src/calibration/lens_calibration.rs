@@ -177,7 +177,9 @@ fn coverage(views: &[&BoardView], size: [u32; 2], grid: u32) -> f64 {
     cells.iter().filter(|c| **c).count() as f64 / cells.len() as f64
 }
 
-fn run_calibration(
+/// Plain OpenCV calibration (k1 k2 p1 p2 k3) of these views: the lens and
+/// each view's RMS reprojection error, pixels.
+pub fn run_calibration(
     views: &[&BoardView],
     size: [u32; 2],
 ) -> Result<(Lens, Vec<f64>), CalibrationError> {

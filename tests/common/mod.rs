@@ -220,3 +220,18 @@ pub fn game_refusal_kind<T: std::fmt::Debug>(
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+/// The photos of a rendered folder (`frame-NN.jpg`) that have a truth file
+/// beside them, in order.
+pub fn frames_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "jpg"))
+                .filter(|p| p.with_extension("truth.json").exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
