@@ -35,6 +35,7 @@ mod little_colonial_printed;
 mod little_colonial_rules;
 mod marker_tracking;
 mod odds_cli;
+mod partial_decode;
 mod robust_bounds;
 mod robust_cli;
 mod robust_inputs;

@@ -12,6 +12,7 @@
 //! - A recorded game is a folder of numbered JPEG (or PNG) photos, or a
 //!   video file in any format the system's OpenCV (FFmpeg) decodes.
 
+pub mod blocks;
 pub mod camera;
 pub mod decode;
 pub mod failing;

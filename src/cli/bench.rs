@@ -20,8 +20,9 @@ use anyhow::{Context, bail};
 use super::detect::{detect_photo, load_params};
 use super::{images, load_camera, load_layout};
 use crate::calibration::{self, Lens, MarkerTracker, SearchKind};
+use crate::capture::blocks::{PartialDecodeParams, PartialDecoder};
 use crate::capture::decode::{FASTEST, JpegDecoder, decode_jpeg};
-use crate::vision::crowd::{Crowd, CrowdSpec, through_jpeg};
+use crate::vision::crowd::{Crowd, CrowdSpec, through_jpeg, with_sensor_noise};
 use crate::vision::cv;
 use crate::vision::detect::{Detector, StageTimings};
 use crate::vision::eval::quantile;
@@ -58,6 +59,10 @@ pub struct Args {
     /// JPEG quality of the crowded frames (a webcam's MJPEG).
     #[arg(long, default_value_t = 85)]
     pub quality: u8,
+    /// Sensor noise added to each crowded frame, levels (a webcam's frames
+    /// differ everywhere even where nothing moved; 0: none).
+    #[arg(long, default_value_t = 2.0)]
+    pub noise: f64,
     /// Write the first crowded sequence's frames (JPEG) to this folder, for
     /// `spotter app --bench --source DIR`, and its camera file beside them.
     #[arg(long)]
@@ -282,8 +287,14 @@ fn run_crowds(
                 if k > 0 {
                     crowd.step(moved);
                 }
+                let frame = crowd.frame();
+                let frame = if args.noise > 0.0 {
+                    with_sensor_noise(&frame, args.noise, k as u64 + 1)
+                } else {
+                    frame
+                };
                 jpegs.push(
-                    through_jpeg(&crowd.frame(), args.quality)
+                    through_jpeg(&frame, args.quality)
                         .map_err(anyhow::Error::msg)?
                         .0,
                 );
@@ -305,8 +316,11 @@ fn run_crowds(
                 detector.clone().with_fit_threads(args.fit_threads),
                 IncrementalParams::default(),
             );
+            // The camera's decoder: frames in order, only what changed is
+            // made again (capture::blocks).
+            let mut partial = PartialDecoder::new(PartialDecodeParams::default());
             let t = Instant::now();
-            let first = decode_jpeg(&jpegs[0], FASTEST)?;
+            let first = partial.decode(&jpegs[0])?.clone();
             let decode_first = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
             let locked = calibration::detect_table_rgb(&first, detector.layout(), lens.as_ref())
@@ -314,6 +328,15 @@ fn run_crowds(
             let markers_first = t.elapsed().as_secs_f64() * 1e3;
             let r = inc.detect(&first, &locked)?;
             let on_table = r.detections.len();
+            let borderline = detector.params().confidence.min_report
+                + IncrementalParams::default().recheck_margin;
+            println!(
+                "  figures under confidence {borderline:.2} (detected again every frame): {}",
+                r.detections
+                    .iter()
+                    .filter(|d| d.confidence < borderline)
+                    .count()
+            );
             println!(
                 "\ncrowd: {on_table} figures found on the table ({} pasted of {figures} asked, {} free places), {moved} moved per frame, {}x{}",
                 crowd.len(),
@@ -329,6 +352,8 @@ fn run_crowds(
             );
             let mut rows: Vec<(&str, Vec<f64>)> = [
                 "decode",
+                "  of which entropy pass",
+                "  of which pixels made",
                 "change test",
                 "re-confirm",
                 "rectify (parts)",
@@ -340,15 +365,20 @@ fn run_crowds(
             .iter()
             .map(|n| (*n, Vec::new()))
             .collect();
-            let (mut whole, mut share) = (0, Vec::new());
+            let (mut whole, mut share, mut made) = (0, Vec::new(), Vec::new());
             for (k, j) in jpegs.iter().enumerate().skip(1) {
                 let t = Instant::now();
-                let frame = decode_jpeg(j, FASTEST)?;
+                partial.decode(j)?;
                 let decode_ms = t.elapsed().as_secs_f64() * 1e3;
-                let r = inc.detect(&frame, &locked)?;
+                let work = partial.last_work();
+                let frame = partial
+                    .frame()
+                    .ok_or_else(|| anyhow::anyhow!("no decoded frame"))?;
+                let r = inc.detect(frame, &locked)?;
                 if k <= warm {
                     continue;
                 }
+                made.push(work.share());
                 match r.work {
                     FrameWork::Whole(_) => whole += 1,
                     FrameWork::Parts { share: s, .. } => share.push(s),
@@ -356,6 +386,8 @@ fn run_crowds(
                 let d = &r.timings.detector;
                 for (row, v) in rows.iter_mut().zip([
                     decode_ms,
+                    work.entropy_ms,
+                    work.pixels_ms,
                     r.timings.change,
                     r.timings.confirm,
                     d.undistort_rectify,
@@ -367,14 +399,30 @@ fn run_crowds(
                     row.1.push(v);
                 }
             }
+            // The part of the change test that is the frame's context (the
+            // pose and the white reference from the markers' paper).
+            if let Some(frame) = partial.frame() {
+                let ctx_ms: Vec<f64> = (0..args.frames.max(1))
+                    .map(|_| {
+                        let t = Instant::now();
+                        let _ = detector.frame_context(frame, &locked);
+                        t.elapsed().as_secs_f64() * 1e3
+                    })
+                    .collect();
+                println!(
+                    "  of the change test, the frame context (pose, white reference): median {:.2} ms",
+                    quantile(&ctx_ms, 0.5)
+                );
+            }
             print_rows(
                 &format!("  steady state, {on_table} figures, {moved} moved per frame"),
                 args.frames,
                 &rows,
             );
             println!(
-                "  whole-table detections in the steady state: {whole}; table share detected again per frame: median {:.3}",
-                quantile(&share, 0.5)
+                "  whole-table detections in the steady state: {whole}; table share detected again per frame: median {:.3}; share of the frame's MCUs decoded: median {:.3}",
+                quantile(&share, 0.5),
+                quantile(&made, 0.5)
             );
             let total = &rows[rows.len() - 1].1;
             curve.push((on_table, moved, quantile(total, 0.5), quantile(total, 0.95)));

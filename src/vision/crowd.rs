@@ -52,6 +52,9 @@ pub struct CrowdSpec {
     pub seed: u64,
 }
 
+/// The farthest a figure moves in one step, inches (a Stand To! move).
+pub const MOVE_IN: f64 = 6.0;
+
 /// A table of pasted figures and the places they may stand.
 #[derive(Debug, Clone)]
 pub struct Crowd {
@@ -164,7 +167,9 @@ impl Crowd {
         (self.rng % n.max(1) as u64) as usize
     }
 
-    /// Moves `k` figures (different ones) to free places.
+    /// Moves `k` figures (different ones) to free places, each as a player
+    /// moves one: to a free place within [`MOVE_IN`] of where it stood (a
+    /// figure with no free place that near stays).
     pub fn step(&mut self, k: usize) {
         let taken: std::collections::HashSet<usize> =
             self.figures.iter().map(|(_, p)| *p).collect();
@@ -178,7 +183,14 @@ impl Crowd {
             if free.is_empty() {
                 return;
             }
-            let at = self.next(free.len());
+            let here = self.places[self.figures[order[m]].1];
+            let near: Vec<usize> = (0..free.len())
+                .filter(|&i| (self.places[free[i]] - here).norm() <= MOVE_IN)
+                .collect();
+            if near.is_empty() {
+                continue;
+            }
+            let at = near[self.next(near.len())];
             let to = free.swap_remove(at);
             let from = std::mem::replace(&mut self.figures[order[m]].1, to);
             free.push(from);
@@ -210,6 +222,27 @@ impl Crowd {
 }
 
 /// The frame as a webcam would send it: JPEG at `quality`, decoded.
+/// `frame` with a camera sensor's noise: about `sigma` levels a channel,
+/// independent from pixel to pixel and new for each `seed` (each frame), as
+/// a webcam's frames differ even where nothing moved.
+pub fn with_sensor_noise(frame: &RgbImage, sigma: f64, seed: u64) -> RgbImage {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut out = frame.clone();
+    // The sum of four uniforms on (-0.5, 0.5) has variance 1/3.
+    let scale = sigma * 3.0f64.sqrt();
+    for v in out.iter_mut() {
+        let mut u = 0.0;
+        for _ in 0..4 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            u += (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+        }
+        *v = (f64::from(*v) + u * scale).round().clamp(0.0, 255.0) as u8;
+    }
+    out
+}
+
 pub fn through_jpeg(frame: &RgbImage, quality: u8) -> Result<(Vec<u8>, RgbImage), String> {
     let mut bytes = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality)
