@@ -22,7 +22,7 @@ use super::{images, load_camera, load_layout};
 use crate::calibration::{self, Lens, MarkerTracker, SearchKind};
 use crate::capture::blocks::{PartialDecodeParams, PartialDecoder};
 use crate::capture::decode::{FASTEST, JpegDecoder, decode_jpeg};
-use crate::vision::crowd::{Crowd, CrowdSpec, through_jpeg, with_sensor_noise};
+use crate::vision::crowd::{Crowd, CrowdSpec, Sampling, webcam_jpeg, with_sensor_noise};
 use crate::vision::cv;
 use crate::vision::detect::{Detector, StageTimings};
 use crate::vision::eval::quantile;
@@ -59,6 +59,10 @@ pub struct Args {
     /// JPEG quality of the crowded frames (a webcam's MJPEG).
     #[arg(long, default_value_t = 85)]
     pub quality: u8,
+    /// Chroma subsampling of the crowded frames: 422 (UVC webcams' MJPEG),
+    /// 420 or 444.
+    #[arg(long, default_value = "422")]
+    pub sampling: Sampling,
     /// Sensor noise added to each crowded frame, levels (a webcam's frames
     /// differ everywhere even where nothing moved; 0: none).
     #[arg(long, default_value_t = 2.0)]
@@ -294,9 +298,7 @@ fn run_crowds(
                     frame
                 };
                 jpegs.push(
-                    through_jpeg(&frame, args.quality)
-                        .map_err(anyhow::Error::msg)?
-                        .0,
+                    webcam_jpeg(&frame, args.quality, args.sampling).map_err(anyhow::Error::msg)?,
                 );
             }
             if let (Some(dir), false) = (&args.write_crowd, wrote) {
@@ -338,11 +340,15 @@ fn run_crowds(
                     .count()
             );
             println!(
-                "\ncrowd: {on_table} figures found on the table ({} pasted of {figures} asked, {} free places), {moved} moved per frame, {}x{}",
+                "\ncrowd: {on_table} figures found on the table ({} pasted of {figures} asked, {} free places), {moved} moved per frame, {}x{}, JPEG {:?} quality {}, noise {} levels, {} kB a frame",
                 crowd.len(),
                 crowd.places(),
                 first.width(),
-                first.height()
+                first.height(),
+                args.sampling,
+                args.quality,
+                args.noise,
+                jpegs.iter().map(Vec::len).sum::<usize>() / jpegs.len().max(1) / 1000
             );
             println!(
                 "  first frame: decode {decode_first:.2} ms, markers {markers_first:.2} ms, whole table {:.2} ms (fitting {:.2}), total {:.2} ms",
@@ -353,6 +359,7 @@ fn run_crowds(
             let mut rows: Vec<(&str, Vec<f64>)> = [
                 "decode",
                 "  of which entropy pass",
+                "  of which change test",
                 "  of which pixels made",
                 "change test",
                 "re-confirm",
@@ -387,6 +394,7 @@ fn run_crowds(
                 for (row, v) in rows.iter_mut().zip([
                     decode_ms,
                     work.entropy_ms,
+                    work.test_ms,
                     work.pixels_ms,
                     r.timings.change,
                     r.timings.confirm,

@@ -243,6 +243,54 @@ pub fn with_sensor_noise(frame: &RgbImage, sigma: f64, seed: u64) -> RgbImage {
     out
 }
 
+/// Chroma subsampling of a JPEG frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// Full chroma (the `image` crate's encoder).
+    S444,
+    /// Half the chroma columns: what UVC webcams' MJPEG usually is.
+    S422,
+    /// Half the columns and rows.
+    S420,
+}
+
+impl std::str::FromStr for Sampling {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "444" | "4:4:4" => Ok(Self::S444),
+            "422" | "4:2:2" => Ok(Self::S422),
+            "420" | "4:2:0" => Ok(Self::S420),
+            _ => Err(format!("{s}: expected 444, 422 or 420")),
+        }
+    }
+}
+
+/// `frame` as a webcam's MJPEG frame: baseline JPEG with the standard
+/// Huffman tables at `quality`, chroma as `sampling` (4:4:4 through the
+/// `image` crate's encoder, the others through libjpeg's).
+pub fn webcam_jpeg(frame: &RgbImage, quality: u8, sampling: Sampling) -> Result<Vec<u8>, String> {
+    let pixel = match sampling {
+        Sampling::S444 => return through_jpeg(frame, quality).map(|(b, _)| b),
+        Sampling::S422 => (2, 1),
+        Sampling::S420 => (2, 2),
+    };
+    let (w, h) = (frame.width() as usize, frame.height() as usize);
+    std::panic::catch_unwind(|| -> std::io::Result<Vec<u8>> {
+        let mut comp = mozjpeg::Compress::new(mozjpeg::ColorSpace::JCS_RGB);
+        // libjpeg v6's settings: baseline, standard tables, as webcams.
+        comp.set_fastest_defaults();
+        comp.set_size(w, h);
+        comp.set_quality(f32::from(quality));
+        comp.set_chroma_sampling_pixel_sizes(pixel, pixel);
+        let mut started = comp.start_compress(Vec::new())?;
+        started.write_scanlines(frame.as_raw())?;
+        started.finish()
+    })
+    .map_err(|_| "libjpeg could not encode the frame".to_string())?
+    .map_err(|e| e.to_string())
+}
+
 pub fn through_jpeg(frame: &RgbImage, quality: u8) -> Result<(Vec<u8>, RgbImage), String> {
     let mut bytes = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality)
