@@ -93,14 +93,54 @@ impl FigureDetector for VisionDetector {
 /// The vision module's detector run at the cost of what changed (see
 /// [`crate::vision::incremental`]): the whole table on the first frame and
 /// after a re-lock, then only where the picture changed.
-pub struct IncrementalVision(pub IncrementalDetector);
+pub struct IncrementalVision(pub IncrementalDetector, pub Vec<Detection>);
+
+impl IncrementalVision {
+    pub fn new(detector: IncrementalDetector) -> Self {
+        Self(detector, Vec::new())
+    }
+
+    /// Each base's look: a figure the detector kept (the very detection of
+    /// the last frame: its neighbourhood did not change) keeps the look
+    /// measured then; the others are measured on this frame.
+    fn measure_looks(&mut self, image: &RgbImage, mapping: &TableMapping, dets: &mut [Detection]) {
+        let last = std::mem::take(&mut self.1);
+        let mut by_place: std::collections::HashMap<(u64, u64), &Detection> = last
+            .iter()
+            .map(|d| {
+                (
+                    (d.center_in_table.x.to_bits(), d.center_in_table.y.to_bits()),
+                    d,
+                )
+            })
+            .collect();
+        for d in dets.iter_mut() {
+            let key = (d.center_in_table.x.to_bits(), d.center_in_table.y.to_bits());
+            d.appearance = match by_place.remove(&key) {
+                Some(kept)
+                    if kept.edge == d.edge
+                        && kept.base == d.base
+                        && kept.facing_deg == d.facing_deg
+                        && kept.confidence == d.confidence =>
+                {
+                    kept.appearance
+                }
+                _ => appearance::measure(image, mapping, d),
+            };
+        }
+        self.1 = dets.to_vec();
+    }
+}
 
 impl FigureDetector for IncrementalVision {
     fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
-        self.0
-            .detect(image, mapping)
+        let found = self.0.detect(image, mapping);
+        found
             .map(|mut f| {
-                appearance::measure_all(image, mapping, &mut f.detections);
+                if matches!(f.work, crate::vision::incremental::FrameWork::Whole(_)) {
+                    self.1.clear();
+                }
+                self.measure_looks(image, mapping, &mut f.detections);
                 f
             })
             .map(|f| FoundFigures {
@@ -408,7 +448,7 @@ pub fn standard_factory(
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
             .min(2);
-        let detector = Box::new(IncrementalVision(IncrementalDetector::new(
+        let detector = Box::new(IncrementalVision::new(IncrementalDetector::new(
             Detector::new(params.clone(), layout.clone()).with_fit_threads(threads),
             IncrementalParams::default(),
         )));

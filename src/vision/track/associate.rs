@@ -50,14 +50,84 @@ impl Tracker {
         let cols: Vec<usize> = (0..f.dets.len())
             .filter(|&k| !f.det_covered[k] && !det_used[k] && !duplicate[k])
             .collect();
-        let assigned = assign(&rows, &cols, |r, c| {
+        // Figures that stood still are matched first, the rest by optimal
+        // assignment: on a crowded table most stand still, and the
+        // assignment's cost grows with the cube of what it is given.
+        let (mut assigned, left_rows, left_cols) = self.stood_still(f, &rows, &cols);
+        assigned.extend(assign(&left_rows, &left_cols, |r, c| {
             match_cost(f, &self.tracks[r], f.dets[c])
-        });
+        }));
         Matching {
             rows,
             cols,
             assigned,
         }
+    }
+}
+
+impl Tracker {
+    /// The figures seen on the last frame that stand where they stood: the
+    /// one detection within the noise of where such a figure was, when that
+    /// figure is the only one standing there. Such a pair is in every
+    /// optimal assignment but for a contrived few (it has the "stayed"
+    /// likelihood, higher by orders of magnitude than any move's), and
+    /// matching it directly keeps the assignment to the figures that moved.
+    /// Returns those matches, and the rows and columns left.
+    #[allow(clippy::type_complexity)]
+    fn stood_still(
+        &self,
+        f: &Frame,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> (Vec<(usize, usize, f64)>, Vec<usize>, Vec<usize>) {
+        let p = f.p;
+        let candidate = |r: usize| {
+            let t = &self.tracks[r];
+            t.state == FigureState::OnTable && t.last_seen_frame + 1 == f.index
+        };
+        // Per row and per column: how many stays, and the last one seen.
+        let mut row_stays = vec![(0usize, 0usize); rows.len()];
+        let mut col_stays = vec![(0usize, 0usize); cols.len()];
+        for (i, &r) in rows.iter().enumerate() {
+            if !candidate(r) {
+                continue;
+            }
+            let t = &self.tracks[r];
+            let at = predicted_position(f, t);
+            for (j, &c) in cols.iter().enumerate() {
+                let d = f.dets[c];
+                if !t.alike(d) {
+                    continue;
+                }
+                let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
+                if p.is_move((d.center_in_table - at).norm(), sigma_in) {
+                    continue;
+                }
+                row_stays[i] = (row_stays[i].0 + 1, j);
+                col_stays[j] = (col_stays[j].0 + 1, i);
+            }
+        }
+        let mut matched = Vec::new();
+        let (mut row_done, mut col_done) = (vec![false; rows.len()], vec![false; cols.len()]);
+        for (i, &(n, j)) in row_stays.iter().enumerate() {
+            if n != 1 || col_stays[j] != (1, i) {
+                continue;
+            }
+            let (r, c) = (rows[i], cols[j]);
+            if let Some(cost) = match_cost(f, &self.tracks[r], f.dets[c]) {
+                matched.push((r, c, cost));
+                row_done[i] = true;
+                col_done[j] = true;
+            }
+        }
+        let left = |v: &[usize], done: &[bool]| -> Vec<usize> {
+            v.iter()
+                .zip(done)
+                .filter(|(_, d)| !**d)
+                .map(|(x, _)| *x)
+                .collect()
+        };
+        (matched, left(rows, &row_done), left(cols, &col_done))
     }
 }
 
