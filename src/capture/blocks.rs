@@ -367,8 +367,16 @@ pub fn idct_block(block: &[i16; 64], quant: &[u16; 64], out: &mut [u8], stride: 
         let t0 = o0 * 1223 + q1 + p3;
         (e, [t3, t2, t1, t0])
     }
-    // Columns.
+    // Columns; one with only its first coefficient is flat.
     for col in 0..8 {
+        if (1..8).all(|r| c[r * 8 + col] == 0) {
+            // The even part with x[0] alone, then >> 10: (x0 << 12 + 512) >> 10.
+            let v = ((c[col] << 12) + 512) >> 10;
+            for r in 0..8 {
+                c[r * 8 + col] = v;
+            }
+            continue;
+        }
         let x = std::array::from_fn(|r| c[r * 8 + col]);
         let (e, o) = pass(x, 512);
         for k in 0..4 {
@@ -520,14 +528,16 @@ impl PartialDecoder {
             let mut dirty = vec![whole || fresh; mw * mh];
             if !(whole || fresh) {
                 self.change_test(view, &mut dirty);
-                // The rolling refresh.
+                // A changed MCU's neighbours read its chroma.
+                dirty = ring(&dirty, mw, mh);
+                // The rolling refresh (no ring: a neighbour's edge read
+                // chroma that changed by less than the test's reach).
                 let rows = mh.div_ceil(self.params.refresh_frames.max(1));
                 for r in 0..rows {
                     let my = (self.refresh_cursor + r) % mh;
                     dirty[my * mw..(my + 1) * mw].fill(true);
                 }
                 self.refresh_cursor = (self.refresh_cursor + rows) % mh.max(1);
-                dirty = ring(&dirty, mw, mh);
             }
             let test_ms = ms_since(t1);
             let t2 = std::time::Instant::now();
