@@ -99,8 +99,9 @@ impl Tracker {
                 if !t.alike(d) {
                     continue;
                 }
-                let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
-                if p.is_move((d.center_in_table - at).norm(), sigma_in) {
+                let s2 = t.sigma_in.powi(2) + f.det_sigma(d).powi(2);
+                let d2 = (d.center_in_table - at).norm_squared();
+                if surely_moved(d2, s2) || p.is_move(d2.sqrt(), s2.sqrt()) {
                     continue;
                 }
                 row_stays[i] = (row_stays[i].0 + 1, j);
@@ -129,6 +130,16 @@ impl Tracker {
         };
         (matched, left(rows, &row_done), left(cols, &col_done))
     }
+}
+
+/// Whether a displacement (squared, `d2`, in square inches) is a move
+/// whatever the model's other numbers, for a position noise of variance
+/// `s2`: beyond 10 sigma the "stayed" density carries a factor of exp(-50),
+/// about 2e-22, which no stay probability short of 1 - 1e-15 lifts over a
+/// move's. A cheap test before [`super::TrackerParams::is_move`] (an
+/// exponential, a square root) on a crowded table's many far pairs.
+fn surely_moved(d2: f64, s2: f64) -> bool {
+    d2 > 100.0 * s2
 }
 
 /// Where figure `t` is expected in this frame: carried on by its last move's
@@ -177,12 +188,13 @@ impl Tracker {
         // Where a figure stands, or where its slide carries it.
         let still = |d: &Detection| {
             self.tracks.iter().any(|t| {
-                let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
+                let s2 = t.sigma_in.powi(2) + f.det_sigma(d).powi(2);
                 t.live()
                     && t.alike(d)
-                    && [t.position, predicted_position(f, t)]
-                        .iter()
-                        .any(|p| !f.p.is_move((d.center_in_table - p).norm(), sigma_in))
+                    && [t.position, predicted_position(f, t)].iter().any(|p| {
+                        let d2 = (d.center_in_table - p).norm_squared();
+                        !surely_moved(d2, s2) && !f.p.is_move(d2.sqrt(), s2.sqrt())
+                    })
             })
         };
         let explained: Vec<bool> = f.dets.iter().map(|d| still(d)).collect();
@@ -251,4 +263,23 @@ pub(super) fn assign(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::track::TrackerParams;
+
+    #[test]
+    fn what_is_surely_a_move_is_a_move_to_the_model() {
+        // The shortcut may only skip pairs the model itself calls moves.
+        let p = TrackerParams::default();
+        for sigma in [0.005, 0.02, 0.05, 0.1, 0.3, 1.0] {
+            for k in [10.001, 10.5, 12.0, 20.0, 100.0] {
+                let d = k * sigma;
+                assert!(surely_moved(d * d, sigma * sigma), "{k} sigma");
+                assert!(p.is_move(d, sigma), "sigma {sigma}: {k} sigma is a stay");
+            }
+        }
+    }
 }
