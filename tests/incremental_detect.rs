@@ -24,7 +24,9 @@ use spotter::calibration::{self, Lens, TableLayout, TableMapping};
 use spotter::capture::blocks::{PartialDecodeParams, PartialDecoder};
 use spotter::capture::decode::{JpegDecoder, decode_jpeg};
 use spotter::vision::Detection;
-use spotter::vision::crowd::{Crowd, CrowdSpec, through_jpeg, with_sensor_noise};
+use spotter::vision::crowd::{
+    Crowd, CrowdSpec, Sampling, through_jpeg, webcam_jpeg, with_sensor_noise,
+};
 use spotter::vision::detect::Detector;
 use spotter::vision::incremental::{FrameWork, IncrementalDetector, IncrementalParams};
 use spotter::vision::params::DetectorParams;
@@ -232,14 +234,14 @@ fn crowded_table_with_a_few_moving_matches_whole_detection() {
     );
     assert!(crowd.len() >= 50, "only {} figures pasted", crowd.len());
     let mut frames = Vec::new();
-    for k in 0..6 {
+    for k in 0..12 {
         if k > 0 {
             crowd.step(3);
         }
-        // A webcam's sensor noise, new on every frame.
+        // A webcam's sensor noise, new on every frame, and its MJPEG: 4:2:2
+        // baseline (the partial decoder's chroma upsampling is exercised).
         let noisy = with_sensor_noise(&crowd.frame(), 2.0, k);
-        let (bytes, _) = through_jpeg(&noisy, 85).expect("jpeg");
-        frames.push(bytes);
+        frames.push(webcam_jpeg(&noisy, 85, Sampling::S422).expect("jpeg"));
     }
     compare("crowd", &frames, &mapping, || {
         Detector::new(params.clone(), layout.clone())
