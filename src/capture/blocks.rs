@@ -583,12 +583,6 @@ impl PartialDecoder {
         let grad_lim = (self.params.gradient_level * 4.0 * std::f32::consts::SQRT_2) as i32;
         for (c, plane) in view.layout.planes.iter().enumerate() {
             let made = &self.made[c];
-            let (q0, q1, q8) = (
-                i32::from(plane.quant[0]),
-                i32::from(plane.quant[1]),
-                i32::from(plane.quant[8]),
-            );
-            let luma = c == 0;
             for by in 0..plane.bh {
                 let row = view.row(c, by);
                 let made_row = &made[by * plane.bw..(by + 1) * plane.bw];
@@ -598,13 +592,11 @@ impl PartialDecoder {
                     if *mcu {
                         continue;
                     }
-                    let b = &row[bx.min(row.len() - 1)];
-                    let moved = m[0] == i32::MIN
-                        || (i32::from(b[0]) * q0 - m[0]).abs() > mean_lim
-                        || (luma
-                            && ((i32::from(b[1]) * q1 - m[1]).abs() > grad_lim
-                                || (i32::from(b[8]) * q8 - m[2]).abs() > grad_lim));
-                    *mcu = moved;
+                    let s = signature(&row[bx.min(row.len() - 1)], &plane.quant, c == 0);
+                    *mcu = m[0] == i32::MIN
+                        || (s[0] - m[0]).abs() > mean_lim
+                        || (s[1] - m[1]).abs() > grad_lim
+                        || (s[2] - m[2]).abs() > grad_lim;
                 }
             }
         }
