@@ -111,6 +111,8 @@ fn compare(name: &str, frames: &[Vec<u8>], mapping: &TableMapping, make: impl Fn
     let mut partial = PartialDecoder::new(PartialDecodeParams::default());
     let mut made = Vec::new();
     let mut inc = IncrementalDetector::new(make(), IncrementalParams::default());
+    // The same, not told what the decoder made again: it reads every cell.
+    let mut unaided = IncrementalDetector::new(make(), IncrementalParams::default());
     let mut tw = Tracker::new(TrackerParams::default()).expect("tracker");
     let mut ti = Tracker::new(TrackerParams::default()).expect("tracker");
     let mut dists = Vec::new();
@@ -118,8 +120,22 @@ fn compare(name: &str, frames: &[Vec<u8>], mapping: &TableMapping, make: impl Fn
     for (n, jpeg) in frames.iter().enumerate() {
         let frame = decode_jpeg(jpeg, JpegDecoder::Image).expect("whole decode");
         let w = whole.detect(&frame, mapping).expect("whole detection");
-        let seen = partial.decode(jpeg).expect("partial decode");
-        let i = inc.detect(seen, mapping).expect("incremental detection");
+        partial.decode(jpeg).expect("partial decode");
+        let changes = partial.changes().expect("the decoder's changes");
+        let seen = partial.frame().expect("a decoded frame");
+        let i = inc
+            .detect_changed(seen, mapping, Some(&changes))
+            .expect("incremental detection");
+        // Cells the decoder did not make again have the pixels they had:
+        // the change test reads them or not, the detections are the same.
+        let u = unaided
+            .detect(seen, mapping)
+            .expect("incremental detection");
+        assert_eq!(
+            i.detections, u.detections,
+            "{name} frame {n}: the decoder's changes changed the detections"
+        );
+        assert_eq!(i.work, u.work, "{name} frame {n}: the work differs");
         made.push(partial.last_work().share());
         if let FrameWork::Parts { .. } = i.work {
             parts += 1;

@@ -263,6 +263,10 @@ impl FrameSource for CameraSource {
         Ok((image, self.name.clone()))
     }
 
+    fn changes(&self) -> Option<crate::vision::incremental::FrameChanges> {
+        self.partial.changes()
+    }
+
     fn reconnect(&mut self) -> Result<(), CaptureError> {
         if let Some(mut cam) = self.camera.take() {
             // The device may be gone; closing it can fail and that is fine.

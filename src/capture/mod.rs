@@ -70,6 +70,9 @@ pub struct Frame {
     /// frame since then, for longer than [`FROZEN_AFTER`] beyond the
     /// source's own hold. A frozen frame never moves a figure.
     pub frozen_since: Option<Instant>,
+    /// Where the pixels may differ from the source's earlier frames, when
+    /// the source knows (a camera's MJPEG through the partial decoder).
+    pub changes: Option<Arc<crate::vision::incremental::FrameChanges>>,
 }
 
 /// A source of frames. `next_frame` blocks until the next frame is due
@@ -82,6 +85,12 @@ pub trait FrameSource {
 
     /// The next frame's pixels and a label for it.
     fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError>;
+
+    /// Where the last frame's pixels may differ from the earlier frames,
+    /// when the source knows (see [`crate::vision::incremental::FrameChanges`]).
+    fn changes(&self) -> Option<crate::vision::incremental::FrameChanges> {
+        None
+    }
 
     /// When the next frame is due, for a source that paces itself (a
     /// recording). The capture thread waits for it where a stop interrupts

@@ -193,6 +193,7 @@ fn run(
         match source.next_frame() {
             Ok((image, label)) => {
                 let image = Arc::new(image);
+                let changes = source.changes().map(Arc::new);
                 let captured_at = Instant::now();
                 delivered.stamp(captured_at);
                 let frozen_since = still.frozen_since(&image, captured_at, source.holds_still());
@@ -202,6 +203,7 @@ fn run(
                     image,
                     label,
                     frozen_since,
+                    changes,
                 };
                 seq += 1;
                 if !queue_newest(events, stale, frame) {

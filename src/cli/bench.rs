@@ -328,7 +328,7 @@ fn run_crowds(
             let locked = calibration::detect_table_rgb(&first, detector.layout(), lens.as_ref())
                 .map_err(|e| anyhow::anyhow!("markers on the crowded frame: {e}"))?;
             let markers_first = t.elapsed().as_secs_f64() * 1e3;
-            let r = inc.detect(&first, &locked)?;
+            let r = inc.detect_changed(&first, &locked, partial.changes().as_ref())?;
             let on_table = r.detections.len();
             let borderline = detector.params().confidence.min_report
                 + IncrementalParams::default().recheck_margin;
@@ -376,12 +376,14 @@ fn run_crowds(
             for (k, j) in jpegs.iter().enumerate().skip(1) {
                 let t = Instant::now();
                 partial.decode(j)?;
+                // The changes go with the frame (the camera's copy of them).
+                let changes = partial.changes();
                 let decode_ms = t.elapsed().as_secs_f64() * 1e3;
                 let work = partial.last_work();
                 let frame = partial
                     .frame()
                     .ok_or_else(|| anyhow::anyhow!("no decoded frame"))?;
-                let r = inc.detect(frame, &locked)?;
+                let r = inc.detect_changed(frame, &locked, changes.as_ref())?;
                 if k <= warm {
                     continue;
                 }

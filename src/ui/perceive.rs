@@ -19,7 +19,7 @@ use crate::calibration::{
 use crate::vision::Detection;
 use crate::vision::appearance;
 use crate::vision::detect::Detector;
-use crate::vision::incremental::{IncrementalDetector, IncrementalParams};
+use crate::vision::incremental::{FrameChanges, IncrementalDetector, IncrementalParams};
 use crate::vision::params::DetectorParams;
 use crate::vision::terrain::SeenTerrain;
 use crate::vision::track::{FigureState, FrameObservation, OccludedRegion, Tracker, TrackerParams};
@@ -44,6 +44,17 @@ pub struct FoundFigures {
 /// Finds figures on a frame, given the table mapping.
 pub trait FigureDetector: Send {
     fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String>;
+    /// As [`FigureDetector::detect`], told where the pixels may differ from
+    /// the earlier frames (a detector that cannot use it detects the frame).
+    fn detect_changed(
+        &mut self,
+        image: &RgbImage,
+        mapping: &TableMapping,
+        changes: Option<&FrameChanges>,
+    ) -> Result<FoundFigures, String> {
+        let _ = changes;
+        self.detect(image, mapping)
+    }
 }
 
 /// Gives each detection a stable identity across frames.
@@ -134,7 +145,16 @@ impl IncrementalVision {
 
 impl FigureDetector for IncrementalVision {
     fn detect(&mut self, image: &RgbImage, mapping: &TableMapping) -> Result<FoundFigures, String> {
-        let found = self.0.detect(image, mapping);
+        self.detect_changed(image, mapping, None)
+    }
+
+    fn detect_changed(
+        &mut self,
+        image: &RgbImage,
+        mapping: &TableMapping,
+        changes: Option<&FrameChanges>,
+    ) -> Result<FoundFigures, String> {
+        let found = self.0.detect_changed(image, mapping, changes);
         found
             .map(|mut f| {
                 if matches!(f.work, crate::vision::incremental::FrameWork::Whole(_)) {
@@ -374,6 +394,10 @@ impl TablePerceiver {
 
 impl Perceiver for TablePerceiver {
     fn perceive(&mut self, image: &RgbImage) -> Perception {
+        self.perceive_changed(image, None)
+    }
+
+    fn perceive_changed(&mut self, image: &RgbImage, changes: Option<&FrameChanges>) -> Perception {
         let locked = self.lock.locked.is_some();
         let found = match &mut self.markers {
             MarkerSearch::EveryFrame(finder) => {
@@ -391,7 +415,7 @@ impl Perceiver for TablePerceiver {
                 Some("no figure detector in this build".to_string()),
             ),
             (Some(_), None) => (Vec::new(), Vec::new(), None),
-            (Some(det), Some(mapping)) => match det.detect(image, mapping) {
+            (Some(det), Some(mapping)) => match det.detect_changed(image, mapping, changes) {
                 Ok(mut d) => {
                     let terrain = std::mem::take(&mut d.terrain);
                     (self.tracker.track(d), terrain, None)

@@ -77,6 +77,16 @@ pub struct Perception {
 /// calibration and vision modules; tests use their own.
 pub trait Perceiver: Send {
     fn perceive(&mut self, image: &RgbImage) -> Perception;
+    /// As [`Perceiver::perceive`], told where the pixels may differ from the
+    /// earlier frames (a perceiver that cannot use it perceives the frame).
+    fn perceive_changed(
+        &mut self,
+        image: &RgbImage,
+        changes: Option<&crate::vision::incremental::FrameChanges>,
+    ) -> Perception {
+        let _ = changes;
+        self.perceive(image)
+    }
     /// Accepts the current table mapping after the camera moved.
     fn relock(&mut self);
 }
@@ -167,7 +177,9 @@ impl Seer {
         let mut perception = match (self.dark_since, &self.last) {
             (Some(_), Some(last)) => last.clone(),
             _ => {
-                let p = self.perceiver.perceive(&frame.image);
+                let p = self
+                    .perceiver
+                    .perceive_changed(&frame.image, frame.changes.as_deref());
                 self.last = Some(p.clone());
                 p
             }

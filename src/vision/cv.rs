@@ -141,11 +141,64 @@ impl FixedMaps {
         maps
     }
 
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The whole source pixel output pixel `k` reads first (its bilinear
+    /// sample reads it and the next one right and down).
+    pub fn source_px(&self, k: usize) -> (i32, i32) {
+        (
+            i32::from(self.whole_xy[2 * k]),
+            i32::from(self.whole_xy[2 * k + 1]),
+        )
+    }
+
+    /// Output pixel `k` sampled bilinearly from `src`, in units of
+    /// 1/[`FIXED_SAMPLE_ONE`] of a level (not rounded); `None` when a pixel
+    /// the sample reads lies outside `src`.
+    #[inline]
+    pub fn sample_rgb(&self, src: &RgbImage, k: usize) -> Option<[u32; 3]> {
+        let (x, y) = self.source_px(k);
+        let (w, h) = (src.width() as i32, src.height() as i32);
+        if x < 0 || y < 0 || x + 1 >= w || y + 1 >= h {
+            return None;
+        }
+        let f = u32::from(self.frac[k]);
+        let (fx, fy) = (f & REMAP_FRAC_MASK as u32, f >> REMAP_FRAC_BITS);
+        let one = 1u32 << REMAP_FRAC_BITS;
+        let wts = [
+            (one - fx) * (one - fy),
+            fx * (one - fy),
+            (one - fx) * fy,
+            fx * fy,
+        ];
+        let raw = src.as_raw();
+        let at = 3 * (y as usize * w as usize + x as usize);
+        let down = at + 3 * w as usize;
+        let taps = [at, at + 3, down, down + 3];
+        let mut out = [0u32; 3];
+        for (t, wt) in taps.iter().zip(wts) {
+            for (c, o) in out.iter_mut().enumerate() {
+                *o += u32::from(raw[t + c]) * wt;
+            }
+        }
+        Some(out)
+    }
+
     fn is_complete(&self) -> bool {
         self.frac.len() == self.width as usize * self.height as usize
             && self.whole_xy.len() == 2 * self.frac.len()
     }
 }
+
+/// One level in [`FixedMaps::sample_rgb`]'s units: the bilinear weights
+/// are products of 1/32 pixel fractions.
+pub const FIXED_SAMPLE_ONE: u32 = 1 << (2 * REMAP_FRAC_BITS);
 
 /// `v.round_ties_even() as i32` without a libm call (which it is on a
 /// baseline x86-64 build): adding and taking away 1.5 * 2^23 leaves no

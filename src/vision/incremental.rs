@@ -144,6 +144,59 @@ pub struct IncrementalFrame {
     pub timings: IncrementalTimings,
 }
 
+/// Where a frame's pixels may differ from the earlier frames of the same
+/// stream, as a decoder that makes again only what changed knows it
+/// ([`crate::capture::blocks::PartialDecoder::changes`]): the frame is cut
+/// into cells (a JPEG's MCUs), and each cell holds the serial of the last
+/// frame on which its pixels were made. A cell made on no later frame than
+/// one the detector saw has exactly the pixels it had then, so the change
+/// test takes its colours from that frame instead of reading them again.
+/// Serials survive dropped frames: a consumer that skipped some compares
+/// with the last serial it saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameChanges {
+    /// A stream shares nothing with another (the decoder started again, a
+    /// new camera or frame size).
+    pub stream: u64,
+    /// This frame's serial in the stream.
+    pub serial: u64,
+    /// A cell's width and height, pixels.
+    pub cell_px: [u32; 2],
+    /// Cells across and down (covering the frame).
+    pub cols: usize,
+    pub rows: usize,
+    /// Per cell, row-major: the serial of the frame its pixels were last
+    /// made on.
+    pub made_at: Vec<u64>,
+}
+
+impl FrameChanges {
+    /// Whether the changes describe a frame of this size.
+    fn fits(&self, size: [u32; 2]) -> bool {
+        let [cw, ch] = self.cell_px;
+        cw > 0
+            && ch > 0
+            && self.made_at.len() == self.cols * self.rows
+            && self.cols as u64 * u64::from(cw) >= u64::from(size[0])
+            && self.rows as u64 * u64::from(ch) >= u64::from(size[1])
+    }
+
+    /// Summed counts of the cells made after `serial`: `(cols + 1) x (rows
+    /// + 1)`, so any rectangle of cells is four lookups.
+    fn made_after(&self, serial: u64) -> Vec<u32> {
+        let w = self.cols + 1;
+        let mut sums = vec![0u32; w * (self.rows + 1)];
+        for j in 0..self.rows {
+            let mut run = 0;
+            for i in 0..self.cols {
+                run += u32::from(self.made_at[j * self.cols + i] > serial);
+                sums[(j + 1) * w + i + 1] = sums[j * w + i + 1] + run;
+            }
+        }
+        sums
+    }
+}
+
 /// A figure kept between frames and what its band looked like.
 #[derive(Debug, Clone)]
 struct Kept {
@@ -166,6 +219,15 @@ struct State {
     /// The reference colour per change cell, in the exposure of the first
     /// frame after the last whole detection; `None` outside the photo.
     reference: Vec<Option<[f32; 3]>>,
+    /// Side of a change cell, coarse-view pixels.
+    cell_side: usize,
+    /// Per change cell, the frame pixels its samples read: min x, min y,
+    /// max x, max y (inclusive).
+    cell_reach: Vec<[i32; 4]>,
+    /// The change cells' colours on the last frame, as measured (no gain).
+    last_cells: Vec<Option<[f32; 3]>>,
+    /// The stream and serial of the last frame, when it came with changes.
+    seen: Option<(u64, u64)>,
     globals: TableGlobals,
     figures: Vec<Kept>,
     occluded: Vec<OccludedRegion>,
@@ -211,7 +273,20 @@ impl IncrementalDetector {
         frame: &RgbImage,
         mapping: &TableMapping,
     ) -> Result<IncrementalFrame, VisionError> {
+        self.detect_changed(frame, mapping, None)
+    }
+
+    /// As [`IncrementalDetector::detect`], told by the decoder where the
+    /// frame's pixels may differ from the frames before: the change test
+    /// reads the frame only there. `changes` must describe `frame`.
+    pub fn detect_changed(
+        &mut self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+        changes: Option<&FrameChanges>,
+    ) -> Result<IncrementalFrame, VisionError> {
         let t0 = Instant::now();
+        let changes = changes.filter(|c| c.fits([frame.width(), frame.height()]));
         let size = [frame.width(), frame.height()];
         // The live lock follows a small drift of the mapping (a refit every
         // half second): a mapping within a tenth of a pixel of the one the
@@ -228,13 +303,20 @@ impl IncrementalDetector {
             } else {
                 WholeReason::NewMapping
             };
-            return self.whole(frame, mapping, reason, t0);
+            return self.whole(frame, mapping, reason, changes, t0);
         }
         let ctx = self.detector.frame_context(frame, mapping)?;
         let Some(state) = self.state.as_mut() else {
-            return self.whole(frame, mapping, WholeReason::Start, t0);
+            return self.whole(frame, mapping, WholeReason::Start, changes, t0);
         };
-        let coarse = coarse_cells(frame, state, self.params.cell_coarse_px)?;
+        // The cells made on no frame after the last one seen are as they were.
+        let since = changes.and_then(|c| match state.seen {
+            Some((stream, serial)) if stream == c.stream && serial <= c.serial => Some((c, serial)),
+            _ => None,
+        });
+        let coarse = coarse_cells(frame, state, since);
+        state.last_cells.clone_from(&coarse);
+        state.seen = changes.map(|c| (c.stream, c.serial));
         let gain = exposure_gain(&state.reference, &coarse);
         let mut changed = changed_cells(&state.reference, &coarse, gain, &self.params);
         let change_ms = ms_since(t0);
@@ -276,7 +358,7 @@ impl IncrementalDetector {
             .map(|b| b.cells as f64 * cell_in * cell_in)
             .fold(0.0, f64::max);
         if changed_share > self.params.whole_share || largest_in2 > self.params.whole_blob_in2 {
-            return self.whole(frame, mapping, WholeReason::LargeChange, t0);
+            return self.whole(frame, mapping, WholeReason::LargeChange, changes, t0);
         }
 
         // The rolling sweep: one tile, on some frames, as if it changed.
@@ -427,6 +509,7 @@ impl IncrementalDetector {
         frame: &RgbImage,
         mapping: &TableMapping,
         reason: WholeReason,
+        changes: Option<&FrameChanges>,
         t0: Instant,
     ) -> Result<IncrementalFrame, VisionError> {
         if reason == WholeReason::NewMapping {
@@ -447,6 +530,7 @@ impl IncrementalDetector {
         let cell = p.cell_coarse_px.max(1) as usize;
         let cw = (coarse_view.width_px as usize).div_ceil(cell);
         let ch = (coarse_view.height_px as usize).div_ceil(cell);
+        let cell_reach = cell_reach(&coarse_maps, cell, cw, ch);
         let figures = found
             .detections
             .iter()
@@ -469,6 +553,10 @@ impl IncrementalDetector {
             cw,
             ch,
             reference: Vec::new(),
+            cell_side: cell,
+            cell_reach,
+            last_cells: Vec::new(),
+            seen: changes.map(|c| (c.stream, c.serial)),
             globals,
             figures,
             occluded: found.occluded_regions_in_table.clone(),
@@ -477,7 +565,8 @@ impl IncrementalDetector {
             confirm_cursor: 0,
             sweep_cursor: 0,
         };
-        state.reference = coarse_cells(frame, &state, p.cell_coarse_px)?;
+        state.reference = coarse_cells(frame, &state, None);
+        state.last_cells.clone_from(&state.reference);
         self.state = Some(state);
         Ok(IncrementalFrame {
             detections: found.detections,
@@ -508,39 +597,68 @@ fn add_timings(sum: &mut StageTimings, t: &StageTimings) {
 }
 
 /// The mean colour of each change cell of the frame's coarse top view;
-/// `None` where a sample fell outside the photo (black).
+/// `None` where a sample reads outside the photo. With `since` (the
+/// frame's changes and the serial of the last frame measured), a cell whose
+/// pixels were made on no later frame keeps its last colour unread.
 fn coarse_cells(
     frame: &RgbImage,
     state: &State,
-    cell_px: u32,
-) -> Result<Vec<Option<[f32; 3]>>, VisionError> {
-    let coarse = cv::remap_rgb_fixed(frame, &state.coarse_maps)?;
-    let (w, h) = (coarse.width() as usize, coarse.height() as usize);
-    let cell = cell_px.max(1) as usize;
-    let raw = coarse.as_raw();
-    let mut sum = vec![[0u32; 3]; state.cw * state.ch];
-    let mut dark = vec![false; state.cw * state.ch];
-    let mut count = vec![0u32; state.cw * state.ch];
+    since: Option<(&FrameChanges, u64)>,
+) -> Vec<Option<[f32; 3]>> {
+    let maps = &state.coarse_maps;
+    let (w, h) = (maps.width() as usize, maps.height() as usize);
+    let cell = state.cell_side;
+    let made = since.map(|(c, serial)| (c, c.made_after(serial)));
+    let unmade = |k: usize| -> bool {
+        let Some((c, sums)) = &made else {
+            return false;
+        };
+        if state.last_cells.len() != state.cw * state.ch {
+            return false;
+        }
+        let [x0, y0, x1, y1] = state.cell_reach[k];
+        let [cw, ch] = c.cell_px.map(|v| v as i32);
+        let col = |x: i32| (x.div_euclid(cw)).clamp(0, c.cols as i32 - 1) as usize;
+        let row = |y: i32| (y.div_euclid(ch)).clamp(0, c.rows as i32 - 1) as usize;
+        let (i0, i1, j0, j1) = (col(x0), col(x1) + 1, row(y0), row(y1) + 1);
+        let s = c.cols + 1;
+        sums[j1 * s + i1] + sums[j0 * s + i0] == sums[j0 * s + i1] + sums[j1 * s + i0]
+    };
+    (0..state.cw * state.ch)
+        .map(|k| {
+            if unmade(k) {
+                return state.last_cells[k];
+            }
+            let (ci, cj) = (k % state.cw * cell, k / state.cw * cell);
+            let mut sum = [0u32; 3];
+            let mut n = 0u32;
+            for j in cj..(cj + cell).min(h) {
+                for i in ci..(ci + cell).min(w) {
+                    let px = maps.sample_rgb(frame, j * w + i)?;
+                    for c in 0..3 {
+                        sum[c] += px[c];
+                    }
+                    n += 1;
+                }
+            }
+            let scale = (n.max(1) * cv::FIXED_SAMPLE_ONE) as f32;
+            (n > 0).then(|| sum.map(|v| v as f32 / scale))
+        })
+        .collect()
+}
+
+/// Per change cell, the frame pixels its bilinear samples read.
+fn cell_reach(maps: &FixedMaps, cell: usize, cw: usize, ch: usize) -> Vec<[i32; 4]> {
+    let (w, h) = (maps.width() as usize, maps.height() as usize);
+    let mut out = vec![[i32::MAX, i32::MAX, i32::MIN, i32::MIN]; cw * ch];
     for j in 0..h {
-        let row = &raw[3 * j * w..3 * (j + 1) * w];
-        let base = j / cell * state.cw;
-        for (i, px) in row.chunks_exact(3).enumerate() {
-            let k = base + i / cell;
-            if px == [0, 0, 0] {
-                dark[k] = true;
-            }
-            for c in 0..3 {
-                sum[k][c] += u32::from(px[c]);
-            }
-            count[k] += 1;
+        for i in 0..w {
+            let (x, y) = maps.source_px(j * w + i);
+            let r = &mut out[(j / cell) * cw + i / cell];
+            *r = [r[0].min(x), r[1].min(y), r[2].max(x + 1), r[3].max(y + 1)];
         }
     }
-    Ok(sum
-        .iter()
-        .zip(&count)
-        .zip(&dark)
-        .map(|((s, n), d)| (!*d && *n > 0).then(|| s.map(|v| v as f32 / *n as f32)))
-        .collect())
+    out
 }
 
 /// Per channel, the median ratio of the frame's cells to the reference's:
@@ -769,6 +887,32 @@ fn band_differs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_made_after_a_serial_are_counted_by_rectangle() {
+        let c = FrameChanges {
+            stream: 1,
+            serial: 5,
+            cell_px: [16, 8],
+            cols: 3,
+            rows: 2,
+            made_at: vec![1, 5, 2, 3, 4, 5],
+        };
+        // Made after frame 3: the second of the first row, the last two of
+        // the second.
+        let s = c.made_after(3);
+        let w = c.cols + 1;
+        assert_eq!(s[2 * w + 3], 3, "all");
+        assert_eq!(s[w + 3], 1, "first row");
+        assert_eq!(s[2 * w + 1], 0, "first column");
+        assert_eq!(
+            s[2 * w + 3] - s[2 * w + 1] - s[3] + s[1],
+            3,
+            "last two columns"
+        );
+        assert!(c.fits([48, 16]));
+        assert!(!c.fits([49, 16]), "a frame wider than the cells");
+    }
 
     #[test]
     fn rects_merge_only_when_one_part_costs_no_more() {
