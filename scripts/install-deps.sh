@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what Spotter needs to build, once: OpenCV with its contrib ArUco
-# module, clang for the OpenCV bindings, pkg-config, and V4L for webcams.
+# module, clang for the OpenCV bindings, pkg-config, V4L for webcams, and
+# nasm for libjpeg-turbo's SIMD code (mozjpeg-sys builds it when nasm is there).
 # Run by `make run` and `make test`; it does nothing when all is present.
 set -euo pipefail
 
-apt_packages=(libopencv-dev clang libclang-dev pkg-config libv4l-dev)
-brew_packages=(opencv pkg-config llvm)
+apt_packages=(libopencv-dev clang libclang-dev pkg-config libv4l-dev nasm)
+brew_packages=(opencv pkg-config llvm nasm)
 
 if ! command -v cargo >/dev/null 2>&1; then
     echo "Spotter is written in Rust and needs cargo. Install Rust from https://rustup.rs, open a new terminal, then run this again." >&2
@@ -51,7 +52,7 @@ Darwin)
     done
     ;;
 *)
-    echo "Automatic set-up covers Debian/Ubuntu (apt) and macOS (Homebrew). Here, install OpenCV 4 with contrib, clang/libclang and pkg-config, then run 'cargo build --release'." >&2
+    echo "Automatic set-up covers Debian/Ubuntu (apt) and macOS (Homebrew). Here, install OpenCV 4 with contrib, clang/libclang, pkg-config and nasm (optional: faster JPEG decoding), then run 'cargo build --release'." >&2
     exit 1
     ;;
 esac

@@ -33,8 +33,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use image::RgbImage;
 use mozjpeg_sys as ffi;
 
+use super::FrameChanges;
 use super::decode::DecodeError;
-use crate::vision::incremental::FrameChanges;
 
 const NAME: &str = "partial (libjpeg coefficients)";
 

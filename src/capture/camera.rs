@@ -263,7 +263,7 @@ impl FrameSource for CameraSource {
         Ok((image, self.name.clone()))
     }
 
-    fn changes(&self) -> Option<crate::vision::incremental::FrameChanges> {
+    fn changes(&self) -> Option<crate::capture::FrameChanges> {
         self.partial.changes()
     }
 

@@ -33,12 +33,13 @@ impl JpegDecoder {
     }
 }
 
-/// The decoder the camera and the recorded folders use: the `image`
-/// crate's zune-jpeg, the fastest of the three on this project's machine
-/// (`spotter bench`, 1920x1080 photo files, one core: zune-jpeg 29 ms,
-/// OpenCV 32 ms with its BGR to RGB step, mozjpeg 58 ms, the machine
-/// loaded about 5 times over; read them as ratios).
-pub const FASTEST: JpegDecoder = JpegDecoder::Image;
+/// The decoder photos, the recorded folders and the camera's odd frames
+/// use: mozjpeg (libjpeg-turbo), built with its SIMD code when nasm is
+/// installed (`make deps` installs it). `spotter bench`, the 1920x1080
+/// fixture photo, one core, 2026-12-03: mozjpeg 7.96 ms median, zune-jpeg
+/// 17.26 ms, OpenCV's imdecode 23.03 ms with its BGR to RGB step (mozjpeg
+/// without SIMD: 18.16 ms).
+pub const FASTEST: JpegDecoder = JpegDecoder::Nokhwa;
 
 /// Why a JPEG could not be decoded.
 #[derive(Debug, thiserror::Error)]

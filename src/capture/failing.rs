@@ -63,6 +63,10 @@ impl<S: FrameSource> FrameSource for FailingSource<S> {
         self.inner.next_due()
     }
 
+    fn changes(&self) -> Option<crate::capture::FrameChanges> {
+        self.inner.changes()
+    }
+
     fn holds_still(&self) -> std::time::Duration {
         self.inner.holds_still()
     }

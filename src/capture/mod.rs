@@ -72,7 +72,60 @@ pub struct Frame {
     pub frozen_since: Option<Instant>,
     /// Where the pixels may differ from the source's earlier frames, when
     /// the source knows (a camera's MJPEG through the partial decoder).
-    pub changes: Option<Arc<crate::vision::incremental::FrameChanges>>,
+    pub changes: Option<Arc<FrameChanges>>,
+}
+
+/// Where a frame's pixels may differ from the earlier frames of the same
+/// stream, as a decoder that makes again only what changed knows it
+/// ([`blocks::PartialDecoder::changes`]): the frame is cut
+/// into cells (a JPEG's MCUs), and each cell holds the serial of the last
+/// frame on which its pixels were made. A cell made on no later frame than
+/// one the detector saw has exactly the pixels it had then, so the change
+/// test takes its colours from that frame instead of reading them again.
+/// Serials survive dropped frames: a consumer that skipped some compares
+/// with the last serial it saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameChanges {
+    /// A stream shares nothing with another (the decoder started again, a
+    /// new camera or frame size).
+    pub stream: u64,
+    /// This frame's serial in the stream.
+    pub serial: u64,
+    /// A cell's width and height, pixels.
+    pub cell_px: [u32; 2],
+    /// Cells across and down (covering the frame).
+    pub cols: usize,
+    pub rows: usize,
+    /// Per cell, row-major: the serial of the frame its pixels were last
+    /// made on.
+    pub made_at: Vec<u64>,
+}
+
+impl FrameChanges {
+    /// Whether the changes describe a frame of this size.
+    pub fn fits(&self, size: [u32; 2]) -> bool {
+        let [cw, ch] = self.cell_px;
+        cw > 0
+            && ch > 0
+            && self.made_at.len() == self.cols * self.rows
+            && self.cols as u64 * u64::from(cw) >= u64::from(size[0])
+            && self.rows as u64 * u64::from(ch) >= u64::from(size[1])
+    }
+
+    /// Summed counts of the cells made after `serial`: `(cols + 1) x (rows
+    /// + 1)`, so any rectangle of cells is four lookups.
+    pub fn made_after(&self, serial: u64) -> Vec<u32> {
+        let w = self.cols + 1;
+        let mut sums = vec![0u32; w * (self.rows + 1)];
+        for j in 0..self.rows {
+            let mut run = 0;
+            for i in 0..self.cols {
+                run += u32::from(self.made_at[j * self.cols + i] > serial);
+                sums[(j + 1) * w + i + 1] = sums[j * w + i + 1] + run;
+            }
+        }
+        sums
+    }
 }
 
 /// A source of frames. `next_frame` blocks until the next frame is due
@@ -87,8 +140,8 @@ pub trait FrameSource {
     fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError>;
 
     /// Where the last frame's pixels may differ from the earlier frames,
-    /// when the source knows (see [`crate::vision::incremental::FrameChanges`]).
-    fn changes(&self) -> Option<crate::vision::incremental::FrameChanges> {
+    /// when the source knows (see [`FrameChanges`]).
+    fn changes(&self) -> Option<FrameChanges> {
         None
     }
 

@@ -371,6 +371,50 @@ mod tests {
         ));
     }
 
+    /// A source that knows where each frame changed (as the camera's
+    /// partial decoder does).
+    struct Changing(u64);
+    impl FrameSource for Changing {
+        fn name(&self) -> String {
+            "changing".into()
+        }
+        fn next_frame(&mut self) -> Result<(RgbImage, String), CaptureError> {
+            thread::sleep(Duration::from_millis(2));
+            self.0 += 1;
+            Ok((RgbImage::new(4, 4), "changing".into()))
+        }
+        fn changes(&self) -> Option<crate::capture::FrameChanges> {
+            Some(crate::capture::FrameChanges {
+                stream: 7,
+                serial: self.0,
+                cell_px: [4, 4],
+                cols: 1,
+                rows: 1,
+                made_at: vec![self.0],
+            })
+        }
+        fn reconnect(&mut self) -> Result<(), CaptureError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_frame_carries_where_the_source_says_it_changed() {
+        let open: SourceOpener = Box::new(|| Ok(Box::new(Changing(0))));
+        let w = CaptureWorker::spawn(open, Arc::new(|| {})).unwrap();
+        assert!(matches!(
+            w.events.recv_timeout(Duration::from_secs(10)).unwrap(),
+            CaptureEvent::Opened { .. }
+        ));
+        let CaptureEvent::Frame(f) = w.events.recv_timeout(Duration::from_secs(10)).unwrap() else {
+            panic!("expected a frame");
+        };
+        let changes = f.changes.expect("the source's changes");
+        // The changes of the very frame: made on its own serial.
+        assert!(changes.serial >= 1);
+        assert_eq!(changes.made_at, vec![changes.serial]);
+    }
+
     /// A camera whose driver stopped answering: `next_frame` does not
     /// return until released.
     struct Stuck(Arc<std::sync::atomic::AtomicBool>);

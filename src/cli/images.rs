@@ -68,12 +68,22 @@ pub fn open_rgb(path: &Path) -> anyhow::Result<image::RgbImage> {
             path.display()
         );
     }
-    let img = image::load_from_memory(&bytes).with_context(|| {
-        format!(
-            "cannot read the photo {}: is it a complete JPEG or PNG file?",
-            path.display()
-        )
-    })?;
+    // A JPEG through the fastest decoder; anything else, or a JPEG it does
+    // not take, through the `image` crate (whose error is the one reported).
+    let fast = bytes
+        .starts_with(&[0xFF, 0xD8])
+        .then(|| crate::capture::decode::decode_jpeg(&bytes, crate::capture::decode::FASTEST))
+        .and_then(Result::ok)
+        .map(image::DynamicImage::ImageRgb8);
+    let img = match fast {
+        Some(img) => img,
+        None => image::load_from_memory(&bytes).with_context(|| {
+            format!(
+                "cannot read the photo {}: is it a complete JPEG or PNG file?",
+                path.display()
+            )
+        })?,
+    };
     if img.width() < MIN_PHOTO_SIDE_PX || img.height() < MIN_PHOTO_SIDE_PX {
         bail!(
             "the photo {} is {}x{} pixels, too small to find the table in (at least {MIN_PHOTO_SIDE_PX}x{MIN_PHOTO_SIDE_PX})",

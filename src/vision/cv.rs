@@ -158,34 +158,54 @@ impl FixedMaps {
         )
     }
 
-    /// Output pixel `k` sampled bilinearly from `src`, in units of
-    /// 1/[`FIXED_SAMPLE_ONE`] of a level (not rounded); `None` when a pixel
-    /// the sample reads lies outside `src`.
-    #[inline]
-    pub fn sample_rgb(&self, src: &RgbImage, k: usize) -> Option<[u32; 3]> {
+    /// How output pixel `k` samples an RGB image of `width` x `height`
+    /// bilinearly: the byte offset of the pixel it reads first (it reads
+    /// that one, the next right, and the two below), and the four weights in
+    /// that order, summing to [`FIXED_SAMPLE_ONE`]. `None` when a pixel it
+    /// reads lies outside the image.
+    pub fn taps(&self, k: usize, width: u32, height: u32) -> Option<(usize, [u16; 4])> {
         let (x, y) = self.source_px(k);
-        let (w, h) = (src.width() as i32, src.height() as i32);
-        if x < 0 || y < 0 || x + 1 >= w || y + 1 >= h {
+        let (w, h) = (i64::from(width), i64::from(height));
+        if x < 0 || y < 0 || i64::from(x) + 1 >= w || i64::from(y) + 1 >= h {
             return None;
         }
-        let f = u32::from(self.frac[k]);
-        let (fx, fy) = (f & REMAP_FRAC_MASK as u32, f >> REMAP_FRAC_BITS);
-        let one = 1u32 << REMAP_FRAC_BITS;
-        let wts = [
+        let f = self.frac[k];
+        let (fx, fy) = (f & REMAP_FRAC_MASK as u16, f >> REMAP_FRAC_BITS);
+        let one = 1u16 << REMAP_FRAC_BITS;
+        let weights = [
             (one - fx) * (one - fy),
             fx * (one - fy),
             (one - fx) * fy,
             fx * fy,
         ];
-        let raw = src.as_raw();
-        let at = 3 * (y as usize * w as usize + x as usize);
-        let down = at + 3 * w as usize;
-        let taps = [at, at + 3, down, down + 3];
-        let mut out = [0u32; 3];
-        for (t, wt) in taps.iter().zip(wts) {
-            for (c, o) in out.iter_mut().enumerate() {
-                *o += u32::from(raw[t + c]) * wt;
-            }
+        Some((3 * (y as usize * width as usize + x as usize), weights))
+    }
+
+    /// The maps of the output rectangle of `w` x `h` pixels at column
+    /// `x0`, row `y0`; `None` when it does not lie within the maps.
+    pub fn part(&self, x0: u32, y0: u32, w: u32, h: u32) -> Option<Self> {
+        if !self.is_complete()
+            || u64::from(x0) + u64::from(w) > u64::from(self.width)
+            || u64::from(y0) + u64::from(h) > u64::from(self.height)
+        {
+            return None;
+        }
+        let mut out = Self::with_size(w, h);
+        let (sw, w, x0) = (self.width as usize, w as usize, x0 as usize);
+        for j in 0..h as usize {
+            let at = (y0 as usize + j) * sw + x0;
+            out.whole_xy[2 * j * w..2 * (j + 1) * w]
+                .copy_from_slice(&self.whole_xy[2 * at..2 * (at + w)]);
+            out.frac[j * w..(j + 1) * w].copy_from_slice(&self.frac[at..at + w]);
+        }
+        for xy in out.whole_xy.chunks_exact(2) {
+            let (x, y) = (i32::from(xy[0]), i32::from(xy[1]));
+            out.reach = [
+                out.reach[0].min(x),
+                out.reach[1].min(y),
+                out.reach[2].max(x + 1),
+                out.reach[3].max(y + 1),
+            ];
         }
         Some(out)
     }
@@ -296,6 +316,66 @@ pub fn remap_rgb_fixed(src: &RgbImage, maps: &FixedMaps) -> Result<RgbImage, Vis
     let bytes = written_in_place.unwrap_or(out);
     RgbImage::from_raw(maps.width, maps.height, bytes)
         .ok_or_else(|| VisionError::OpenCv("remap returned an image of the wrong size".into()))
+}
+
+/// [`remap_rgb_fixed`] computed here, on the three channels and without
+/// OpenCV: for small outputs (a part of the table's top view), where
+/// padding the frame to RGBA and back costs more than the remap. The same
+/// pixels: OpenCV's bilinear weights for a 1/32 pixel fraction are exactly
+/// `(32 - fx)(32 - fy)`, `fx (32 - fy)`, `(32 - fx) fy` and `fx fy` of
+/// 1024, the sum is rounded half up, and a pixel read outside the source
+/// is black.
+pub fn remap_rgb_small(src: &RgbImage, maps: &FixedMaps) -> Result<RgbImage, VisionError> {
+    if !maps.is_complete() {
+        return Err(VisionError::OpenCv(
+            "remap maps do not cover the output".into(),
+        ));
+    }
+    let (sw, sh) = (i64::from(src.width()), i64::from(src.height()));
+    let raw = src.as_raw();
+    let stride = 3 * src.width() as usize;
+    let mut out = vec![0u8; maps.frac.len() * 3];
+    let one = 1u32 << REMAP_FRAC_BITS;
+    for (k, px) in out.chunks_exact_mut(3).enumerate() {
+        let (x, y) = maps.source_px(k);
+        let f = u32::from(maps.frac[k]);
+        let (fx, fy) = (f & REMAP_FRAC_MASK as u32, f >> REMAP_FRAC_BITS);
+        let weights = [
+            (one - fx) * (one - fy),
+            fx * (one - fy),
+            (one - fx) * fy,
+            fx * fy,
+        ];
+        let (x, y) = (i64::from(x), i64::from(y));
+        let mut sum = [FIXED_SAMPLE_ONE / 2; 3];
+        if x >= 0 && y >= 0 && x + 1 < sw && y + 1 < sh {
+            // All four inside: the common case.
+            let at = y as usize * stride + 3 * x as usize;
+            let (top, below) = (&raw[at..at + 6], &raw[at + stride..at + stride + 6]);
+            for c in 0..3 {
+                sum[c] += u32::from(top[c]) * weights[0]
+                    + u32::from(top[c + 3]) * weights[1]
+                    + u32::from(below[c]) * weights[2]
+                    + u32::from(below[c + 3]) * weights[3];
+            }
+        } else {
+            for (t, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+                let (tx, ty) = (x + dx, y + dy);
+                if tx < 0 || ty < 0 || tx >= sw || ty >= sh {
+                    continue;
+                }
+                let at = ty as usize * stride + 3 * tx as usize;
+                for c in 0..3 {
+                    sum[c] += u32::from(raw[at + c]) * weights[t];
+                }
+            }
+        }
+        for c in 0..3 {
+            px[c] = (sum[c] >> (2 * REMAP_FRAC_BITS)).min(255) as u8;
+        }
+    }
+    RgbImage::from_raw(maps.width, maps.height, out)
+        .ok_or_else(|| VisionError::OpenCv("remap gave an image of the wrong size".into()))
 }
 
 /// One thing to draw on an annotated photo.
@@ -491,6 +571,41 @@ mod tests {
         assert_eq!(whole, bright);
         let float = remap_rgb(&src, &mx, &my, w, h).unwrap();
         assert_eq!(remap_rgb_fixed(&src, &maps).unwrap(), float);
+    }
+
+    #[test]
+    fn the_small_remap_gives_opencvs_pixels() {
+        // Every fraction, samples off every side of the source, and a
+        // source with every level.
+        let src = RgbImage::from_fn(61, 47, |x, y| {
+            image::Rgb([
+                ((x * 37 + y * 11) % 256) as u8,
+                ((x * y * 7 + 3) % 256) as u8,
+                if (x + y) % 5 == 0 { 255 } else { (y * 5) as u8 },
+            ])
+        });
+        let (w, h) = (70u32, 55u32);
+        let mut mx = Vec::new();
+        let mut my = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                mx.push(x as f32 * 0.93 - 3.1 + (y as f32) * 0.0173);
+                my.push(y as f32 * 0.91 - 2.3 + (x as f32) * 0.0311);
+            }
+        }
+        let maps = FixedMaps::from_float(&mx, &my, w, h);
+        assert_eq!(
+            remap_rgb_small(&src, &maps).unwrap(),
+            remap_rgb_fixed(&src, &maps).unwrap()
+        );
+        // A part of the maps is the maps of that part.
+        let part = maps.part(9, 7, 20, 30).unwrap();
+        let (pmx, pmy): (Vec<f32>, Vec<f32>) = (0..30usize)
+            .flat_map(|j| (0..20usize).map(move |i| (j, i)))
+            .map(|(j, i)| (mx[(7 + j) * 70 + 9 + i], my[(7 + j) * 70 + 9 + i]))
+            .unzip();
+        assert_eq!(part, FixedMaps::from_float(&pmx, &pmy, 20, 30));
+        assert!(maps.part(60, 0, 11, 1).is_none(), "beyond the maps");
     }
 
     #[test]

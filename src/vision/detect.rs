@@ -345,6 +345,10 @@ impl Detector {
     /// (whole-view pixels, the same form) are fitted. Hands are not looked
     /// for. Where `part` reaches a base-width beyond every wanted component,
     /// the figures found are those [`Detector::detect`] finds there.
+    /// `view_maps`, the fixed maps of the whole view through this frame's
+    /// pose (the same for every frame while the table is locked), saves
+    /// making the part's: they are the same numbers.
+    #[allow(clippy::too_many_arguments)]
     pub fn detect_in_part(
         &self,
         frame: &RgbImage,
@@ -353,12 +357,19 @@ impl Detector {
         part: [u32; 4],
         wanted: [u32; 4],
         globals: TableGlobals,
+        view_maps: Option<&super::cv::FixedMaps>,
     ) -> Result<(Vec<Detection>, StageTimings), VisionError> {
         let p = &self.params;
         let t0 = Instant::now();
         let sub = ctx.view.part(part);
-        let maps = sub.fixed_maps(&ctx.pose, mapping.lens.as_ref(), p.rectify.map_grid_px);
-        let top = super::cv::remap_rgb_fixed(frame, &maps)?;
+        let [sx, sy] = sub.origin_px;
+        let maps = view_maps
+            .filter(|m| ctx.view.origin_px == [0, 0] && m.width() == ctx.view.width_px)
+            .and_then(|m| m.part(sx, sy, sub.width_px, sub.height_px))
+            .unwrap_or_else(|| {
+                sub.fixed_maps(&ctx.pose, mapping.lens.as_ref(), p.rectify.map_grid_px)
+            });
+        let top = super::cv::remap_rgb_small(frame, &maps)?;
         let [ox, oy] = sub.origin_px;
         let local = [
             wanted[0].saturating_sub(ox) as usize,

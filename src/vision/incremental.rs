@@ -38,6 +38,7 @@ use super::segment::TableGlobals;
 use super::track::OccludedRegion;
 use super::{Detection, VisionError};
 use crate::calibration::{Lens, TableMapping};
+pub use crate::capture::FrameChanges;
 
 /// What the incremental detector can be tuned by. Sizes are table inches.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,59 +145,6 @@ pub struct IncrementalFrame {
     pub timings: IncrementalTimings,
 }
 
-/// Where a frame's pixels may differ from the earlier frames of the same
-/// stream, as a decoder that makes again only what changed knows it
-/// ([`crate::capture::blocks::PartialDecoder::changes`]): the frame is cut
-/// into cells (a JPEG's MCUs), and each cell holds the serial of the last
-/// frame on which its pixels were made. A cell made on no later frame than
-/// one the detector saw has exactly the pixels it had then, so the change
-/// test takes its colours from that frame instead of reading them again.
-/// Serials survive dropped frames: a consumer that skipped some compares
-/// with the last serial it saw.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FrameChanges {
-    /// A stream shares nothing with another (the decoder started again, a
-    /// new camera or frame size).
-    pub stream: u64,
-    /// This frame's serial in the stream.
-    pub serial: u64,
-    /// A cell's width and height, pixels.
-    pub cell_px: [u32; 2],
-    /// Cells across and down (covering the frame).
-    pub cols: usize,
-    pub rows: usize,
-    /// Per cell, row-major: the serial of the frame its pixels were last
-    /// made on.
-    pub made_at: Vec<u64>,
-}
-
-impl FrameChanges {
-    /// Whether the changes describe a frame of this size.
-    fn fits(&self, size: [u32; 2]) -> bool {
-        let [cw, ch] = self.cell_px;
-        cw > 0
-            && ch > 0
-            && self.made_at.len() == self.cols * self.rows
-            && self.cols as u64 * u64::from(cw) >= u64::from(size[0])
-            && self.rows as u64 * u64::from(ch) >= u64::from(size[1])
-    }
-
-    /// Summed counts of the cells made after `serial`: `(cols + 1) x (rows
-    /// + 1)`, so any rectangle of cells is four lookups.
-    fn made_after(&self, serial: u64) -> Vec<u32> {
-        let w = self.cols + 1;
-        let mut sums = vec![0u32; w * (self.rows + 1)];
-        for j in 0..self.rows {
-            let mut run = 0;
-            for i in 0..self.cols {
-                run += u32::from(self.made_at[j * self.cols + i] > serial);
-                sums[(j + 1) * w + i + 1] = sums[j * w + i + 1] + run;
-            }
-        }
-        sums
-    }
-}
-
 /// A figure kept between frames and what its band looked like.
 #[derive(Debug, Clone)]
 struct Kept {
@@ -208,22 +156,20 @@ struct Kept {
 
 /// Everything known about the table as last understood.
 struct State {
-    /// The mapping the reference and the coarse maps were made with.
+    /// The mapping the reference and the cell samples were made with.
     mapping: TableMapping,
     frame_size: [u32; 2],
     coarse_view: TopView,
-    coarse_maps: FixedMaps,
     /// Change cells across and down.
     cw: usize,
     ch: usize,
     /// The reference colour per change cell, in the exposure of the first
     /// frame after the last whole detection; `None` outside the photo.
     reference: Vec<Option<[f32; 3]>>,
-    /// Side of a change cell, coarse-view pixels.
-    cell_side: usize,
-    /// Per change cell, the frame pixels its samples read: min x, min y,
-    /// max x, max y (inclusive).
-    cell_reach: Vec<[i32; 4]>,
+    /// How the change cells sample the frame.
+    samples: CellSamples,
+    /// The detector's whole top view's maps (parts are cut from them).
+    view_maps: FixedMaps,
     /// The change cells' colours on the last frame, as measured (no gain).
     last_cells: Vec<Option<[f32; 3]>>,
     /// The stream and serial of the last frame, when it came with changes.
@@ -423,9 +369,15 @@ impl IncrementalDetector {
                 (w[3] + pad).min(view.height_px),
             ];
             area += u64::from(part[2] - part[0]) * u64::from(part[3] - part[1]);
-            let (dets, t) =
-                self.detector
-                    .detect_in_part(frame, mapping, &ctx, part, *w, state.globals)?;
+            let (dets, t) = self.detector.detect_in_part(
+                frame,
+                mapping,
+                &ctx,
+                part,
+                *w,
+                state.globals,
+                Some(&state.view_maps),
+            )?;
             add_timings(&mut detector_ms, &t);
             // Hands seen on the last whole detection still hide what
             // they hid (a hand that moved is a large change).
@@ -530,7 +482,12 @@ impl IncrementalDetector {
         let cell = p.cell_coarse_px.max(1) as usize;
         let cw = (coarse_view.width_px as usize).div_ceil(cell);
         let ch = (coarse_view.height_px as usize).div_ceil(cell);
-        let cell_reach = cell_reach(&coarse_maps, cell, cw, ch);
+        let samples = CellSamples::new(
+            &coarse_maps,
+            cell,
+            [cw, ch],
+            [frame.width(), frame.height()],
+        );
         let figures = found
             .detections
             .iter()
@@ -549,12 +506,15 @@ impl IncrementalDetector {
             mapping: mapping.clone(),
             frame_size: [frame.width(), frame.height()],
             coarse_view,
-            coarse_maps,
             cw,
             ch,
             reference: Vec::new(),
-            cell_side: cell,
-            cell_reach,
+            samples,
+            view_maps: ctx.view.fixed_maps(
+                &ctx.pose,
+                mapping.lens.as_ref(),
+                self.detector.params().rectify.map_grid_px,
+            ),
             last_cells: Vec::new(),
             seen: changes.map(|c| (c.stream, c.serial)),
             globals,
@@ -596,6 +556,74 @@ fn add_timings(sum: &mut StageTimings, t: &StageTimings) {
     sum.total += t.total;
 }
 
+/// How the change cells sample the frame: per cell, the bilinear taps of
+/// its coarse-view pixels (the coarse maps read once, when the table is
+/// understood whole, instead of on every frame).
+struct CellSamples {
+    /// Per cell, the range of its samples: `start[k]..start[k + 1]`.
+    start: Vec<usize>,
+    /// Per sample, the byte offset of the frame pixel it reads first
+    /// (`None`: it reads outside the frame) and its four weights.
+    taps: Vec<Option<(usize, [u16; 4])>>,
+    /// The frame's row, bytes.
+    stride: usize,
+    /// Per cell, the frame pixels its samples read: min x, min y, max x,
+    /// max y (inclusive).
+    reach: Vec<[i32; 4]>,
+}
+
+impl CellSamples {
+    fn new(maps: &FixedMaps, cell: usize, [cw, ch]: [usize; 2], [fw, fh]: [u32; 2]) -> Self {
+        let (w, h) = (maps.width() as usize, maps.height() as usize);
+        let cell = cell.max(1);
+        let mut start = Vec::with_capacity(cw * ch + 1);
+        let mut taps = Vec::with_capacity(w * h);
+        let mut reach = Vec::with_capacity(cw * ch);
+        for cj in 0..ch {
+            for ci in 0..cw {
+                start.push(taps.len());
+                let mut r = [i32::MAX, i32::MAX, i32::MIN, i32::MIN];
+                for j in cj * cell..((cj + 1) * cell).min(h) {
+                    for i in ci * cell..((ci + 1) * cell).min(w) {
+                        let k = j * w + i;
+                        let (x, y) = maps.source_px(k);
+                        r = [r[0].min(x), r[1].min(y), r[2].max(x + 1), r[3].max(y + 1)];
+                        taps.push(maps.taps(k, fw, fh));
+                    }
+                }
+                reach.push(r);
+            }
+        }
+        start.push(taps.len());
+        Self {
+            start,
+            taps,
+            stride: 3 * fw as usize,
+            reach,
+        }
+    }
+
+    /// Cell `k`'s mean colour on `raw` (the frame's bytes); `None` where a
+    /// sample reads outside the frame.
+    fn mean(&self, raw: &[u8], k: usize) -> Option<[f32; 3]> {
+        let taps = &self.taps[self.start[k]..self.start[k + 1]];
+        let mut sum = [0u32; 3];
+        for t in taps {
+            let (at, w) = (*t)?;
+            let top = raw.get(at..at + 6)?;
+            let below = raw.get(at + self.stride..at + self.stride + 6)?;
+            for c in 0..3 {
+                sum[c] += u32::from(top[c]) * u32::from(w[0])
+                    + u32::from(top[c + 3]) * u32::from(w[1])
+                    + u32::from(below[c]) * u32::from(w[2])
+                    + u32::from(below[c + 3]) * u32::from(w[3]);
+            }
+        }
+        let scale = (taps.len().max(1) as u32 * cv::FIXED_SAMPLE_ONE) as f32;
+        (!taps.is_empty()).then(|| sum.map(|v| v as f32 / scale))
+    }
+}
+
 /// The mean colour of each change cell of the frame's coarse top view;
 /// `None` where a sample reads outside the photo. With `since` (the
 /// frame's changes and the serial of the last frame measured), a cell whose
@@ -605,9 +633,7 @@ fn coarse_cells(
     state: &State,
     since: Option<(&FrameChanges, u64)>,
 ) -> Vec<Option<[f32; 3]>> {
-    let maps = &state.coarse_maps;
-    let (w, h) = (maps.width() as usize, maps.height() as usize);
-    let cell = state.cell_side;
+    let cells = &state.samples;
     let made = since.map(|(c, serial)| (c, c.made_after(serial)));
     let unmade = |k: usize| -> bool {
         let Some((c, sums)) = &made else {
@@ -616,7 +642,7 @@ fn coarse_cells(
         if state.last_cells.len() != state.cw * state.ch {
             return false;
         }
-        let [x0, y0, x1, y1] = state.cell_reach[k];
+        let [x0, y0, x1, y1] = cells.reach[k];
         let [cw, ch] = c.cell_px.map(|v| v as i32);
         let col = |x: i32| (x.div_euclid(cw)).clamp(0, c.cols as i32 - 1) as usize;
         let row = |y: i32| (y.div_euclid(ch)).clamp(0, c.rows as i32 - 1) as usize;
@@ -624,41 +650,16 @@ fn coarse_cells(
         let s = c.cols + 1;
         sums[j1 * s + i1] + sums[j0 * s + i0] == sums[j0 * s + i1] + sums[j1 * s + i0]
     };
+    let raw = frame.as_raw();
     (0..state.cw * state.ch)
         .map(|k| {
             if unmade(k) {
-                return state.last_cells[k];
+                state.last_cells[k]
+            } else {
+                cells.mean(raw, k)
             }
-            let (ci, cj) = (k % state.cw * cell, k / state.cw * cell);
-            let mut sum = [0u32; 3];
-            let mut n = 0u32;
-            for j in cj..(cj + cell).min(h) {
-                for i in ci..(ci + cell).min(w) {
-                    let px = maps.sample_rgb(frame, j * w + i)?;
-                    for c in 0..3 {
-                        sum[c] += px[c];
-                    }
-                    n += 1;
-                }
-            }
-            let scale = (n.max(1) * cv::FIXED_SAMPLE_ONE) as f32;
-            (n > 0).then(|| sum.map(|v| v as f32 / scale))
         })
         .collect()
-}
-
-/// Per change cell, the frame pixels its bilinear samples read.
-fn cell_reach(maps: &FixedMaps, cell: usize, cw: usize, ch: usize) -> Vec<[i32; 4]> {
-    let (w, h) = (maps.width() as usize, maps.height() as usize);
-    let mut out = vec![[i32::MAX, i32::MAX, i32::MIN, i32::MIN]; cw * ch];
-    for j in 0..h {
-        for i in 0..w {
-            let (x, y) = maps.source_px(j * w + i);
-            let r = &mut out[(j / cell) * cw + i / cell];
-            *r = [r[0].min(x), r[1].min(y), r[2].max(x + 1), r[3].max(y + 1)];
-        }
-    }
-    out
 }
 
 /// Per channel, the median ratio of the frame's cells to the reference's:
