@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use image::RgbImage;
 
-use super::{CaptureError, FrameSource};
+use super::{CaptureError, FrameChanges, FrameSource};
 use crate::spec::flag;
 
 /// File extensions read as photos (lower case).
@@ -72,6 +72,13 @@ pub struct FolderSource {
     next_due: Option<Instant>,
     /// A manual step (previous/next photo) moves the playback start.
     offset_photos: i64,
+    /// JPEG photos are decoded in the order shown, as a camera's MJPEG
+    /// stream is: only what changed since the photo shown before is made
+    /// again, and the detector is told where (`changes`).
+    partial: super::blocks::PartialDecoder,
+    /// The photo the partial decoder holds, and where it changed.
+    shown: Option<usize>,
+    changes: Option<FrameChanges>,
 }
 
 /// The photos in a folder, sorted by name.
@@ -98,6 +105,12 @@ pub fn list_photos(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
     Ok(paths)
 }
 
+fn is_jpeg(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"))
+}
+
 impl FolderSource {
     /// Opens a folder; photos are decoded on first use.
     pub fn open(dir: &Path, playback: Playback) -> Result<Self, CaptureError> {
@@ -110,6 +123,9 @@ impl FolderSource {
             started: None,
             next_due: None,
             offset_photos: 0,
+            partial: super::blocks::PartialDecoder::new(Default::default()),
+            shown: None,
+            changes: None,
         })
     }
 
@@ -148,6 +164,34 @@ impl FolderSource {
         self.offset_photos += photos;
     }
 
+    /// Photo `index` as shown next: a JPEG through the partial decoder (the
+    /// photo shown again costs nothing), anything else, or a JPEG it does
+    /// not take, decoded whole (and kept).
+    fn shown_photo(&mut self, index: usize) -> Result<RgbImage, CaptureError> {
+        if self.shown == Some(index)
+            && let Some(frame) = self.partial.frame()
+        {
+            return Ok(frame.clone());
+        }
+        self.shown = None;
+        self.changes = None;
+        if is_jpeg(&self.paths[index]) {
+            let bytes = crate::spec::read_capped(&self.paths[index], crate::spec::MAX_PHOTO_BYTES)
+                .map_err(|e| CaptureError::Read {
+                    path: self.paths[index].display().to_string(),
+                    reason: e.to_string(),
+                })?;
+            if let Ok(frame) = self.partial.decode(&bytes) {
+                let frame = frame.clone();
+                self.shown = Some(index);
+                self.changes = self.partial.changes();
+                return Ok(frame);
+            }
+            self.partial.reset();
+        }
+        self.photo(index).cloned()
+    }
+
     fn photo(&mut self, index: usize) -> Result<&RgbImage, CaptureError> {
         if self.decoded[index].is_none() {
             let path = &self.paths[index];
@@ -155,10 +199,7 @@ impl FolderSource {
                 path: path.display().to_string(),
                 reason,
             };
-            let jpeg = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg"));
+            let jpeg = is_jpeg(path);
             // Capped like every photo Spotter reads: a huge file is refused
             // before it is read, naming the cap.
             let bytes = crate::spec::read_capped(path, crate::spec::MAX_PHOTO_BYTES)
@@ -226,14 +267,21 @@ impl FrameSource for FolderSource {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let image = self.photo(index)?.clone();
+        let image = self.shown_photo(index)?;
         Ok((image, label))
+    }
+
+    fn changes(&self) -> Option<FrameChanges> {
+        self.changes.clone()
     }
 
     fn reconnect(&mut self) -> Result<(), CaptureError> {
         // A folder is always there unless it was deleted: check it still is.
         self.paths = list_photos(&self.dir)?;
         self.decoded = vec![None; self.paths.len()];
+        self.partial.reset();
+        self.shown = None;
+        self.changes = None;
         Ok(())
     }
 }
@@ -289,6 +337,64 @@ mod tests {
         let (img, label) = src.next_frame().unwrap();
         assert_eq!(img.dimensions(), (8, 4));
         assert_eq!(label, "frame-00.png");
+    }
+
+    #[test]
+    fn jpeg_photos_tell_the_detector_which_cells_were_made_again() {
+        // Two 64x48 JPEGs that differ in their top-left 16x16 only: shown in
+        // turn, the second photo's changes mark that MCU as made on the new
+        // frame and the others as made before; the same photo shown again
+        // changes nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let base = RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([(x * 3) as u8, (y * 5) as u8, 90])
+        });
+        let mut moved = base.clone();
+        for y in 0..16 {
+            for x in 0..16 {
+                moved.put_pixel(x, y, image::Rgb([250, 20, 20]));
+            }
+        }
+        base.save(dir.path().join("frame-00.jpg")).unwrap();
+        moved.save(dir.path().join("frame-01.jpg")).unwrap();
+        let playback = Playback {
+            fps: 1000.0,
+            hold: Duration::from_secs(3600),
+            looped: true,
+        };
+        let mut src = FolderSource::open(dir.path(), playback).unwrap();
+        let (first, label) = src.next_frame().unwrap();
+        assert_eq!(label, "frame-00.jpg");
+        assert_eq!(first.dimensions(), (64, 48));
+        let c0 = src.changes().expect("a JPEG photo carries its changes");
+        let (again, _) = src.next_frame().unwrap();
+        assert_eq!(again, first);
+        assert_eq!(src.changes(), Some(c0.clone()), "shown again: nothing new");
+        src.step(1);
+        let (second, label) = src.next_frame().unwrap();
+        assert_eq!(label, "frame-01.jpg");
+        let c1 = src.changes().unwrap();
+        assert_eq!(c1.stream, c0.stream);
+        assert!(c1.serial > c0.serial);
+        let [cw, ch] = c1.cell_px;
+        let mut made_now = Vec::new();
+        for r in 0..c1.rows {
+            for c in 0..c1.cols {
+                if c1.made_at[r * c1.cols + c] == c1.serial {
+                    made_now.push((c as u32 * cw, r as u32 * ch));
+                }
+            }
+        }
+        // Made again: the square, its ring (neighbours read its chroma) and
+        // one row of the rolling refresh; the rest of the frame is kept.
+        for corner in [(0, 0), (8, 0), (0, 8), (8, 8)] {
+            assert!(made_now.contains(&corner), "{corner:?} in {made_now:?}");
+        }
+        assert!(made_now.len() * 2 < c1.rows * c1.cols, "{made_now:?}");
+        assert!(made_now.iter().all(|&(_, y)| y < 40), "{made_now:?}");
+        let red = second.get_pixel(8, 8);
+        assert!(red[0] > 200 && red[1] < 60, "{red:?}");
+        assert_eq!(second.get_pixel(40, 40), first.get_pixel(40, 40));
     }
 
     #[test]
