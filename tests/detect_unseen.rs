@@ -240,8 +240,10 @@ fn unseen_tune_photos_hold_their_figures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
     let (s, rows) = measure(&[root.join("seed20"), root.join("seed24")]);
     assert!(s.visible >= 30, "the photos are there: {}", s.visible);
-    assert!(s.recall() >= 0.85, "recall {}", s.recall());
-    assert!(s.precision() >= 0.95, "precision {}", s.precision());
+    // Measured: recall 0.971 (34/35), precision 1.000 (with the wood mat
+    // no longer read as red, and white bands that took the mat's colour).
+    assert!(s.recall() >= 0.94, "recall {}", s.recall());
+    assert!(s.precision() >= 0.97, "precision {}", s.precision());
     // Every reported figure carries a probability, and the false ones are
     // the less sure.
     assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.confidence)));
@@ -254,4 +256,45 @@ fn unseen_tune_photos_hold_their_figures() {
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
     assert!(mean(false) < mean(true), "{} {}", mean(false), mean(true));
+}
+
+/// Seed 24's wood mat has red's hue and saturation (hue about 22 degrees,
+/// saturation 0.67): it must not be labelled red (it was, 79% of the top
+/// view, and every red base on it merged with the mat), and the bases on it
+/// are found: the red mounted one by its level (paint about twice the
+/// mat's), the white ones whose thin bands took the mat's colour.
+#[test]
+fn a_mat_of_reds_hue_is_not_a_red_band() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen/seed24");
+    let photo = dir.join("frame-02.jpg");
+    let truth = Truth::load(&photo.with_extension("truth.json")).expect("truth file");
+    let params = DetectorParams::defaults().expect("built-in parameters load");
+    let frame = image::open(&photo).expect("photo").to_rgb8();
+    let gray = image::imageops::grayscale(&frame);
+    let mapping =
+        calibration::detect_table(&gray, &truth.layout, Some(&truth.lens)).expect("markers");
+    let det = Detector::new(params.clone(), truth.layout.clone());
+    let ctx = det.frame_context(&frame, &mapping).expect("pose");
+    let top = ctx
+        .view
+        .render(
+            &frame,
+            &ctx.pose,
+            mapping.lens.as_ref(),
+            params.rectify.map_grid_px,
+        )
+        .expect("top view");
+    let cell = (params.colour.table_cell_in * params.rectify.px_per_in).round() as usize;
+    let seg = spotter::vision::segment::segment(
+        &top,
+        ctx.gains,
+        params.white.paper_level as f32,
+        cell,
+        &params.colour,
+    );
+    let red = spotter::vision::segment::label_of(spotter::vision::EdgeColour::Red);
+    let share = seg.labels.iter().filter(|&&l| l == red).count() as f64 / seg.labels.len() as f64;
+    assert!(share < 0.02, "red share of the top view {share}");
+    let (s, _) = measure(&[dir]);
+    assert_eq!(s.recall(), 1.0, "every figure on the wood mat");
 }

@@ -33,6 +33,10 @@ use crate::calibration::{TableLayout, TableMapping};
 /// better than this.
 const MIN_POSITION_SIGMA_IN: f64 = 0.005;
 
+/// Share of the least distance between two bases' centres (they do not
+/// overlap) under which the weaker of two hypotheses is dropped.
+const MIN_SEPARATION_SHARE: f64 = 0.8;
+
 /// Milliseconds spent in each stage of one frame.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct StageTimings {
@@ -602,7 +606,12 @@ impl Detector {
     ) -> Vec<(Detection, Evidence)> {
         let _ = surface;
         fitted.sort_by(|a, b| b.score().total_cmp(&a.score()));
-        let min_sep = self.params.kit.foot_diameter_in * 0.75;
+        // Bases do not overlap: two centres are at least a foot base's
+        // diameter (or a mounted base's width) apart; a share of that
+        // leaves room for the fits' error. A hypothesis nearer a better
+        // one is two neighbours' arcs read as a base between them.
+        let k = &self.params.kit;
+        let min_sep = k.foot_diameter_in.min(k.mounted_width_in) * MIN_SEPARATION_SHARE;
         let mut kept: Vec<Fitted> = Vec::new();
         for f in fitted {
             if kept

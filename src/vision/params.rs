@@ -76,6 +76,12 @@ pub struct ColourParams {
     /// Colours accepted relative to the table must be at least this share
     /// of its level (shadowed foliage is darker than paint).
     pub relative_min_level_over_table: f64,
+    /// A red or blue pixel must stand out from the table: its hue at least
+    /// `unlike_table_hue_deg` from the whole table's median hue, or its
+    /// level at least `unlike_table_level` times the table's local level
+    /// (a brown wood mat has red's hue; paint is far brighter).
+    pub unlike_table_hue_deg: f64,
+    pub unlike_table_level: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -91,6 +97,12 @@ pub struct ColourParams {
     /// the table's level.
     pub white_coloured_table_saturation: f64,
     pub white_min_level_on_colour: f64,
+    /// A thin white band takes on the table's colour (blur, and JPEG's
+    /// chroma at half resolution): a pixel of the table's hue (within
+    /// `white_bleed_hue_deg`) may be this share of the table's local
+    /// saturation more saturated than `white_max_saturation`.
+    pub white_bleed_share: f64,
+    pub white_bleed_hue_deg: f64,
     pub table_cell_in: f64,
     /// No band colour is darker than this share of the paper level (times the
     /// local illumination, as for white).
@@ -250,6 +262,8 @@ struct RawColour {
     relative_min_saturation: F,
     relative_min_hue_distance_deg: F,
     relative_min_level_over_table: F,
+    unlike_table_hue_deg: F,
+    unlike_table_level: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -258,6 +272,8 @@ struct RawColour {
     white_min_over_table: F,
     white_min_illumination: F,
     white_coloured_table_saturation: F,
+    white_bleed_share: F,
+    white_bleed_hue_deg: F,
     white_min_level_on_colour: F,
     table_cell_in: F,
     band_min_level: F,
@@ -489,6 +505,18 @@ impl DetectorParams {
                 0.0,
                 10.0,
             ),
+            unlike_table_hue_deg: c.num(
+                "colour.unlike_table_hue_deg",
+                &co.unlike_table_hue_deg,
+                0.0,
+                180.0,
+            ),
+            unlike_table_level: c.num(
+                "colour.unlike_table_level",
+                &co.unlike_table_level,
+                0.0,
+                10.0,
+            ),
             green_min_saturation: c.num(
                 "colour.green_min_saturation",
                 &co.green_min_saturation,
@@ -528,6 +556,13 @@ impl DetectorParams {
                 &co.white_min_level_on_colour,
                 0.0,
                 10.0,
+            ),
+            white_bleed_share: c.num("colour.white_bleed_share", &co.white_bleed_share, 0.0, 1.0),
+            white_bleed_hue_deg: c.num(
+                "colour.white_bleed_hue_deg",
+                &co.white_bleed_hue_deg,
+                0.0,
+                180.0,
             ),
             table_cell_in: c.num("colour.table_cell_in", &co.table_cell_in, 0.2, 12.0),
             band_min_level: c.num("colour.band_min_level", &co.band_min_level, 0.0, 1.0),

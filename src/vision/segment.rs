@@ -163,6 +163,16 @@ pub fn segment_with(
         v.sort_by(f32::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(0.0)
     });
+    // The table's local level: the median over the 3 x 3 cells around.
+    let local_level = median_field(&cell_level, &seen, cw, ch);
+    let unlike_level = p.unlike_table_level as f32;
+    let local_sat = median_field(
+        &cell_hsv.iter().map(|c| c.1).collect::<Vec<_>>(),
+        &seen,
+        cw,
+        ch,
+    );
+    let bleed = p.white_bleed_share as f32;
     let illumination = illumination_field(
         &cell_level,
         cw,
@@ -186,6 +196,8 @@ pub fn segment_with(
                 table_hue: local_hue[ck],
                 green_hue_floor: local_hue[ck].max(global_hue),
                 bright_level: rel_level * table_level,
+                unlike_level: unlike_level * local_level[ck],
+                white_bleed_sat: bleed * local_sat[ck],
                 pale_green_level: green_pale_over * table_level,
                 white_level: white_level * illumination[ck],
                 dark_level: dark_level * illumination[ck],
@@ -451,7 +463,9 @@ struct Thresholds {
     green_hue_over: f32,
     rel_sat: f32,
     rel_hue: f32,
+    unlike_hue: f32,
     white_sat: f32,
+    bleed_hue: f32,
     /// Factor on every level a colour must reach.
     level: f32,
     red: HueBounds,
@@ -472,7 +486,9 @@ impl Thresholds {
             green_hue_over: p.green_min_hue_over_table as f32 * share,
             rel_sat: p.relative_min_saturation as f32 * share,
             rel_hue: p.relative_min_hue_distance_deg as f32 * share,
+            unlike_hue: p.unlike_table_hue_deg as f32 * share,
             white_sat: p.white_max_saturation as f32 / share,
+            bleed_hue: p.white_bleed_hue_deg as f32,
             level,
             red: HueBounds::of(&p.red_hue),
             green: HueBounds::of(&p.green_hue),
@@ -502,13 +518,23 @@ impl Thresholds {
                 hue_distance(hue, self.global_hue),
             ) >= self.rel_hue);
         let coloured = (sat >= self.min_sat) | unlike_table;
+        // Red and blue stand out from the table, in hue from the whole
+        // table's or in level from the table around (a mat of red's own hue
+        // is not a band; a red roof on a green mat stays red, and whole,
+        // too large for a base).
+        let stands_out =
+            (hue_distance(hue, self.global_hue) >= self.unlike_hue) | (val >= cx.unlike_level * lv);
+        let coloured = coloured & stands_out;
         let is_red = self.red.contains(hue) & coloured;
         let is_green = greener_than_table
             | (self.green.contains(hue)
                 & ((sat >= self.green_sat)
                     | ((sat >= self.green_pale_sat) & (val >= cx.pale_green_level * lv))));
         let is_blue = self.blue.contains(hue) & coloured;
-        let is_white = (sat <= self.white_sat)
+        let grey_enough = (sat <= self.white_sat)
+            | ((sat <= cx.white_bleed_sat + self.white_sat)
+                & (hue_distance(hue, self.global_hue) <= self.bleed_hue));
+        let is_white = grey_enough
             & (val >= cx.white_level * lv)
             & ((val >= cx.white_over_level * lv) | (val >= cx.white_on_colour_level * lv));
         // The first that holds, in this order; none in the dark (deep
@@ -619,6 +645,11 @@ struct CellContext {
     green_hue_floor: f32,
     /// Level a relative colour needs (a share of the table's level).
     bright_level: f32,
+    /// Level a red or blue of the table's own hue needs.
+    unlike_level: f32,
+    /// Saturation a white pixel of the table's hue may have over the
+    /// limit (the table's colour bled into a thin band).
+    white_bleed_sat: f32,
     /// Level a pale green needs.
     pale_green_level: f32,
     /// Level white needs under this cell's light.
