@@ -105,6 +105,15 @@ pub fn list_photos(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
     Ok(paths)
 }
 
+/// A photo's bytes, capped like every photo Spotter reads: a huge file is
+/// refused before it is read, naming the cap.
+fn read_photo(path: &Path) -> Result<Vec<u8>, CaptureError> {
+    crate::spec::read_capped(path, crate::spec::MAX_PHOTO_BYTES).map_err(|e| CaptureError::Read {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
 fn is_jpeg(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
@@ -176,11 +185,7 @@ impl FolderSource {
         self.shown = None;
         self.changes = None;
         if is_jpeg(&self.paths[index]) {
-            let bytes = crate::spec::read_capped(&self.paths[index], crate::spec::MAX_PHOTO_BYTES)
-                .map_err(|e| CaptureError::Read {
-                    path: self.paths[index].display().to_string(),
-                    reason: e.to_string(),
-                })?;
+            let bytes = read_photo(&self.paths[index])?;
             if let Ok(frame) = self.partial.decode(&bytes) {
                 let frame = frame.clone();
                 self.shown = Some(index);
@@ -200,10 +205,7 @@ impl FolderSource {
                 reason,
             };
             let jpeg = is_jpeg(path);
-            // Capped like every photo Spotter reads: a huge file is refused
-            // before it is read, naming the cap.
-            let bytes = crate::spec::read_capped(path, crate::spec::MAX_PHOTO_BYTES)
-                .map_err(|e| read(e.to_string()))?;
+            let bytes = read_photo(path)?;
             let img = if jpeg {
                 super::decode::decode_jpeg(&bytes, super::decode::FASTEST)
                     .map_err(|e| read(e.to_string()))?

@@ -98,7 +98,7 @@ pub struct ColourParams {
     pub white_coloured_table_saturation: f64,
     pub white_min_level_on_colour: f64,
     /// A thin white band takes on the table's colour (blur, and JPEG's
-    /// chroma at half resolution): a pixel of the table's hue (within
+    /// chroma at half resolution): a pixel of the whole table's hue (within
     /// `white_bleed_hue_deg`) may be this share of the table's local
     /// saturation more saturated than `white_max_saturation`.
     pub white_bleed_share: f64,
