@@ -217,11 +217,7 @@ impl Surface<'_> {
             // Outside the photo (remap border).
             return None;
         }
-        Some([
-            s[0] * self.gains[0],
-            s[1] * self.gains[1],
-            s[2] * self.gains[2],
-        ])
+        Some(crate::vision::segment::balanced(s, self.gains))
     }
 
     /// Label of the pixel nearest a table point.

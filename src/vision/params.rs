@@ -79,9 +79,12 @@ pub struct ColourParams {
     /// A red or blue pixel must stand out from the table: its hue at least
     /// `unlike_table_hue_deg` from the whole table's median hue, or its
     /// level at least `unlike_table_level` times the table's local level
-    /// (a brown wood mat has red's hue; paint is far brighter).
+    /// (a brown wood mat has red's hue; paint is far brighter), or its
+    /// saturation at least `unlike_table_saturation` over the table's
+    /// local saturation (a dark red on a pale sand mat of near its hue).
     pub unlike_table_hue_deg: f64,
     pub unlike_table_level: f64,
+    pub unlike_table_saturation: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -264,6 +267,7 @@ struct RawColour {
     relative_min_level_over_table: F,
     unlike_table_hue_deg: F,
     unlike_table_level: F,
+    unlike_table_saturation: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -516,6 +520,12 @@ impl DetectorParams {
                 &co.unlike_table_level,
                 0.0,
                 10.0,
+            ),
+            unlike_table_saturation: c.num(
+                "colour.unlike_table_saturation",
+                &co.unlike_table_saturation,
+                0.0,
+                1.0,
             ),
             green_min_saturation: c.num(
                 "colour.green_min_saturation",

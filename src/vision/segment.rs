@@ -166,6 +166,7 @@ pub fn segment_with(
     // The table's local level: the median over the 3 x 3 cells around.
     let local_level = median_field(&cell_level, &seen, cw, ch);
     let unlike_level = p.unlike_table_level as f32;
+    let unlike_sat = p.unlike_table_saturation as f32;
     let local_sat = median_field(
         &cell_hsv.iter().map(|c| c.1).collect::<Vec<_>>(),
         &seen,
@@ -192,11 +193,18 @@ pub fn segment_with(
     let context: Vec<CellContext> = (0..cw * ch)
         .map(|ck| {
             let table_level = cell_level[ck];
+            // A grey pixel stands out from the table around: a cell that a
+            // white base fills is brighter than the table, so the cell's
+            // own level is not held against it where the cells around are
+            // darker (nor its paler mean colour against a coloured mat).
+            let around_level = table_level.min(local_level[ck]);
+            let around_sat = cell_hsv[ck].1.max(local_sat[ck]);
             CellContext {
                 table_hue: local_hue[ck],
                 green_hue_floor: local_hue[ck].max(global_hue),
                 bright_level: rel_level * table_level,
                 unlike_level: unlike_level * local_level[ck],
+                unlike_sat: local_sat[ck] + unlike_sat,
                 white_bleed_sat: bleed * local_sat[ck],
                 pale_green_level: green_pale_over * table_level,
                 white_level: white_level * illumination[ck],
@@ -204,6 +212,12 @@ pub fn segment_with(
                 white_over_level: white_over * table_level,
                 white_on_colour_level: if cell_hsv[ck].1 >= coloured_table {
                     white_on_colour * table_level
+                } else {
+                    f32::INFINITY
+                },
+                grey_over_level: white_over * around_level,
+                grey_on_colour_level: if around_sat >= coloured_table {
+                    white_on_colour * around_level
                 } else {
                     f32::INFINITY
                 },
@@ -522,8 +536,9 @@ impl Thresholds {
         // table's or in level from the table around (a mat of red's own hue
         // is not a band; a red roof on a green mat stays red, and whole,
         // too large for a base).
-        let stands_out =
-            (hue_distance(hue, self.global_hue) >= self.unlike_hue) | (val >= cx.unlike_level * lv);
+        let stands_out = (hue_distance(hue, self.global_hue) >= self.unlike_hue)
+            | (val >= cx.unlike_level * lv)
+            | (sat >= cx.unlike_sat);
         let coloured = coloured & stands_out;
         let is_red = self.red.contains(hue) & coloured;
         let is_green = greener_than_table
@@ -531,12 +546,15 @@ impl Thresholds {
                 & ((sat >= self.green_sat)
                     | ((sat >= self.green_pale_sat) & (val >= cx.pale_green_level * lv))));
         let is_blue = self.blue.contains(hue) & coloured;
-        let grey_enough = (sat <= self.white_sat)
-            | ((sat <= cx.white_bleed_sat + self.white_sat)
-                & (hue_distance(hue, self.global_hue) <= self.bleed_hue));
-        let is_white = grey_enough
-            & (val >= cx.white_level * lv)
-            & ((val >= cx.white_over_level * lv) | (val >= cx.white_on_colour_level * lv));
+        // Grey stands out from the table around it; a white tinted toward
+        // the table's colour (a thin band's bleed, or a pale patch of the
+        // mat) must stand out from its own cell as well.
+        let grey = sat <= self.white_sat;
+        let tinted = (sat <= cx.white_bleed_sat + self.white_sat)
+            & (hue_distance(hue, self.global_hue) <= self.bleed_hue);
+        let over_around = (val >= cx.grey_over_level * lv) | (val >= cx.grey_on_colour_level * lv);
+        let over_cell = (val >= cx.white_over_level * lv) | (val >= cx.white_on_colour_level * lv);
+        let is_white = (val >= cx.white_level * lv) & ((grey & over_around) | (tinted & over_cell));
         // The first that holds, in this order; none in the dark (deep
         // shadow under terrain is saturated brown or green noise).
         if val < cx.dark_level * lv {
@@ -566,14 +584,29 @@ fn min_f32(a: f32, b: f32) -> f32 {
 }
 
 /// Hue, saturation and value of one pixel's bytes after the white
-/// balance `gains`.
+/// balance `gains` (see [`balanced`]).
 #[inline(always)]
 fn balanced_hsv(px: &[u8], gains: [f32; 3]) -> (f32, f32, f32) {
-    hsv_flat([
-        f32::from(px[0]) * gains[0],
-        f32::from(px[1]) * gains[1],
-        f32::from(px[2]) * gains[2],
-    ])
+    hsv_flat(balanced(
+        [f32::from(px[0]), f32::from(px[1]), f32::from(px[2])],
+        gains,
+    ))
+}
+
+/// A colour of 8-bit channel values `c` after the white balance `gains`,
+/// each channel no higher than a clipped byte of the least gain gives. A
+/// byte at 255 is the sensor's clip: the light was at least that, so its
+/// balanced value says nothing above `255 * min(gains)`, and a clipped
+/// white highlight must not take on the tint of the largest gain (a white
+/// band burnt out under warm light read blue or as no band at all).
+#[inline(always)]
+pub fn balanced(c: [f32; 3], gains: [f32; 3]) -> [f32; 3] {
+    let clip = 255.0 * min_f32(min_f32(gains[0], gains[1]), gains[2]);
+    [
+        min_f32(c[0] * gains[0], clip),
+        min_f32(c[1] * gains[1], clip),
+        min_f32(c[2] * gains[2], clip),
+    ]
 }
 
 /// [`hsv`] for colours of non-negative channels, computed without branches
@@ -647,6 +680,8 @@ struct CellContext {
     bright_level: f32,
     /// Level a red or blue of the table's own hue needs.
     unlike_level: f32,
+    /// Saturation a red or blue of the table's own hue needs otherwise.
+    unlike_sat: f32,
     /// Saturation a white pixel of the table's hue may have over the
     /// limit (the table's colour bled into a thin band).
     white_bleed_sat: f32,
@@ -656,10 +691,14 @@ struct CellContext {
     white_level: f32,
     /// Level under which no pixel is a band colour in this cell's light.
     dark_level: f32,
-    /// Level white needs over the table around it.
+    /// Level white needs over the table in its cell.
     white_over_level: f32,
     /// Level white needs on a coloured table; infinite on a grey one.
     white_on_colour_level: f32,
+    /// The same two for a grey pixel, over the table around the cell
+    /// (the lower of the cell's level and the 3 x 3 median's).
+    grey_over_level: f32,
+    grey_on_colour_level: f32,
 }
 
 /// Distance round the hue wheel, degrees in [0, 180].
@@ -924,6 +963,18 @@ pub fn join_pieces(
 mod tests {
     use super::*;
     use crate::vision::params::DetectorParams;
+
+    #[test]
+    fn a_clipped_highlight_stays_grey_after_the_white_balance() {
+        // Warm light: blue is raised. A burnt-out white (every byte at the
+        // clip) must not turn blue, and a colour below the clip keeps its
+        // balanced value.
+        let gains = [0.8, 0.9, 1.2];
+        let (_, s, v) = hsv_flat(balanced([255.0, 255.0, 255.0], gains));
+        assert!(s.abs() < 1e-6, "saturation {s}");
+        assert!((v - 204.0).abs() < 1e-3, "level {v}");
+        assert_eq!(balanced([100.0, 50.0, 40.0], gains), [80.0, 45.0, 48.0]);
+    }
 
     #[test]
     fn hues_of_the_kit_colours() {
