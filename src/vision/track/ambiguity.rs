@@ -75,7 +75,7 @@ impl Tracker {
             let (da, db) = (f.dets[da].appearance, f.dets[db].appearance);
             // A look beyond the gate counts as the gate: enough to settle.
             let cost = |t: &Track, d: Option<crate::vision::appearance::Appearance>| {
-                p.appearance_cost(t.appearance.as_ref(), d.as_ref())
+                p.appearance_cost(t.base, t.appearance.as_ref(), d.as_ref())
                     .unwrap_or(APPEARANCE_DOUBT_CAP_NATS)
             };
             let delta = cost(ta, db) + cost(tb, da) - cost(ta, da) - cost(tb, db);

@@ -175,7 +175,7 @@ pub(super) fn match_cost(f: &Frame, t: &Track, d: &Detection) -> Option<f64> {
         && t.last_seen_frame + 1 < f.index
         && p.is_move(d_in, sigma_in);
     let reappear = if missed { p.reappear_cost_nats } else { 0.0 };
-    let look = p.appearance_cost(t.appearance.as_ref(), d.appearance.as_ref())?;
+    let look = p.appearance_cost(t.base, t.appearance.as_ref(), d.appearance.as_ref())?;
     Some(p.position_cost(d_in, sigma_in) + p.facing_cost(turn) + look + reappear)
 }
 
