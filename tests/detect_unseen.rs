@@ -341,3 +341,47 @@ fn a_mounted_base_is_not_two_feet() {
 fn a_dark_red_on_sand_is_a_band() {
     assert_all_found("seed52-seq01");
 }
+
+/// Issue 15: "position median / p95 ... 0.015 / 0.05 in". A mounted base's
+/// front edge is its black mark, where the band's edge is not found; with
+/// the edge's offset from the kit's size held at zero (an edge found a
+/// little outward all round: blur, paint), the back edge alone placed the
+/// base along its length, 0.05 in behind the truth on tune seed 33. The
+/// rectangle's fit solves for that offset with the centre. Three frames of
+/// seed 33 seq01 (14 mounted figures): the mean offset along the facing
+/// was 0.048 in behind.
+#[test]
+fn a_mounted_base_is_not_pulled_behind_its_front_mark() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen/seed33-seq01");
+    let params = DetectorParams::defaults().expect("built-in parameters");
+    let mut along = Vec::new();
+    for photo in frames_in(&dir) {
+        let truth = Truth::load(&photo.with_extension("truth.json")).expect("truth file");
+        let det = Detector::new(params.clone(), truth.layout.clone());
+        let frame = image::open(&photo).expect("photo").to_rgb8();
+        let gray = image::imageops::grayscale(&frame);
+        let mapping =
+            calibration::detect_table(&gray, &truth.layout, Some(&truth.lens)).expect("markers");
+        let found = det.detect(&frame, &mapping).expect("detection runs");
+        let score = score_frame(&truth.figures, &found.detections);
+        for m in &score.matched {
+            let t = &truth.figures[m.truth_index];
+            if t.occluded || t.base != spotter::vision::BaseKind::Mounted {
+                continue;
+            }
+            let d = found.detections[m.detection_index].center_in_table;
+            let (s, c) = t.facing_deg.to_radians().sin_cos();
+            along.push((d.x - t.x_in) * c + (d.y - t.y_in) * s);
+        }
+    }
+    assert!(along.len() >= 12, "mounted figures found: {}", along.len());
+    let mean = along.iter().sum::<f64>() / along.len() as f64;
+    println!(
+        "mounted: mean offset along the facing {mean:.4} in over {}",
+        along.len()
+    );
+    assert!(
+        mean.abs() <= 0.035,
+        "mean offset along the facing {mean} in"
+    );
+}
