@@ -12,7 +12,7 @@
 //! base's bottom edge, seen on the top plane, lies `parallax` further out.
 
 use image::RgbImage;
-use nalgebra::{Matrix2, Matrix3, Matrix4, Point2, Vector2, Vector3, Vector4};
+use nalgebra::{Matrix2, Matrix4, Point2, Vector2, Vector4};
 
 use super::confidence::{Evidence, FacingEvidence};
 use super::params::DetectorParams;
@@ -208,11 +208,6 @@ fn median_rgb(samples: &[[f32; 3]]) -> Option<[f64; 3]> {
         *o = median(&mut v).unwrap_or(0.0);
     }
     Some(out)
-}
-
-/// Solves a small least-squares system by its normal equations.
-fn solve3(a: &Matrix3<f64>, b: &Vector3<f64>) -> Option<Vector3<f64>> {
-    a.try_inverse().map(|inv| inv * b)
 }
 
 /// Counts a rectangle hypothesis must meet with one probe set.
