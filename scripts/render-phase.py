@@ -12,6 +12,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import render
 from plans import random_set
 
+if len(sys.argv) < 3 or sys.argv[1] not in ("frames", "seq", "charuco"):
+    sys.exit(__doc__)
 phase, seed = sys.argv[1], int(sys.argv[2])
 frames = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 spp = int(sys.argv[4]) if len(sys.argv) > 4 else None

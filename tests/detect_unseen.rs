@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::frames_in;
 use spotter::calibration;
+use spotter::vision::BaseKind;
 use spotter::vision::confidence::{Evidence, FEATURE_NAMES};
 use spotter::vision::detect::Detector;
 use spotter::vision::eval::{Summary, Truth, quantile, score_frame};
@@ -32,6 +33,11 @@ pub struct Row {
     pub occluded: bool,
     /// Share of the front mark the truth says the camera sees.
     pub front_seen: Option<f64>,
+    /// The truth's base kind, for a real detection.
+    pub truth_base: Option<BaseKind>,
+    /// How far the detection lies in front of the truth's centre along
+    /// its facing, inches (negative: behind), for a real detection.
+    pub along_facing_in: Option<f64>,
 }
 
 /// Detects and scores every table frame of `dirs`; prints each frame's
@@ -123,6 +129,11 @@ pub fn measure(dirs: &[PathBuf]) -> (Summary, Vec<Row>) {
                     at_in: (d.center_in_table.x, d.center_in_table.y),
                     occluded: t.is_some_and(|t| t.occluded),
                     front_seen: t.and_then(|t| t.front_visible_fraction),
+                    truth_base: t.map(|t| t.base),
+                    along_facing_in: t.map(|t| {
+                        let (s, c) = t.facing_deg.to_radians().sin_cos();
+                        (d.center_in_table.x - t.x_in) * c + (d.center_in_table.y - t.y_in) * s
+                    }),
                 });
             }
             frames += 1;
@@ -353,27 +364,12 @@ fn a_dark_red_on_sand_is_a_band() {
 #[test]
 fn a_mounted_base_is_not_pulled_behind_its_front_mark() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen/seed33-seq01");
-    let params = DetectorParams::defaults().expect("built-in parameters");
-    let mut along = Vec::new();
-    for photo in frames_in(&dir) {
-        let truth = Truth::load(&photo.with_extension("truth.json")).expect("truth file");
-        let det = Detector::new(params.clone(), truth.layout.clone());
-        let frame = image::open(&photo).expect("photo").to_rgb8();
-        let gray = image::imageops::grayscale(&frame);
-        let mapping =
-            calibration::detect_table(&gray, &truth.layout, Some(&truth.lens)).expect("markers");
-        let found = det.detect(&frame, &mapping).expect("detection runs");
-        let score = score_frame(&truth.figures, &found.detections);
-        for m in &score.matched {
-            let t = &truth.figures[m.truth_index];
-            if t.occluded || t.base != spotter::vision::BaseKind::Mounted {
-                continue;
-            }
-            let d = found.detections[m.detection_index].center_in_table;
-            let (s, c) = t.facing_deg.to_radians().sin_cos();
-            along.push((d.x - t.x_in) * c + (d.y - t.y_in) * s);
-        }
-    }
+    let (_, rows) = measure(&[dir]);
+    let along: Vec<f64> = rows
+        .iter()
+        .filter(|r| !r.occluded && r.truth_base == Some(BaseKind::Mounted))
+        .filter_map(|r| r.along_facing_in)
+        .collect();
     assert!(along.len() >= 12, "mounted figures found: {}", along.len());
     let mean = along.iter().sum::<f64>() / along.len() as f64;
     println!(

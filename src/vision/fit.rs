@@ -90,16 +90,19 @@ const EDGE_OFFSET_MIN_SIDE_POINTS: usize = 4;
 
 /// The weight of the edge offset's prior, given the edge points found on
 /// each side of a rectangle (front, back, left, right):
-/// [`EDGE_OFFSET_PRIOR_POINTS`] when they pin the offset down, else so
-/// large that it stays where it is.
+/// [`EDGE_OFFSET_PRIOR_POINTS`] when they pin the offset down, else
+/// [`EDGE_OFFSET_HELD_POINTS`].
 fn offset_prior(per_side: [usize; 4]) -> f64 {
     let enough = |k: usize| per_side[k] >= EDGE_OFFSET_MIN_SIDE_POINTS;
     if enough(2) && enough(3) && (enough(0) || enough(1)) {
         EDGE_OFFSET_PRIOR_POINTS
     } else {
-        1e9
+        EDGE_OFFSET_HELD_POINTS
     }
 }
+/// A prior this heavy (in edge points) holds the offset where it is: its
+/// step is below 1e-9 of what the edges ask.
+const EDGE_OFFSET_HELD_POINTS: f64 = 1e9;
 /// A mounted candidate's extents may differ from the kit by this share.
 const MOUNTED_SIZE_TOLERANCE: f64 = 0.3;
 /// Positions sampled along each side of a rectangle for its edge fit.

@@ -25,6 +25,23 @@ use crate::vision::appearance::{Appearance, FEATURES};
 /// between frames.
 const APPEARANCE_GATE_NATS: f64 = 12.5;
 
+/// Field names of the two appearance spreads, feature by feature, for
+/// [`TrackerParams::problems`].
+const APPEARANCE_SIGMA_NAMES: [&str; FEATURES] = [
+    "appearance_sigmas[0]",
+    "appearance_sigmas[1]",
+    "appearance_sigmas[2]",
+    "appearance_sigmas[3]",
+    "appearance_sigmas[4]",
+];
+const MOUNTED_APPEARANCE_SIGMA_NAMES: [&str; FEATURES] = [
+    "mounted_appearance_sigmas[0]",
+    "mounted_appearance_sigmas[1]",
+    "mounted_appearance_sigmas[2]",
+    "mounted_appearance_sigmas[3]",
+    "mounted_appearance_sigmas[4]",
+];
+
 /// How far outside `max_move_in` a detection may still match, in sigmas of
 /// the position noise: a 12 in move measured with noise reads a little long.
 const GATE_SIGMAS: f64 = 3.0;
@@ -162,33 +179,17 @@ impl TrackerParams {
                 ("min_position_sigma_in", self.min_position_sigma_in),
                 ("ambiguity_margin_nats", self.ambiguity_margin_nats),
                 ("inferred_hand_span_in", self.inferred_hand_span_in),
-                ("appearance_sigmas[0]", self.appearance_sigmas[0]),
-                ("appearance_sigmas[1]", self.appearance_sigmas[1]),
-                ("appearance_sigmas[2]", self.appearance_sigmas[2]),
-                ("appearance_sigmas[3]", self.appearance_sigmas[3]),
-                ("appearance_sigmas[4]", self.appearance_sigmas[4]),
-                (
-                    "mounted_appearance_sigmas[0]",
-                    self.mounted_appearance_sigmas[0],
-                ),
-                (
-                    "mounted_appearance_sigmas[1]",
-                    self.mounted_appearance_sigmas[1],
-                ),
-                (
-                    "mounted_appearance_sigmas[2]",
-                    self.mounted_appearance_sigmas[2],
-                ),
-                (
-                    "mounted_appearance_sigmas[3]",
-                    self.mounted_appearance_sigmas[3],
-                ),
-                (
-                    "mounted_appearance_sigmas[4]",
-                    self.mounted_appearance_sigmas[4],
-                ),
             ],
         );
+        let sigmas = APPEARANCE_SIGMA_NAMES
+            .into_iter()
+            .zip(self.appearance_sigmas)
+            .chain(
+                MOUNTED_APPEARANCE_SIGMA_NAMES
+                    .into_iter()
+                    .zip(self.mounted_appearance_sigmas),
+            );
+        crate::spec::check_positive(&mut out, &sigmas.collect::<Vec<_>>());
         crate::spec::check_non_negative(
             &mut out,
             &[
