@@ -381,3 +381,42 @@ fn a_mounted_base_is_not_pulled_behind_its_front_mark() {
         "mean offset along the facing {mean} in"
     );
 }
+
+/// Issue 15: "A facing is given only when the front mark's evidence is
+/// clear at this camera's angle and scale ... A wrong facing is worse than
+/// none". On the side of the base away from the camera the model leans
+/// over the band, and its dark parts make arcs that rival the mark: on tune
+/// seed 24 (28.65, 44.64) and seed 52 (10.56, 2.95) the best arc lay 140
+/// degrees from the camera's side with a rival of 0.78 and 0.77 of its
+/// contrast, and the facing given was 49 and 93 degrees off. On the far
+/// side (`far_rival_deg`) a rival may reach only `far_rival_max_share`.
+#[test]
+fn a_rivalled_mark_on_the_far_side_gives_no_facing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
+    let (_, rows) = measure(&[root.join("seed24"), root.join("seed52-seq01")]);
+    for (photo, at) in [
+        ("seed24/frame-02.jpg", (28.65, 44.64)),
+        ("seed52-seq01/frame-08.jpg", (10.56, 2.95)),
+    ] {
+        let row = rows
+            .iter()
+            .find(|r| r.photo.ends_with(photo) && (r.at_in.0 - at.0).hypot(r.at_in.1 - at.1) < 0.1)
+            .unwrap_or_else(|| panic!("{photo}: the figure at {at:?} is found"));
+        let f = row.evidence.facing.expect("its front arc is measured");
+        assert!(
+            f.from_nadir_deg > 125.0 && f.rival_share > 0.6,
+            "{photo} {at:?}: the arc is rivalled on the far side: {f:?}"
+        );
+        assert_eq!(
+            row.facing_error_deg, None,
+            "{photo} {at:?}: no facing is given"
+        );
+    }
+    // The rule withholds rivalled far-side arcs only: most facings stay.
+    let given = rows
+        .iter()
+        .filter(|r| r.real && r.facing_error_deg.is_some())
+        .count();
+    let real = rows.iter().filter(|r| r.real && !r.occluded).count();
+    assert!(given * 10 >= real * 8, "facings given {given} of {real}");
+}

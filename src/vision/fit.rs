@@ -650,6 +650,8 @@ impl Surface<'_> {
             || (f.contrast >= fp.clear_min_contrast
                 && f.rival_share <= fp.clear_max_rival_share
                 && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast)
+                && (f.from_nadir_deg <= fp.far_rival_deg
+                    || f.rival_share <= fp.far_rival_max_share)
                 && (f.hidden_deg <= fp.clear_max_hidden_share * self.params.kit.front_arc_deg
                     || f.rival_share <= fp.clear_hidden_max_rival_share))
     }
