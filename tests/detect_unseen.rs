@@ -179,7 +179,7 @@ fn write_csv(path: &Path, rows: &[Row]) {
         s += n;
     }
     s += ",band_width_ratio,contrast,rms_px,photo_px_per_in";
-    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir,f_hidden\n";
+    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir,f_hidden,f_view\n";
     for r in rows {
         s += &format!(
             "{},{:.2},{:.2},{},{},{},{:.4},{},{}",
@@ -202,16 +202,17 @@ fn write_csv(path: &Path, rows: &[Row]) {
             ",{:.4},{:.3},{:.3},{:.2}",
             e.band_width_ratio, e.contrast, e.rms_px, e.photo_px_per_in
         );
-        s += &e.facing.map_or(",,,,,,,\n".to_owned(), |f| {
+        s += &e.facing.map_or(",,,,,,,,\n".to_owned(), |f| {
             format!(
-                ",{:.4},{:.4},{:.4},{:.4},{},{:.1},{:.1}\n",
+                ",{:.4},{:.4},{:.4},{:.4},{},{:.1},{:.1},{:.1}\n",
                 f.contrast,
                 f.blackness,
                 f.rival_share,
                 f.width_share,
                 f.edges,
                 f.from_nadir_deg,
-                f.hidden_deg
+                f.hidden_deg,
+                f.view_deg
             )
         });
     }
@@ -389,7 +390,7 @@ fn a_mounted_base_is_not_pulled_behind_its_front_mark() {
 /// seed 24 (28.65, 44.64) and seed 52 (10.56, 2.95) the best arc lay 140
 /// degrees from the camera's side with a rival of 0.78 and 0.77 of its
 /// contrast, and the facing given was 49 and 93 degrees off. On the far
-/// side (`far_rival_deg`) a rival may reach only `far_rival_max_share`.
+/// side (`far_arc_deg`) a rival may reach only `far_arc_max_rival_share`.
 #[test]
 fn a_rivalled_mark_on_the_far_side_gives_no_facing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");

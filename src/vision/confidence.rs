@@ -86,6 +86,10 @@ pub struct FacingEvidence {
     /// seen (neither the band's colour nor dark: terrain, a hand or the
     /// model over it), degrees: the mark may lie hidden there.
     pub hidden_deg: f64,
+    /// Angle of the line of sight from the vertical at the base, degrees:
+    /// the farther from it, the more of the band beyond the model the model
+    /// hides.
+    pub view_deg: f64,
 }
 
 impl Evidence {

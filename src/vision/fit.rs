@@ -640,20 +640,21 @@ impl Surface<'_> {
     }
 
     /// Whether a front mark's evidence is clear enough at this camera's
-    /// scale to give a facing (a wrong facing is worse than none: the
-    /// tracker carries the last one seen).
+    /// scale to give a facing (see [`facing_is_clear`]).
     fn facing_is_clear(&self, f: &FacingEvidence, base: &Evidence) -> bool {
-        let fp = &self.params.facing;
-        // A mounted base's front edge is long and judged against its back
-        // edge (`facing.min_mounted_contrast`).
-        base.mounted
-            || (f.contrast >= fp.clear_min_contrast
-                && f.rival_share <= fp.clear_max_rival_share
-                && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast)
-                && (f.from_nadir_deg <= fp.far_rival_deg
-                    || f.rival_share <= fp.far_rival_max_share)
-                && (f.hidden_deg <= fp.clear_max_hidden_share * self.params.kit.front_arc_deg
-                    || f.rival_share <= fp.clear_hidden_max_rival_share))
+        facing_is_clear(
+            &self.params.facing,
+            self.params.kit.front_arc_deg,
+            f,
+            base.mounted,
+        )
+    }
+
+    /// Angle of the line of sight from the vertical at `c`, degrees.
+    fn view_from_vertical_deg(&self, c: Point2<f64>) -> f64 {
+        let cam = self.pose.center_in_table;
+        let up = (cam.z.abs() - self.params.kit.base_height_in).max(f64::EPSILON);
+        (cam.x - c.x).hypot(cam.y - c.y).atan2(up).to_degrees()
     }
 
     /// Photo pixels per table inch at a point of the base-top plane (the
@@ -874,6 +875,7 @@ impl Surface<'_> {
         }
         evidence.hidden_deg =
             hidden_stretch_deg(&raw, &seen, arc, evidence.blackness, k.front_arc_deg);
+        evidence.view_deg = self.view_from_vertical_deg(c);
         Some((arc.rem_euclid(360.0), evidence))
     }
 
@@ -1258,6 +1260,7 @@ impl Surface<'_> {
             edges: 2,
             from_nadir_deg: 0.0,
             hidden_deg: 0.0,
+            view_deg: 0.0,
         };
         Some((
             if front > back {
@@ -1367,6 +1370,7 @@ fn arc_profile_measure(
         edges: u8::from(l.is_some()) + u8::from(r.is_some()),
         from_nadir_deg: from_nadir.map_or(0.0, f64::abs),
         hidden_deg: 0.0,
+        view_deg: 0.0,
     };
     let shift = match (l, r) {
         (Some(l), Some(r))
@@ -1398,6 +1402,29 @@ fn arc_profile_measure(
         }
     };
     Some((centre + shift, evidence))
+}
+
+/// Whether a front mark's evidence is clear enough at this camera's angle
+/// and scale to give a facing (a wrong facing is worse than none: the
+/// tracker carries the last one seen). `front_arc_deg` is the kit's mark.
+fn facing_is_clear(
+    fp: &super::params::FacingParams,
+    front_arc_deg: f64,
+    f: &FacingEvidence,
+    mounted: bool,
+) -> bool {
+    // A mounted base's front edge is long and judged against its back
+    // edge (`facing.min_mounted_contrast`).
+    let far_arc = f.from_nadir_deg > fp.far_arc_deg;
+    mounted
+        || (f.contrast >= fp.clear_min_contrast
+            && f.rival_share <= fp.clear_max_rival_share
+            && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast)
+            && (!far_arc
+                || (f.rival_share <= fp.far_arc_max_rival_share
+                    && f.view_deg <= fp.far_arc_max_view_deg))
+            && (f.hidden_deg <= fp.clear_max_hidden_share * front_arc_deg
+                || f.rival_share <= fp.clear_hidden_max_rival_share))
 }
 
 /// Longest run of directions, degrees, away from the arc centred at
@@ -1468,6 +1495,55 @@ mod tests {
         DetectorParams::defaults()
             .expect("built-in parameters")
             .facing
+    }
+
+    /// Issue 15: "A facing is given only when the front mark's evidence is
+    /// clear at this camera's angle and scale". A clear arc on the side of
+    /// the base toward the camera is given at any view; on the far side the
+    /// model leans over the band: it is given only when seen near enough
+    /// the vertical and unrivalled.
+    #[test]
+    fn a_far_side_mark_is_given_only_seen_from_near_above_and_unrivalled() {
+        let fp = facing();
+        let clear = FacingEvidence {
+            contrast: 0.4,
+            blackness: 0.5,
+            rival_share: 0.1,
+            width_share: 1.0,
+            edges: 2,
+            from_nadir_deg: 20.0,
+            hidden_deg: 0.0,
+            view_deg: 35.0,
+        };
+        let given = |f: FacingEvidence| facing_is_clear(&fp, 40.0, &f, false);
+        assert!(given(clear), "near side, seen at 35 degrees");
+        let far = FacingEvidence {
+            from_nadir_deg: 140.0,
+            ..clear
+        };
+        assert!(!given(far), "far side, seen at 35 degrees");
+        assert!(
+            given(FacingEvidence {
+                view_deg: 15.0,
+                ..far
+            }),
+            "far side, seen at 15 degrees"
+        );
+        assert!(
+            !given(FacingEvidence {
+                view_deg: 15.0,
+                rival_share: 0.7,
+                ..far
+            }),
+            "far side, a rival of 0.7"
+        );
+        assert!(
+            given(FacingEvidence {
+                rival_share: 0.7,
+                ..clear
+            }),
+            "near side, a rival of 0.7"
+        );
     }
 
     /// Issue 15: "A facing is given only when the front mark's evidence is

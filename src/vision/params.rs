@@ -196,12 +196,14 @@ pub struct FacingParams {
     /// toward the camera, its contrast at least `far_side_min_contrast`.
     pub far_side_deg: f64,
     pub far_side_min_contrast: f64,
-    /// ... and, for an arc more than `far_rival_deg` from the direction
-    /// toward the camera (where the model leans over the band and its
-    /// dark parts rival the mark), a rival arc at most
-    /// `far_rival_max_share` of its contrast.
-    pub far_rival_deg: f64,
-    pub far_rival_max_share: f64,
+    /// ... and, for an arc more than `far_arc_deg` from the direction
+    /// toward the camera (where the model leans over the band, hides the
+    /// mark and its dark parts rival it), a rival arc at most
+    /// `far_arc_max_rival_share` of its contrast and the line of sight at
+    /// most `far_arc_max_view_deg` from the vertical.
+    pub far_arc_deg: f64,
+    pub far_arc_max_rival_share: f64,
+    pub far_arc_max_view_deg: f64,
     /// ... and the longest stretch of band away from the arc that is not
     /// seen (terrain, a hand or the model over it) at most this share of
     /// `front_arc_deg` (a longer one may hide the mark).
@@ -338,8 +340,9 @@ struct RawFacing {
     clear_max_rival_share: F,
     far_side_deg: F,
     far_side_min_contrast: F,
-    far_rival_deg: F,
-    far_rival_max_share: F,
+    far_arc_deg: F,
+    far_arc_max_rival_share: F,
+    far_arc_max_view_deg: F,
     clear_max_hidden_share: F,
     hidden_near_deg: F,
     clear_hidden_max_rival_share: F,
@@ -706,12 +709,18 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
-            far_rival_deg: c.num("facing.far_rival_deg", &fa.far_rival_deg, 0.0, 180.0),
-            far_rival_max_share: c.num(
-                "facing.far_rival_max_share",
-                &fa.far_rival_max_share,
+            far_arc_deg: c.num("facing.far_arc_deg", &fa.far_arc_deg, 0.0, 180.0),
+            far_arc_max_rival_share: c.num(
+                "facing.far_arc_max_rival_share",
+                &fa.far_arc_max_rival_share,
                 0.0,
                 1.0,
+            ),
+            far_arc_max_view_deg: c.num(
+                "facing.far_arc_max_view_deg",
+                &fa.far_arc_max_view_deg,
+                0.0,
+                90.0,
             ),
             clear_max_hidden_share: c.num(
                 "facing.clear_max_hidden_share",
