@@ -201,7 +201,12 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
             .map(|f| dist((f.center_in_table.x, f.center_in_table.y), xy(g)))
             .min_by(f64::total_cmp);
         match best {
-            Some(d) => s.worst_final_in = s.worst_final_in.max(d),
+            Some(d) => {
+                if d > MATCH_RADIUS_IN {
+                    println!("    {name}: truth #{tid} ends {d:.2} in from its track");
+                }
+                s.worst_final_in = s.worst_final_in.max(d)
+            }
             None => {
                 s.lost += 1;
                 println!("    {name}: truth #{tid} has no live track at the end");

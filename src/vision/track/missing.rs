@@ -33,11 +33,27 @@ impl Tracker {
             .iter()
             .chain(self.inferred.iter().map(|h| &h.region))
             .collect();
+        // Hands that have not moved since the last frame.
+        let before: &[Point2<f64>] = match &self.last_hands {
+            Some((frame, anchors)) if frame + 1 == f.index => anchors,
+            _ => &[],
+        };
+        let still: Vec<bool> = hands
+            .iter()
+            .map(|h| {
+                let a = h.anchor_in_table();
+                before.iter().any(|b| (a - b).norm() <= f.p.still_hand_in)
+            })
+            .collect();
         for t in &mut self.tracks {
             if t.live() && !t.seen_now {
-                settle_unseen(f, t, &hands, events);
+                settle_unseen(f, t, &hands, &still, events);
             }
         }
+        self.last_hands = Some((
+            f.index,
+            f.observed.iter().map(|h| h.anchor_in_table()).collect(),
+        ));
     }
 
     /// Adds the hands inferred from the figures that vanished in this frame.
@@ -58,11 +74,13 @@ impl Tracker {
     }
 }
 
-/// One live figure not seen in this frame, with the hands over the table.
+/// One live figure not seen in this frame, with the hands over the table
+/// and which of them have not moved since the last frame.
 fn settle_unseen(
     f: &Frame,
     t: &mut Track,
     hands: &[&OccludedRegion],
+    still: &[bool],
     events: &mut Vec<TrackEvent>,
 ) {
     let p = f.p;
@@ -71,10 +89,13 @@ fn settle_unseen(
         .iter()
         .any(|r| r.covers(t.position, p.cover_margin_in));
     // Gone from under a hand, or from plain view while a hand is within
-    // reach (a still photo shows the hand after the lift).
+    // reach (a still photo shows the hand after the lift). A hand that has
+    // not moved since the last frame did not reach for it.
     let nearest_hand = hands
         .iter()
-        .map(|r| r.anchor_in_table())
+        .zip(still)
+        .filter(|&(_, &s)| !s || under_hand)
+        .map(|(r, _)| r.anchor_in_table())
         .filter(|a| (a - t.position).norm() <= p.max_move_in)
         .min_by(|a, b| (a - t.position).norm().total_cmp(&(b - t.position).norm()));
     let just_vanished = t.last_seen_frame + 1 == f.index;

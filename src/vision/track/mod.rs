@@ -316,6 +316,9 @@ pub struct Tracker {
     frames: u64,
     last_time_s: Option<f64>,
     inferred: Vec<InferredHand>,
+    /// The frame before this one, and where the hands the detector
+    /// reported in it were (their anchors).
+    last_hands: Option<(u64, Vec<Point2<f64>>)>,
 }
 
 impl Tracker {
@@ -331,6 +334,7 @@ impl Tracker {
             frames: 0,
             last_time_s: None,
             inferred: Vec::new(),
+            last_hands: None,
         })
     }
 

@@ -91,6 +91,11 @@ pub struct TrackerParams {
     /// seconds (both) after it was inferred.
     pub inferred_hand_frames: u32,
     pub inferred_hand_s: f64,
+    /// A hand whose anchor lies within this of a hand's in the last frame
+    /// has not moved, inches: it did not lift a figure that vanished from
+    /// plain view elsewhere (the hand finder may also take a static thing,
+    /// a building's dark roof, for a hand in every frame).
+    pub still_hand_in: f64,
     /// Velocity is only estimated from two sightings at most this far apart,
     /// seconds: a figure slid along the table, not one carried between photos.
     pub motion_max_gap_s: f64,
@@ -144,6 +149,7 @@ impl Default for TrackerParams {
             inferred_hand_span_in: 6.0,
             inferred_hand_frames: 2,
             inferred_hand_s: 3.0,
+            still_hand_in: 1.0,
             motion_max_gap_s: 0.5,
             average_window: 8,
             appearance_sigmas: [0.15, 0.1, 0.06, 0.12, 0.1],
@@ -197,6 +203,7 @@ impl TrackerParams {
                 ("covered_confirm_radius_in", self.covered_confirm_radius_in),
                 ("removal_after_s", self.removal_after_s),
                 ("inferred_hand_s", self.inferred_hand_s),
+                ("still_hand_in", self.still_hand_in),
                 ("motion_max_gap_s", self.motion_max_gap_s),
                 ("reappear_cost_nats", self.reappear_cost_nats),
                 ("min_separation_in", self.min_separation_in),

@@ -385,6 +385,56 @@ fn a_lifted_figure_is_held_while_the_hand_stays_and_placed_when_it_comes_back() 
     assert_eq!(state_of(&r, a), FigureState::OnTable);
 }
 
+/// Issue 15 (identity): the hand finder may take a static thing (the dark
+/// roof of a building on tune seed 73) for a hand in every frame. A figure
+/// taken off the table 5.6 in from it was held as lifted and never
+/// reported removed. A hand that has not moved since the last frame did
+/// not lift a figure from elsewhere; a hand that came did.
+#[test]
+fn a_hand_that_has_not_moved_does_not_hold_a_figure_gone_from_elsewhere() {
+    let p = TrackerParams::default();
+    let mut t = tracker();
+    let still = || Some(vec![hand(10.0, 15.6)]);
+    let r = t.update(&frame(
+        0,
+        vec![
+            det(10.0, 10.0, None, EdgeColour::Blue),
+            det(30.0, 30.0, None, EdgeColour::Blue),
+        ],
+        still(),
+    ));
+    let (a, b) = (id_at(&r, 10.0, 10.0), id_at(&r, 30.0, 30.0));
+    t.update(&frame(
+        1,
+        vec![
+            det(10.0, 10.0, None, EdgeColour::Blue),
+            det(30.0, 30.0, None, EdgeColour::Blue),
+        ],
+        still(),
+    ));
+    let mut removed_at = None;
+    for i in 2..8 {
+        let r = t.update(&frame(
+            i,
+            vec![det(30.0, 30.0, None, EdgeColour::Blue)],
+            still(),
+        ));
+        assert_ne!(state_of(&r, a), FigureState::Held, "frame {i}");
+        if kinds_of(&r, a).contains(&"removed") {
+            removed_at = Some(i);
+            break;
+        }
+    }
+    assert_eq!(removed_at, Some(1 + p.removal_after_frames));
+    // A hand that arrives as a figure vanishes 5.6 in from it may hold it.
+    let r = t.update(&frame(
+        8,
+        vec![],
+        Some(vec![hand(10.0, 15.6), hand(30.0, 35.6)]),
+    ));
+    assert_eq!(state_of(&r, b), FigureState::Held);
+}
+
 #[test]
 fn a_held_figure_is_removed_once_the_table_has_been_clear_for_the_settled_time() {
     let p = TrackerParams::default();
