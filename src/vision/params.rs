@@ -85,6 +85,12 @@ pub struct ColourParams {
     pub unlike_table_hue_deg: f64,
     pub unlike_table_level: f64,
     pub unlike_table_saturation: f64,
+    /// ... or both, each by less: its hue at least
+    /// `unlike_table_joint_hue_deg` from the whole table's and its
+    /// saturation at least `unlike_table_joint_saturation` over the table's
+    /// around it (a darker red on sand: neither alone, but both together).
+    pub unlike_table_joint_hue_deg: f64,
+    pub unlike_table_joint_saturation: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -276,6 +282,8 @@ struct RawColour {
     unlike_table_hue_deg: F,
     unlike_table_level: F,
     unlike_table_saturation: F,
+    unlike_table_joint_hue_deg: F,
+    unlike_table_joint_saturation: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -535,6 +543,18 @@ impl DetectorParams {
             unlike_table_saturation: c.num(
                 "colour.unlike_table_saturation",
                 &co.unlike_table_saturation,
+                0.0,
+                1.0,
+            ),
+            unlike_table_joint_hue_deg: c.num(
+                "colour.unlike_table_joint_hue_deg",
+                &co.unlike_table_joint_hue_deg,
+                0.0,
+                180.0,
+            ),
+            unlike_table_joint_saturation: c.num(
+                "colour.unlike_table_joint_saturation",
+                &co.unlike_table_joint_saturation,
                 0.0,
                 1.0,
             ),

@@ -167,6 +167,7 @@ pub fn segment_with(
     let local_level = median_field(&cell_level, &seen, cw, ch);
     let unlike_level = p.unlike_table_level as f32;
     let unlike_sat = p.unlike_table_saturation as f32;
+    let joint_sat = p.unlike_table_joint_saturation as f32;
     let local_sat = median_field(
         &cell_hsv.iter().map(|c| c.1).collect::<Vec<_>>(),
         &seen,
@@ -205,6 +206,7 @@ pub fn segment_with(
                 bright_level: rel_level * table_level,
                 unlike_level: unlike_level * local_level[ck],
                 unlike_sat: local_sat[ck] + unlike_sat,
+                joint_sat: local_sat[ck] + joint_sat,
                 white_bleed_sat: bleed * local_sat[ck],
                 pale_green_level: green_pale_over * table_level,
                 white_level: white_level * illumination[ck],
@@ -478,6 +480,7 @@ struct Thresholds {
     rel_sat: f32,
     rel_hue: f32,
     unlike_hue: f32,
+    joint_hue: f32,
     white_sat: f32,
     bleed_hue: f32,
     /// Factor on every level a colour must reach.
@@ -501,6 +504,7 @@ impl Thresholds {
             rel_sat: p.relative_min_saturation as f32 * share,
             rel_hue: p.relative_min_hue_distance_deg as f32 * share,
             unlike_hue: p.unlike_table_hue_deg as f32 * share,
+            joint_hue: p.unlike_table_joint_hue_deg as f32 * share,
             white_sat: p.white_max_saturation as f32 / share,
             bleed_hue: p.white_bleed_hue_deg as f32,
             level,
@@ -536,9 +540,11 @@ impl Thresholds {
         // table's or in level from the table around (a mat of red's own hue
         // is not a band; a red roof on a green mat stays red, and whole,
         // too large for a base).
-        let stands_out = (hue_distance(hue, self.global_hue) >= self.unlike_hue)
+        let from_table = hue_distance(hue, self.global_hue);
+        let stands_out = (from_table >= self.unlike_hue)
             | (val >= cx.unlike_level * lv)
-            | (sat >= cx.unlike_sat);
+            | (sat >= cx.unlike_sat)
+            | ((from_table >= self.joint_hue) & (sat >= cx.joint_sat));
         let coloured = coloured & stands_out;
         let is_red = self.red.contains(hue) & coloured;
         let is_green = greener_than_table
@@ -682,6 +688,9 @@ struct CellContext {
     unlike_level: f32,
     /// Saturation a red or blue of the table's own hue needs otherwise.
     unlike_sat: f32,
+    /// The saturation that, with a hue `joint_hue` from the table's, makes
+    /// a red or blue stand out.
+    joint_sat: f32,
     /// Saturation a white pixel of the table's hue may have over the
     /// limit (the table's colour bled into a thin band).
     white_bleed_sat: f32,
