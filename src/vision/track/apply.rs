@@ -38,7 +38,7 @@ impl Tracker {
     }
 }
 
-fn apply_match(f: &Frame, t: &mut Track, d: &Detection, events: &mut Vec<TrackEvent>) {
+pub(super) fn apply_match(f: &Frame, t: &mut Track, d: &Detection, events: &mut Vec<TrackEvent>) {
     let sigma_d_in = f.det_sigma(d);
     let from = t.position;
     let dist_in = (d.center_in_table - from).norm();

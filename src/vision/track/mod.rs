@@ -456,6 +456,7 @@ impl Tracker {
         let f = self.start_frame(obs, &p);
         let mut events = Vec::new();
         let det_used = self.hold_covered(&f, &mut events);
+        let det_used = self.put_back_in_place(&f, det_used, &mut events);
         let matching = self.associate(&f, &det_used);
         // Judged on the state before this frame, so before the matches apply.
         self.flag_ambiguous(&f, &matching, &mut events);

@@ -495,6 +495,80 @@ fn a_figure_missing_in_plain_view_is_removed_by_frames_and_seconds() {
     assert!(r.events.is_empty());
 }
 
+/// Measured on seed 75's sequence: two white figures 1.2 in apart were
+/// lifted one after the other with no hand in the photos and put back in
+/// the same frame, one on its own spot and one 1.4 in from its own. The
+/// first had been reported removed, so the second, still missing, took the
+/// nearer spot (its twin's) and the twin came back as a new figure. A
+/// removed figure put down again where it stood, facing as it faced and
+/// looking as it looked, is the same figure: it is placed again under its
+/// own id.
+#[test]
+fn a_removed_figure_put_back_where_it_stood_keeps_its_id() {
+    let p = TrackerParams::default();
+    let mut t = tracker();
+    let (a_at, b_at) = ((42.49, 31.91), (41.94, 30.89));
+    let a_det = |x: f64, y: f64| det(x, y, Some(310.0), EdgeColour::White);
+    let b_det = |x: f64, y: f64| det(x, y, Some(317.0), EdgeColour::White);
+    let r = t.update(&frame(
+        0,
+        vec![a_det(a_at.0, a_at.1), b_det(b_at.0, b_at.1)],
+        Some(vec![]),
+    ));
+    let (a, b) = (id_at(&r, a_at.0, a_at.1), id_at(&r, b_at.0, b_at.1));
+    let mut i = 1;
+    // a is lifted and, missing in plain view, reported removed.
+    loop {
+        let r = t.update(&frame(i, vec![b_det(b_at.0, b_at.1)], Some(vec![])));
+        i += 1;
+        if kinds_of(&r, a).contains(&"removed") {
+            break;
+        }
+        assert!(i <= 1 + p.removal_after_frames, "a was never removed");
+    }
+    // b is lifted too, and both come down in the same frame.
+    t.update(&frame(i, vec![], Some(vec![])));
+    let r = t.update(&frame(
+        i + 1,
+        vec![a_det(a_at.0, a_at.1), b_det(42.83, 29.77)],
+        Some(vec![]),
+    ));
+    assert_eq!(id_at(&r, a_at.0, a_at.1), a);
+    assert_eq!(state_of(&r, a), FigureState::OnTable);
+    assert!(kinds_of(&r, a).contains(&"placed"), "{:?}", r.events);
+    assert_eq!(id_at(&r, 42.83, 29.77), b);
+    // Nothing was added: the same two figures a frame later.
+    let r = t.update(&frame(
+        i + 2,
+        vec![a_det(a_at.0, a_at.1), b_det(42.83, 29.77)],
+        Some(vec![]),
+    ));
+    assert_eq!(r.figures.len(), 2);
+}
+
+/// A figure facing another way on a removed figure's spot is not it.
+#[test]
+fn a_figure_turned_away_on_a_removed_figures_spot_is_new() {
+    let p = TrackerParams::default();
+    let mut t = tracker();
+    let r = t.update(&frame(
+        0,
+        vec![det(10.0, 10.0, Some(0.0), EdgeColour::Red)],
+        Some(vec![]),
+    ));
+    let a = id_at(&r, 10.0, 10.0);
+    for i in 1..=p.removal_after_frames + 1 {
+        t.update(&frame(i, vec![], Some(vec![])));
+    }
+    let r = t.update(&frame(
+        p.removal_after_frames + 2,
+        vec![det(10.0, 10.0, Some(180.0), EdgeColour::Red)],
+        Some(vec![]),
+    ));
+    assert_eq!(state_of(&r, a), FigureState::Removed);
+    assert!(kinds_of(&r, a).is_empty(), "{:?}", r.events);
+}
+
 #[test]
 fn a_short_detector_dropout_changes_nothing() {
     let mut t = tracker();
