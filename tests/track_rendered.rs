@@ -50,7 +50,14 @@ fn dist((ax, ay): (f64, f64), (bx, by): (f64, f64)) -> f64 {
 /// What one run scored.
 #[derive(Debug, Default, Clone)]
 pub struct Score {
+    /// Tracks that took another truth figure's place, without an
+    /// ambiguity flag on them: each (track, figure) pair once.
     pub switches: usize,
+    /// The same, counted on every frame it lasts.
+    pub switch_frames: usize,
+    /// Tracks that took another figure's place after the tracker flagged
+    /// them ambiguous (the app asks the player): each pair once.
+    pub flagged_switches: usize,
     pub lost: usize,
     pub flags: usize,
     pub false_tracks: usize,
@@ -62,6 +69,8 @@ pub struct Score {
 impl Score {
     fn add(&mut self, o: &Score) {
         self.switches += o.switches;
+        self.switch_frames += o.switch_frames;
+        self.flagged_switches += o.flagged_switches;
         self.lost += o.lost;
         self.flags += o.flags;
         self.false_tracks += o.false_tracks;
@@ -72,8 +81,10 @@ impl Score {
 
     fn line(&self) -> String {
         format!(
-            "switches {}, lost {}, ambiguity flags {}, false tracks {}, final error max {:.3} in, false removals {}, missed removals {}",
+            "switches {} (on {} frames; and {} flagged ambiguous), lost {}, ambiguity flags {}, false tracks {}, final error max {:.3} in, false removals {}, missed removals {}",
             self.switches,
+            self.switch_frames,
+            self.flagged_switches,
             self.lost,
             self.flags,
             self.false_tracks,
@@ -148,11 +159,16 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
     let mut s = Score::default();
     let mut truth_of: BTreeMap<u32, u64> = BTreeMap::new();
     let mut removed: Vec<u64> = Vec::new();
+    let mut flagged: std::collections::BTreeSet<u32> = Default::default();
+    let mut switched: std::collections::BTreeSet<(u32, u64, bool)> = Default::default();
     for (r, t) in reports.iter().zip(&truth) {
         let figs = t["figures"].as_array().unwrap();
         for e in &r.events {
             match e.kind {
-                TrackEventKind::Ambiguous { .. } => s.flags += 1,
+                TrackEventKind::Ambiguous { with } => {
+                    s.flags += 1;
+                    flagged.extend([e.id.0, with.0]);
+                }
                 TrackEventKind::Removed => removed.extend(truth_of.get(&e.id.0)),
                 _ => {}
             }
@@ -168,7 +184,8 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
                 Some((tid, d)) if d <= MATCH_RADIUS_IN => {
                     let mapped = *truth_of.entry(f.id.0).or_insert(tid);
                     if mapped != tid {
-                        s.switches += 1;
+                        s.switch_frames += 1;
+                        switched.insert((f.id.0, tid, flagged.contains(&f.id.0)));
                         println!(
                             "    {name} {}: switch: track {} (#{mapped}) on #{tid}",
                             t["image"], f.id
@@ -190,6 +207,8 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
             }
         }
     }
+    s.switches = switched.iter().filter(|x| !x.2).count();
+    s.flagged_switches = switched.iter().filter(|x| x.2).count();
     let last = reports.last().expect("a frame");
     let final_truth = truth.last().unwrap()["figures"].as_array().unwrap();
     for g in final_truth {
