@@ -137,6 +137,7 @@ fn stand_still(f: &Frame, t: &mut Track, d: &Detection, turn: Option<f64>) {
 fn mark_seen(f: &Frame, t: &mut Track, events: &mut Vec<TrackEvent>) {
     t.state = FigureState::OnTable;
     t.hand_anchor = None;
+    t.under_hand_at = None;
     t.see(f.index);
     if !t.confirmed && t.sightings >= f.p.confirm_frames {
         t.confirmed = true;

@@ -32,6 +32,7 @@ impl Tracker {
             t.see(f.index);
             t.velocity_in_per_s = Vector2::zeros();
             t.hand_anchor = None;
+            t.under_hand_at = None;
             if t.state == FigureState::Held {
                 t.state = FigureState::OnTable;
                 if t.confirmed {

@@ -108,6 +108,7 @@ fn take_over_move(b: &mut Track, a: &Track, frame: u64) -> (Point2<f64>, f64) {
     b.state = FigureState::OnTable;
     b.see(frame);
     b.hand_anchor = None;
+    b.under_hand_at = None;
     b.path_in += db_in;
     b.last_step = Some((from_b, db_in));
     b.last_move_frame = frame - 1;

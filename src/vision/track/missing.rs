@@ -50,10 +50,43 @@ impl Tracker {
                 settle_unseen(f, t, &hands, &still, events);
             }
         }
+        self.note_put_down_under_hands(f);
         self.last_hands = Some((
             f.index,
             f.observed.iter().map(|h| h.anchor_in_table()).collect(),
         ));
+    }
+
+    /// For each held figure, the nearest detection of its kind under a hand
+    /// (within `max_move_in` of where the hand took it) that no figure
+    /// standing there explains: where it may be being put down.
+    fn note_put_down_under_hands(&mut self, f: &Frame) {
+        let r = f.p.covered_confirm_radius_in;
+        let standing: Vec<Point2<f64>> = self
+            .tracks
+            .iter()
+            .filter(|t| t.live() && t.state != FigureState::Held)
+            .map(|t| t.position)
+            .collect();
+        for t in self
+            .tracks
+            .iter_mut()
+            .filter(|t| t.state == FigureState::Held)
+        {
+            let from = t.hand_anchor.unwrap_or(t.position);
+            let nearest = f
+                .dets
+                .iter()
+                .zip(&f.det_covered)
+                .filter(|&(d, &covered)| covered && t.alike(d))
+                .map(|(d, _)| d.center_in_table)
+                .filter(|p| standing.iter().all(|s| (p - s).norm() > r))
+                .filter(|p| (p - from).norm() <= f.p.max_move_in)
+                .min_by(|a, b| (a - from).norm().total_cmp(&(b - from).norm()));
+            if nearest.is_some() {
+                t.under_hand_at = nearest;
+            }
+        }
     }
 
     /// Adds the hands inferred from the figures that vanished in this frame.

@@ -238,6 +238,10 @@ struct Track {
     /// Where the hand was when this figure went: a held figure is in the
     /// hand, so it may be put down near there as well as near where it stood.
     hand_anchor: Option<Point2<f64>>,
+    /// While held: the last detection of its kind seen under a hand where
+    /// no other figure stands. A still photo may catch the hand putting it
+    /// down there, and the next one the figure moved on from there.
+    under_hand_at: Option<Point2<f64>>,
     /// Frame of the last move (0: none yet).
     last_move_frame: u64,
     /// The base's appearance features (running mean) and how many frames
@@ -437,6 +441,7 @@ impl Tracker {
             new.unseen_frames = other.unseen_frames;
             new.unseen_s = other.unseen_s;
             new.hand_anchor = other.hand_anchor;
+            new.under_hand_at = other.under_hand_at;
             let (from, step_in) = old.last_step.unwrap_or((old.position, 0.0));
             let redone_in = (other.position - from).norm();
             new.path_in = (old.path_in - step_in + redone_in).max(0.0);

@@ -141,6 +141,7 @@ impl Track {
             last_step: None,
             ambiguous_with: None,
             hand_anchor: None,
+            under_hand_at: None,
             last_move_frame: 0,
             appearance: d.appearance.map(|a| a.features()),
             appearance_samples: u32::from(d.appearance.is_some()),

@@ -569,6 +569,39 @@ fn a_figure_turned_away_on_a_removed_figures_spot_is_new() {
     assert!(kinds_of(&r, a).is_empty(), "{:?}", r.events);
 }
 
+/// Measured on seed 76's sequence (still photos): a figure was taken 9 in
+/// from a hand and, in the same photo, stood under that hand 5 in from it,
+/// being put down; the next photo showed it moved on another 10 in. The
+/// detection under the hand was left alone, so the figure stayed in the
+/// hand, out of reach of where it went, and was lost. A held figure may be
+/// put down near a detection of its kind seen under a hand where no other
+/// figure stands.
+#[test]
+fn a_figure_seen_put_down_under_the_hand_may_move_on_from_there() {
+    let mut t = tracker();
+    let here = || det(40.0, 40.0, None, EdgeColour::Blue);
+    let a = |x: f64, y: f64| det(x, y, Some(12.0), EdgeColour::Green);
+    let r = t.update(&frame(0, vec![a(14.02, 24.5), here()], Some(vec![])));
+    let id = id_at(&r, 14.02, 24.5);
+    t.update(&frame(1, vec![a(14.02, 24.5), here()], Some(vec![])));
+    let hand = OccludedRegion::Disc {
+        center_in_table: Point2::new(22.0, 18.0),
+        radius_in: 2.5,
+    };
+    let r = t.update(&frame(2, vec![a(23.63, 18.52), here()], Some(vec![hand])));
+    assert_eq!(state_of(&r, id), FigureState::Held);
+    // 12.7 in from the hand, 22 in from where it stood: out of reach of
+    // both, 11.2 in from where it was seen under the hand.
+    let r = t.update(&frame(3, vec![a(34.5, 16.0), here()], Some(vec![])));
+    let f = r.figures.iter().find(|f| f.id == id).unwrap();
+    assert_eq!(f.state, FigureState::OnTable);
+    assert!(
+        (f.center_in_table - Point2::new(34.5, 16.0)).norm() < 0.01,
+        "{f:?}"
+    );
+    assert!(kinds_of(&r, id).contains(&"placed"), "{:?}", r.events);
+}
+
 #[test]
 fn a_short_detector_dropout_changes_nothing() {
     let mut t = tracker();
