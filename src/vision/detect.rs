@@ -651,12 +651,12 @@ impl Detector {
     ) -> Vec<(Detection, Evidence)> {
         let _ = surface;
         drop_rings_inside_rects(&mut fitted, &self.params.kit);
-        let k = &self.params.kit;
         fitted.sort_by(|a, b| b.score().total_cmp(&a.score()));
         // Bases do not overlap: two centres are at least a foot base's
         // diameter (or a mounted base's width) apart; a share of that
         // leaves room for the fits' error. A hypothesis nearer a better
         // one is two neighbours' arcs read as a base between them.
+        let k = &self.params.kit;
         let min_sep = k.foot_diameter_in.min(k.mounted_width_in) * MIN_SEPARATION_SHARE;
         let mut kept: Vec<Fitted> = Vec::new();
         for f in fitted {

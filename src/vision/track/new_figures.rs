@@ -74,6 +74,14 @@ impl Tracker {
         mut det_used: Vec<bool>,
         events: &mut Vec<TrackEvent>,
     ) -> Vec<bool> {
+        // Most frames have no removed figure: no detection is looked at.
+        if !self
+            .tracks
+            .iter()
+            .any(|t| t.state == FigureState::Removed && t.confirmed)
+        {
+            return det_used;
+        }
         for (k, d) in f.dets.iter().enumerate() {
             if det_used[k] || f.det_covered[k] {
                 continue;
