@@ -14,6 +14,7 @@
 use image::RgbImage;
 use nalgebra::{Matrix2, Matrix4, Point2, Vector2, Vector4};
 
+use super::EdgeColour;
 use super::confidence::{Evidence, FacingEvidence};
 use super::params::DetectorParams;
 use super::rectify::{CameraPose, TopView, sample_rgb};
@@ -589,19 +590,21 @@ impl Surface<'_> {
         if cand.faint && (used as f64) < fp.faint_min_edge_share * rays as f64 {
             return None;
         }
+        let edge_share = used as f64 / rays.max(1) as f64;
         // A ring cut from a patch of foliage or a painted hill.
-        if self.looks_like_terrain(
-            c,
-            circle_points(
+        if !self.white_ring_is_whole(label, edge_share)
+            && self.looks_like_terrain(
                 c,
-                &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
-            ),
-            &band,
-        ) {
+                circle_points(
+                    c,
+                    &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
+                ),
+                &band,
+            )
+        {
             return None;
         }
         let facing = self.foot_facing(c, label);
-        let edge_share = used as f64 / rays.max(1) as f64;
         let across: Vec<(Point2<f64>, Vector2<f64>)> =
             ray_dirs.iter().map(|d| (c + d * r_mid, *d)).collect();
         let outside: Vec<Point2<f64>> = circle_points(
@@ -739,6 +742,15 @@ impl Surface<'_> {
             photo_px_per_in: px_per_in,
             ..base
         }
+    }
+
+    /// A white base whose outer edge was found on
+    /// `fit.white_terrain_min_edge_share` of its samples or more is not
+    /// judged by the band-like colour round it: white has no hue, and the
+    /// tint a warm light or a coloured mat gives it is the mat's own.
+    fn white_ring_is_whole(&self, label: u8, edge_share: f64) -> bool {
+        label == segment::label_of(EdgeColour::White)
+            && edge_share >= self.params.fit.white_terrain_min_edge_share
     }
 
     /// Whether a base fitted at `c` is cut from terrain (a patch of
@@ -1155,17 +1167,19 @@ impl Surface<'_> {
         if (c - c0).norm() > k.mounted_width_in / 2.0 {
             return None;
         }
+        let edge_share = used as f64 / samples.max(1) as f64;
         // A rectangle cut from a roof or a painted building.
-        if self.looks_like_terrain(
-            c,
-            self.rect_outline(c, axis, BACKGROUND_RING_IN.0)
-                .chain(self.rect_outline(c, axis, BACKGROUND_RING_IN.1)),
-            &band,
-        ) {
+        if !self.white_ring_is_whole(label, edge_share)
+            && self.looks_like_terrain(
+                c,
+                self.rect_outline(c, axis, BACKGROUND_RING_IN.0)
+                    .chain(self.rect_outline(c, axis, BACKGROUND_RING_IN.1)),
+                &band,
+            )
+        {
             return None;
         }
         let facing = self.rect_facing(c, axis, label);
-        let edge_share = used as f64 / samples.max(1) as f64;
         let across: Vec<(Point2<f64>, Vector2<f64>)> = self
             .rect_sides(axis)
             .into_iter()

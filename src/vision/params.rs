@@ -164,6 +164,10 @@ pub struct FitParams {
     /// its inside and this share of its surroundings are band-coloured.
     pub max_band_like_inside: f64,
     pub max_band_like_outside: f64,
+    /// ... except a white ring whose outer edge is found on this share of
+    /// the rays or more: white has no hue, and the tint a warm light gives
+    /// it is the mat's (0..1; above 1: never).
+    pub white_terrain_min_edge_share: f64,
     /// Band-like: within this many degrees of the band's hue ...
     pub band_like_hue_deg: f64,
     /// ... and at least this share of its saturation.
@@ -328,6 +332,7 @@ struct RawFit {
     min_confidence: F,
     max_band_like_inside: F,
     max_band_like_outside: F,
+    white_terrain_min_edge_share: F,
     band_like_hue_deg: F,
     band_like_saturation_share: F,
 }
@@ -668,6 +673,12 @@ impl DetectorParams {
                 &f.max_band_like_outside,
                 0.0,
                 1.0,
+            ),
+            white_terrain_min_edge_share: c.num(
+                "fit.white_terrain_min_edge_share",
+                &f.white_terrain_min_edge_share,
+                0.0,
+                2.0,
             ),
             band_like_hue_deg: c.num("fit.band_like_hue_deg", &f.band_like_hue_deg, 1.0, 180.0),
             band_like_saturation_share: c.num(
