@@ -457,6 +457,13 @@ const EDGE_RING_IN: [f64; 3] = [0.0, 0.02, 0.04];
 /// Edge samples whose brightest channel lies in this range are the paper
 /// darkened by the blur (not black, not clipped).
 const EDGE_LEVELS: (f32, f32) = (60.0, 230.0);
+/// ... below this when every channel of the paper is clipped, read from
+/// these rings (reaching into the printed square, where the blur is darker).
+const EDGE_LEVELS_ALL_CLIPPED_TOP: f32 = 200.0;
+const EDGE_RING_ALL_CLIPPED_IN: [f64; 5] = [-0.04, -0.02, 0.0, 0.02, 0.04];
+/// ... and used only when a channel's ratio to the brightest is under this
+/// (a clear cast).
+const ALL_CLIPPED_MIN_CAST_RATIO: f32 = 0.93;
 /// Fewest such samples the channel ratios are taken from.
 const MIN_EDGE_SAMPLES: usize = 24;
 
@@ -535,31 +542,74 @@ impl WhiteReference {
         // blurs the two: those pixels are the paper's colour, darker, and
         // unclipped; their channel ratios give the clipped channels from an
         // unclipped one.
+        //
+        // When every channel is clipped (a bright print under a warm light
+        // the camera's own white balance only half corrects), the paper reads
+        // neutral whatever the light; the edges then give all three ratios,
+        // against their brightest channel, which keeps the level it was read
+        // at (the paper's true level is unknown, and the thresholds are
+        // relative to it).
         let clipped = paper.map(|c| c >= CLIPPED_LEVEL);
-        if let Some(reference) = (0..3)
-            .filter(|&k| !clipped[k])
-            .max_by(|&a, &b| paper[a].total_cmp(&paper[b]))
-            && clipped.iter().any(|&c| c)
-        {
-            let edge: Vec<[f32; 3]> = EDGE_RING_IN
+        if clipped.iter().any(|&c| c) {
+            // With every channel clipped, a sample taken between a clipped
+            // pixel and a darker one mixes in a neutral white: only the
+            // darker part of the edge is read.
+            let all_clipped = clipped.iter().all(|&c| c);
+            let (rings, top_level): (&[f64], f32) = if all_clipped {
+                (&EDGE_RING_ALL_CLIPPED_IN, EDGE_LEVELS_ALL_CLIPPED_TOP)
+            } else {
+                (&EDGE_RING_IN, EDGE_LEVELS.1)
+            };
+            let edge: Vec<[f32; 3]> = rings
                 .iter()
                 .flat_map(|&d| ring(d))
                 .filter(|s| {
                     let top = s[0].max(s[1]).max(s[2]);
-                    (EDGE_LEVELS.0..=EDGE_LEVELS.1).contains(&top)
+                    (EDGE_LEVELS.0..=top_level).contains(&top)
                 })
                 .collect();
-            if edge.len() >= MIN_EDGE_SAMPLES {
-                for k in (0..3).filter(|&k| clipped[k]) {
-                    let mut ratio: Vec<f32> = edge
-                        .iter()
-                        .filter(|s| s[reference] > 0.0)
-                        .map(|s| s[k] / s[reference])
-                        .collect();
-                    ratio.sort_by(f32::total_cmp);
-                    if let Some(r) = ratio.get(ratio.len() / 2) {
-                        paper[k] = paper[k].max(paper[reference] * r);
+            let median_of = |k: usize| {
+                let mut v: Vec<f32> = edge.iter().map(|s| s[k]).collect();
+                v.sort_by(f32::total_cmp);
+                v.get(v.len() / 2).copied().unwrap_or(0.0)
+            };
+            let unclipped = (0..3)
+                .filter(|&k| !clipped[k])
+                .max_by(|&a, &b| paper[a].total_cmp(&paper[b]));
+            let reference = unclipped.unwrap_or_else(|| {
+                (0..3).fold(0, |best, k| {
+                    if median_of(k) > median_of(best) {
+                        k
+                    } else {
+                        best
                     }
+                })
+            });
+            if edge.len() >= MIN_EDGE_SAMPLES {
+                let ratios: Vec<(usize, f32)> = (0..3)
+                    .filter(|&k| clipped[k] && k != reference)
+                    .filter_map(|k| {
+                        let mut ratio: Vec<f32> = edge
+                            .iter()
+                            .filter(|s| s[reference] > 0.0)
+                            .map(|s| s[k] / s[reference])
+                            .collect();
+                        ratio.sort_by(f32::total_cmp);
+                        ratio.get(ratio.len() / 2).map(|r| (k, *r))
+                    })
+                    .collect();
+                // With every channel clipped the edges are read only for a
+                // clear cast: a few percent is within what the blur's
+                // sampling and the camera's tone curve make of a neutral
+                // paper (the DEV photos: ratios 0.95 to 1.0).
+                let clear_cast = unclipped.is_some()
+                    || ratios.iter().any(|(_, r)| *r < ALL_CLIPPED_MIN_CAST_RATIO);
+                for (k, r) in ratios.into_iter().filter(|_| clear_cast) {
+                    paper[k] = if unclipped.is_some() {
+                        paper[k].max(paper[reference] * r)
+                    } else {
+                        paper[reference] * r
+                    };
                 }
             }
         }
@@ -663,6 +713,28 @@ mod tests {
         let want = [0.9, 0.85, 0.7].map(|l: f32| l * 255.0);
         for (got, want) in white.paper_rgb.iter().zip(want) {
             assert!((got - want).abs() < 1.5, "{:?}", white);
+        }
+    }
+
+    #[test]
+    fn a_paper_clipped_in_every_channel_still_gives_the_lights_colour() {
+        let (mapping, layout, _, _) = synthetic_mapping();
+        // Warm light bright enough to clip all three channels on the paper
+        // (it would be (340, 300, 260)): the paper reads (255, 255, 255).
+        let light = [340.0 / 255.0, 300.0 / 255.0, 260.0 / 255.0];
+        let frame = lit_frame(&mapping, &layout, light);
+        let white = WhiteReference::from_markers(&frame, &mapping, &layout, 0.15, 0.45).unwrap();
+        let [r, g, b] = white.paper_rgb;
+        // The brightest channel keeps its level; the others follow the
+        // edges' ratios.
+        assert!((r - 255.0).abs() < 1.5, "{white:?}");
+        assert!((g / r - 300.0 / 340.0).abs() < 0.03, "{white:?}");
+        assert!((b / r - 260.0 / 340.0).abs() < 0.03, "{white:?}");
+        // Neutral light clipping every channel stays neutral.
+        let frame = lit_frame(&mapping, &layout, [1.3, 1.3, 1.3]);
+        let white = WhiteReference::from_markers(&frame, &mapping, &layout, 0.15, 0.45).unwrap();
+        for c in white.paper_rgb {
+            assert!((c - 255.0).abs() < 1.5, "{white:?}");
         }
     }
 
