@@ -422,6 +422,12 @@ fn a_rivalled_mark_on_the_far_side_gives_no_facing() {
     assert!(given * 10 >= real * 8, "facings given {given} of {real}");
 }
 
+/// Whether a real figure was found within 0.1 in of `at` (table inches).
+fn found_at(rows: &[Row], at: (f64, f64)) -> bool {
+    rows.iter()
+        .any(|r| r.real && (r.at_in.0 - at.0).hypot(r.at_in.1 - at.1) < 0.1)
+}
+
 /// Issue 15: misses "of small bases ... under hard shadows" and on mats
 /// near the band's hue. On tune seed 76 (1920x1080, 48 x 48 in sand, seq01
 /// frame 1) two red foot bases painted darker than the kit's red, at
@@ -436,11 +442,7 @@ fn a_darker_red_on_sand_is_red() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
     let (s, rows) = measure(&[root.join("seed76-seq01")]);
     for at in [(16.17, 38.30), (13.61, 27.40)] {
-        assert!(
-            rows.iter()
-                .any(|r| r.real && (r.at_in.0 - at.0).hypot(r.at_in.1 - at.1) < 0.1),
-            "the red foot base at {at:?} is found"
-        );
+        assert!(found_at(&rows, at), "the red foot base at {at:?} is found");
     }
     assert_eq!(s.true_reports, s.reported, "no false figures");
     assert_eq!(s.found_visible, s.visible, "every figure in view is found");
@@ -462,8 +464,7 @@ fn a_white_ring_on_a_mat_of_its_tint_is_not_terrain() {
     let (_, rows) = measure(&[root.join("seed75-seq01")]);
     let at = (26.97, 35.61);
     assert!(
-        rows.iter()
-            .any(|r| r.real && (r.at_in.0 - at.0).hypot(r.at_in.1 - at.1) < 0.1),
+        found_at(&rows, at),
         "the white foot base at {at:?} is found"
     );
     let hand = (44.67, 28.27);
@@ -488,8 +489,7 @@ fn white_bases_under_a_light_that_clips_the_paper_are_white() {
     let (s, rows) = measure(&[root.join("seed81")]);
     for at in [(15.63, 22.72), (16.21, 21.39)] {
         assert!(
-            rows.iter()
-                .any(|r| r.real && (r.at_in.0 - at.0).hypot(r.at_in.1 - at.1) < 0.1),
+            found_at(&rows, at),
             "the white foot base at {at:?} is found"
         );
     }
