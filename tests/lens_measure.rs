@@ -132,6 +132,11 @@ pub fn measure_dir(dir: &Path) -> f64 {
         views.push(lens_calibration::find_board_corners(&name, &gray, &board, &params).unwrap());
         truths.push(ViewTruth::load(&p.with_extension("truth.json")));
     }
+    assert!(
+        !truths.is_empty(),
+        "{}: no ChArUco views here (render them with `scripts/render-phase.py charuco SEED`)",
+        dir.display()
+    );
     let truth = truths[0].lens.clone();
     // The found corners against the truth.
     let mut errs = Vec::new();
