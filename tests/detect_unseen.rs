@@ -27,6 +27,9 @@ pub struct Row {
     pub evidence: Evidence,
     pub real: bool,
     pub facing_error_deg: Option<f64>,
+    /// How far the front mark found points from the truth's facing,
+    /// degrees, given or withheld.
+    pub raw_facing_error_deg: Option<f64>,
     /// Where it was found, table inches.
     pub at_in: (f64, f64),
     /// The truth's figure is hidden (a hand, terrain): not scored.
@@ -126,6 +129,9 @@ pub fn measure(dirs: &[PathBuf]) -> (Summary, Vec<Row>) {
                     evidence: evidence[k],
                     real: m.is_some(),
                     facing_error_deg: m.and_then(|m| m.facing_error_deg),
+                    raw_facing_error_deg: t.zip(evidence[k].facing).map(|(t, f)| {
+                        ((f.deg - t.facing_deg + 180.0).rem_euclid(360.0) - 180.0).abs()
+                    }),
                     at_in: (d.center_in_table.x, d.center_in_table.y),
                     occluded: t.is_some_and(|t| t.occluded),
                     front_seen: t.and_then(|t| t.front_visible_fraction),
@@ -179,7 +185,7 @@ fn write_csv(path: &Path, rows: &[Row]) {
         s += n;
     }
     s += ",band_width_ratio,contrast,rms_px,photo_px_per_in";
-    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir,f_hidden,f_view\n";
+    s += ",f_contrast,f_black,f_rival,f_width,f_edges,f_from_nadir,f_hidden,f_view,f_raw_error\n";
     for r in rows {
         s += &format!(
             "{},{:.2},{:.2},{},{},{},{:.4},{},{}",
@@ -202,9 +208,12 @@ fn write_csv(path: &Path, rows: &[Row]) {
             ",{:.4},{:.3},{:.3},{:.2}",
             e.band_width_ratio, e.contrast, e.rms_px, e.photo_px_per_in
         );
-        s += &e.facing.map_or(",,,,,,,,\n".to_owned(), |f| {
+        let raw = r
+            .raw_facing_error_deg
+            .map_or(String::new(), |e| format!("{e:.1}"));
+        s += &e.facing.map_or(",,,,,,,,,\n".to_owned(), |f| {
             format!(
-                ",{:.4},{:.4},{:.4},{:.4},{},{:.1},{:.1},{:.1}\n",
+                ",{:.4},{:.4},{:.4},{:.4},{},{:.1},{:.1},{:.1},{raw}\n",
                 f.contrast,
                 f.blackness,
                 f.rival_share,
@@ -354,6 +363,35 @@ fn a_dark_red_on_sand_is_a_band() {
     assert_all_found("seed52-seq01");
 }
 
+/// Issue 15: "position median / p95 ... 0.015 / 0.05 in". A round base
+/// finds no band edge on its 40 degree front mark, and its edge is found a
+/// little outward all round (blur, paint): with that offset held at zero
+/// the edge opposite the mark pulled the centre behind the truth, 0.015 in
+/// on average on the wood tables of seeds 33 and 44 (85 foot figures) and
+/// 0.025 in on tune seed 87's earth. The ring's fit solves for the offset
+/// with the centre (a prior of 24 edge points at zero): 0.006 in.
+#[test]
+fn a_foot_base_is_not_pulled_behind_its_front_mark() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
+    let (_, rows) = measure(&[
+        root.join("seed33-seq01"),
+        root.join("seed44"),
+        root.join("seed44-seq01"),
+    ]);
+    let along: Vec<f64> = rows
+        .iter()
+        .filter(|r| !r.occluded && r.truth_base == Some(BaseKind::Foot))
+        .filter_map(|r| r.along_facing_in)
+        .collect();
+    assert!(along.len() >= 80, "foot figures found: {}", along.len());
+    let mean = along.iter().sum::<f64>() / along.len() as f64;
+    println!(
+        "foot: mean offset along the facing {mean:.4} in over {}",
+        along.len()
+    );
+    assert!(mean >= -0.010, "mean offset along the facing {mean} in");
+}
+
 /// Issue 15: "position median / p95 ... 0.015 / 0.05 in". A mounted base's
 /// front edge is its black mark, where the band's edge is not found; with
 /// the edge's offset from the kit's size held at zero (an edge found a
@@ -403,11 +441,16 @@ fn a_rivalled_mark_on_the_far_side_gives_no_facing() {
             .iter()
             .find(|r| r.photo.ends_with(photo) && (r.at_in.0 - at.0).hypot(r.at_in.1 - at.1) < 0.1)
             .unwrap_or_else(|| panic!("{photo}: the figure at {at:?} is found"));
-        let f = row.evidence.facing.expect("its front arc is measured");
-        assert!(
-            f.from_nadir_deg > 125.0 && f.rival_share > 0.6,
-            "{photo} {at:?}: the arc is rivalled on the far side: {f:?}"
-        );
+        // Seed 24's arc is rivalled so closely since the ring fit solves
+        // for the edge offset that no arc is measured there at all.
+        if let Some(f) = row.evidence.facing {
+            assert!(
+                f.from_nadir_deg > 125.0 && f.rival_share > 0.6,
+                "{photo} {at:?}: the arc is rivalled on the far side: {f:?}"
+            );
+        } else {
+            assert!(photo.starts_with("seed24"), "{photo}: its arc is measured");
+        }
         assert_eq!(
             row.facing_error_deg, None,
             "{photo} {at:?}: no facing is given"

@@ -90,6 +90,9 @@ pub struct FacingEvidence {
     /// the farther from it, the more of the band beyond the model the model
     /// hides.
     pub view_deg: f64,
+    /// Where the mark points, table degrees, whether the facing is given
+    /// or withheld (for measuring the withholding).
+    pub deg: f64,
 }
 
 impl Evidence {

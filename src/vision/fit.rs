@@ -12,7 +12,7 @@
 //! base's bottom edge, seen on the top plane, lies `parallax` further out.
 
 use image::RgbImage;
-use nalgebra::{Matrix2, Matrix4, Point2, Vector2, Vector4};
+use nalgebra::{Matrix3, Matrix4, Point2, Vector2, Vector3, Vector4};
 
 use super::EdgeColour;
 use super::confidence::{Evidence, FacingEvidence};
@@ -76,12 +76,20 @@ const CONVERGED_IN: f64 = 1e-4;
 /// base's front edge is its black mark and finds no edge, so with the
 /// offset held at zero its back edge alone placed it along its length: its
 /// centre sat 0.05 in behind the truth (tune seed 33 seq01, 34 mounted
-/// figures). The rectangle's fit solves for the offset with the centre. (A
-/// foot base loses only its 40 degree arc and sits 0.011 in behind, within
-/// its fit's noise; its ring keeps the kit's radius.) The offset's prior,
+/// figures). The rectangle's fit solves for the offset with the centre. A
+/// foot base loses only its 40 degree arc, yet sat 0.011 in behind on the
+/// DEV photos and 0.025 in on tune seed 87's earth: its ring's fit solves
+/// for the offset too, with a firmer prior
+/// ([`FOOT_EDGE_OFFSET_PRIOR_POINTS`]). The offset's prior,
 /// in edge points at zero offset, keeps the solution defined when only
 /// one side of a base is found.
 const EDGE_OFFSET_PRIOR_POINTS: f64 = 8.0;
+/// The foot ring's offset prior, edge points: 8 took the tune set's
+/// position p95 from 0.058 to 0.039 in too, but moved marginal figures
+/// (one half under a hand on DEV seq01 flickered with the exposure) and
+/// flipped an ambiguous removal-or-move tie in `track_photos`; 24 keeps
+/// nearly all the gain (0.0155 / 0.040 in) without either.
+const FOOT_EDGE_OFFSET_PRIOR_POINTS: f64 = 24.0;
 /// The offset is solved for only when both long sides and a short side
 /// each find this many edge points: then the long sides fix the offset and
 /// the short side the centre along the length. Seen on fewer sides (a base
@@ -518,6 +526,9 @@ impl Surface<'_> {
         // Edges found by the rays of the last step taken.
         let mut found = 0;
         let mut rms = 0.0;
+        // The band edge's common offset from the kit's radius (see
+        // EDGE_OFFSET_PRIOR_POINTS).
+        let mut grow = 0.0;
         for iter in 0..fp.iterations {
             let (delta, nadir) = self.side_parallax(c);
             let mut rows: Vec<(Vector2<f64>, f64)> = Vec::new();
@@ -532,7 +543,7 @@ impl Surface<'_> {
                 ) else {
                     continue;
                 };
-                let model = radius + delta * d.dot(&nadir).max(0.0);
+                let model = radius + grow + delta * d.dot(&nadir).max(0.0);
                 rows.push((*d, r_mid + e - model));
             }
             // A candidate centre found from part of a ring is off towards
@@ -564,22 +575,28 @@ impl Surface<'_> {
             if rows.len() < fp.min_edge_points {
                 return None;
             }
-            let mut a = Matrix2::zeros();
-            let mut b = Vector2::zeros();
+            // Moving the centre by dc moves the edge on ray d by d.dc; the
+            // offset moves every edge outward alike.
+            let mut a = Matrix3::zeros();
+            let mut b = Vector3::zeros();
             for (d, e) in &rows {
-                a += d * d.transpose();
-                b += d * *e;
+                let j = Vector3::new(d.x, d.y, 1.0);
+                a += j * j.transpose();
+                b += j * *e;
             }
-            let step = a.try_inverse()? * b;
-            c += step;
+            a[(2, 2)] += FOOT_EDGE_OFFSET_PRIOR_POINTS;
+            b.z -= FOOT_EDGE_OFFSET_PRIOR_POINTS * grow;
+            let step = a.lu().solve(&b)?;
+            c += Vector2::new(step.x, step.y);
+            grow += step.z;
             used = rows.len();
             rms = (rows
                 .iter()
-                .map(|(d, e)| (e - d.dot(&step)).powi(2))
+                .map(|(d, e)| (e - d.x * step.x - d.y * step.y - step.z).powi(2))
                 .sum::<f64>()
                 / used as f64)
                 .sqrt();
-            if step.norm() < CONVERGED_IN {
+            if step.x.hypot(step.y) < CONVERGED_IN {
                 break;
             }
         }
@@ -1275,16 +1292,14 @@ impl Surface<'_> {
             from_nadir_deg: 0.0,
             hidden_deg: 0.0,
             view_deg: 0.0,
-        };
-        Some((
-            if front > back {
+            deg: if front > back {
                 axis_deg
             } else {
                 axis_deg + 180.0
             }
             .rem_euclid(360.0),
-            evidence,
-        ))
+        };
+        Some((evidence.deg, evidence))
     }
 }
 
@@ -1385,6 +1400,7 @@ fn arc_profile_measure(
         from_nadir_deg: from_nadir.map_or(0.0, f64::abs),
         hidden_deg: 0.0,
         view_deg: 0.0,
+        deg: 0.0,
     };
     let shift = match (l, r) {
         (Some(l), Some(r))
@@ -1415,7 +1431,8 @@ fn arc_profile_measure(
             }
         }
     };
-    Some((centre + shift, evidence))
+    let deg = (centre + shift).rem_euclid(360.0);
+    Some((deg, FacingEvidence { deg, ..evidence }))
 }
 
 /// Whether a front mark's evidence is clear enough at this camera's angle
@@ -1528,6 +1545,7 @@ mod tests {
             from_nadir_deg: 20.0,
             hidden_deg: 0.0,
             view_deg: 35.0,
+            deg: 0.0,
         };
         let given = |f: FacingEvidence| facing_is_clear(&fp, 40.0, &f, false);
         assert!(given(clear), "near side, seen at 35 degrees");
