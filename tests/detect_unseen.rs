@@ -363,6 +363,27 @@ fn a_dark_red_on_sand_is_a_band() {
     assert_all_found("seed52-seq01");
 }
 
+/// Mean offset along the truth's facing, inches (negative: behind), of the
+/// figures of `kind` found in plain view; at least `at_least` of them.
+fn mean_along_facing(rows: &[Row], kind: BaseKind, at_least: usize) -> f64 {
+    let along: Vec<f64> = rows
+        .iter()
+        .filter(|r| !r.occluded && r.truth_base == Some(kind))
+        .filter_map(|r| r.along_facing_in)
+        .collect();
+    assert!(
+        along.len() >= at_least,
+        "{kind:?} figures found: {}",
+        along.len()
+    );
+    let mean = along.iter().sum::<f64>() / along.len() as f64;
+    println!(
+        "{kind:?}: mean offset along the facing {mean:.4} in over {}",
+        along.len()
+    );
+    mean
+}
+
 /// Issue 15: "position median / p95 ... 0.015 / 0.05 in". A round base
 /// finds no band edge on its 40 degree front mark, and its edge is found a
 /// little outward all round (blur, paint): with that offset held at zero
@@ -378,17 +399,7 @@ fn a_foot_base_is_not_pulled_behind_its_front_mark() {
         root.join("seed44"),
         root.join("seed44-seq01"),
     ]);
-    let along: Vec<f64> = rows
-        .iter()
-        .filter(|r| !r.occluded && r.truth_base == Some(BaseKind::Foot))
-        .filter_map(|r| r.along_facing_in)
-        .collect();
-    assert!(along.len() >= 80, "foot figures found: {}", along.len());
-    let mean = along.iter().sum::<f64>() / along.len() as f64;
-    println!(
-        "foot: mean offset along the facing {mean:.4} in over {}",
-        along.len()
-    );
+    let mean = mean_along_facing(&rows, BaseKind::Foot, 80);
     assert!(mean >= -0.010, "mean offset along the facing {mean} in");
 }
 
@@ -404,17 +415,7 @@ fn a_foot_base_is_not_pulled_behind_its_front_mark() {
 fn a_mounted_base_is_not_pulled_behind_its_front_mark() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen/seed33-seq01");
     let (_, rows) = measure(&[dir]);
-    let along: Vec<f64> = rows
-        .iter()
-        .filter(|r| !r.occluded && r.truth_base == Some(BaseKind::Mounted))
-        .filter_map(|r| r.along_facing_in)
-        .collect();
-    assert!(along.len() >= 12, "mounted figures found: {}", along.len());
-    let mean = along.iter().sum::<f64>() / along.len() as f64;
-    println!(
-        "mounted: mean offset along the facing {mean:.4} in over {}",
-        along.len()
-    );
+    let mean = mean_along_facing(&rows, BaseKind::Mounted, 12);
     assert!(
         mean.abs() <= 0.035,
         "mean offset along the facing {mean} in"
