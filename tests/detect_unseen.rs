@@ -17,7 +17,7 @@ use spotter::calibration;
 use spotter::vision::BaseKind;
 use spotter::vision::confidence::{Evidence, FEATURE_NAMES};
 use spotter::vision::detect::Detector;
-use spotter::vision::eval::{Summary, Truth, quantile, score_frame};
+use spotter::vision::eval::{Summary, Truth, angle_error_deg, quantile, score_frame};
 use spotter::vision::params::DetectorParams;
 
 /// One detection with its evidence and what the truth says of it.
@@ -129,9 +129,9 @@ pub fn measure(dirs: &[PathBuf]) -> (Summary, Vec<Row>) {
                     evidence: evidence[k],
                     real: m.is_some(),
                     facing_error_deg: m.and_then(|m| m.facing_error_deg),
-                    raw_facing_error_deg: t.zip(evidence[k].facing).map(|(t, f)| {
-                        ((f.deg - t.facing_deg + 180.0).rem_euclid(360.0) - 180.0).abs()
-                    }),
+                    raw_facing_error_deg: t
+                        .zip(evidence[k].facing)
+                        .map(|(t, f)| angle_error_deg(f.deg, t.facing_deg)),
                     at_in: (d.center_in_table.x, d.center_in_table.y),
                     occluded: t.is_some_and(|t| t.occluded),
                     front_seen: t.and_then(|t| t.front_visible_fraction),
