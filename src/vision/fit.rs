@@ -640,13 +640,13 @@ impl Surface<'_> {
                 edge_share,
                 rms_px: rms,
                 faint: cand.faint,
-                facing: facing.map(|f| f.1),
+                facing,
                 ..Evidence::default()
             },
         );
         let facing_deg = facing
-            .filter(|(_, e)| self.facing_is_clear(e, &evidence))
-            .map(|f| f.0);
+            .filter(|e| self.facing_is_clear(e, &evidence))
+            .map(|e| e.deg);
         Some(FootFit {
             center: c,
             label,
@@ -845,7 +845,7 @@ impl Surface<'_> {
     /// direction is discounted by the groundwork's extra darkness there
     /// (`facing.groundwork_weight` of how much darker it is than its
     /// median round the base).
-    fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<(f64, FacingEvidence)> {
+    fn foot_facing(&self, c: Point2<f64>, label: u8) -> Option<FacingEvidence> {
         let k = &self.params.kit;
         let fp = &self.params.facing;
         let radius = self.radius_in();
@@ -889,7 +889,7 @@ impl Surface<'_> {
         }
         let (_, to_nadir) = self.side_parallax(c);
         let nadir_deg = (to_nadir.norm() > 0.0).then(|| to_nadir.y.atan2(to_nadir.x).to_degrees());
-        let (arc, mut evidence) =
+        let mut evidence =
             arc_profile_measure(&profile, FACING_STEP_DEG, k.front_arc_deg, fp, nadir_deg)?;
         // The model itself hides the band on the side away from the camera:
         // only the side toward it (`facing.hidden_near_deg` from the
@@ -902,10 +902,15 @@ impl Surface<'_> {
         for (b, s) in seen.iter_mut().enumerate() {
             *s = *s || !near(angle(b));
         }
-        evidence.hidden_deg =
-            hidden_stretch_deg(&raw, &seen, arc, evidence.blackness, k.front_arc_deg);
+        evidence.hidden_deg = hidden_stretch_deg(
+            &raw,
+            &seen,
+            evidence.deg,
+            evidence.blackness,
+            k.front_arc_deg,
+        );
         evidence.view_deg = self.view_from_vertical_deg(c);
-        Some((arc.rem_euclid(360.0), evidence))
+        Some(evidence)
     }
 
     /// 8 points along each side of a mounted base centred at `c` with its
@@ -1223,13 +1228,13 @@ impl Surface<'_> {
                 score: rect_score,
                 edge_share,
                 rms_px: rms,
-                facing: facing.map(|f| f.1),
+                facing,
                 ..Evidence::default()
             },
         );
         let facing_deg = facing
-            .filter(|(_, e)| self.facing_is_clear(e, &evidence))
-            .map(|f| f.0);
+            .filter(|e| self.facing_is_clear(e, &evidence))
+            .map(|e| e.deg);
         Some(RectFit {
             center: c,
             axis_deg: axis.rem_euclid(360.0),
@@ -1244,12 +1249,7 @@ impl Surface<'_> {
     }
 
     /// Facing of a mounted base: toward the blacker short edge.
-    fn rect_facing(
-        &self,
-        c: Point2<f64>,
-        axis_deg: f64,
-        label: u8,
-    ) -> Option<(f64, FacingEvidence)> {
+    fn rect_facing(&self, c: Point2<f64>, axis_deg: f64, label: u8) -> Option<FacingEvidence> {
         let k = &self.params.kit;
         let sides = self.rect_sides(axis_deg);
         let line = |side: usize| -> Vec<Point2<f64>> {
@@ -1299,7 +1299,7 @@ impl Surface<'_> {
             }
             .rem_euclid(360.0),
         };
-        Some((evidence.deg, evidence))
+        Some(evidence)
     }
 }
 
@@ -1316,17 +1316,18 @@ fn arc_profile_centre(
     fp: &super::params::FacingParams,
     nadir_deg: Option<f64>,
 ) -> Option<f64> {
-    arc_profile_measure(profile, step_deg, arc_deg, fp, nadir_deg).map(|(c, _)| c)
+    arc_profile_measure(profile, step_deg, arc_deg, fp, nadir_deg).map(|e| e.deg)
 }
 
-/// As [`arc_profile_centre`], with what the arc's evidence was.
+/// As [`arc_profile_centre`], with what the arc's evidence was (its
+/// centre is `deg`).
 fn arc_profile_measure(
     profile: &[f64],
     step_deg: f64,
     arc_deg: f64,
     fp: &super::params::FacingParams,
     nadir_deg: Option<f64>,
-) -> Option<(f64, FacingEvidence)> {
+) -> Option<FacingEvidence> {
     let bins = profile.len() as i64;
     if bins == 0 {
         return None;
@@ -1391,17 +1392,6 @@ fn arc_profile_measure(
     // Where the arc lies on the far side of the base from the camera
     // (angle from it, degrees: positive counter-clockwise).
     let from_nadir = nadir_deg.map(|n| (centre - n + 180.0).rem_euclid(360.0) - 180.0);
-    let evidence = FacingEvidence {
-        contrast: score,
-        blackness: arc,
-        rival_share: if score > 0.0 { rival / score } else { 1.0 },
-        width_share: l.zip(r).map_or(0.0, |(l, r)| (l + r) / arc_deg),
-        edges: u8::from(l.is_some()) + u8::from(r.is_some()),
-        from_nadir_deg: from_nadir.map_or(0.0, f64::abs),
-        hidden_deg: 0.0,
-        view_deg: 0.0,
-        deg: 0.0,
-    };
     let shift = match (l, r) {
         (Some(l), Some(r))
             if (lo * arc_deg..fp.hidden_width_share * arc_deg).contains(&(l + r))
@@ -1431,8 +1421,17 @@ fn arc_profile_measure(
             }
         }
     };
-    let deg = (centre + shift).rem_euclid(360.0);
-    Some((deg, FacingEvidence { deg, ..evidence }))
+    Some(FacingEvidence {
+        contrast: score,
+        blackness: arc,
+        rival_share: if score > 0.0 { rival / score } else { 1.0 },
+        width_share: l.zip(r).map_or(0.0, |(l, r)| (l + r) / arc_deg),
+        edges: u8::from(l.is_some()) + u8::from(r.is_some()),
+        from_nadir_deg: from_nadir.map_or(0.0, f64::abs),
+        hidden_deg: 0.0,
+        view_deg: 0.0,
+        deg: (centre + shift).rem_euclid(360.0),
+    })
 }
 
 /// Whether a front mark's evidence is clear enough at this camera's angle
