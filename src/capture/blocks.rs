@@ -89,6 +89,24 @@ impl Coefficients {
         (self.width.div_ceil(mw), self.height.div_ceil(mh))
     }
 
+    /// The layout alone (every plane's `blocks` empty).
+    pub fn without_blocks(&self) -> Self {
+        Self {
+            width: self.width,
+            height: self.height,
+            max_h: self.max_h,
+            max_v: self.max_v,
+            planes: self
+                .planes
+                .iter()
+                .map(|p| Plane {
+                    blocks: Vec::new(),
+                    ..*p
+                })
+                .collect(),
+        }
+    }
+
     fn same_layout(&self, other: &Self) -> bool {
         self.width == other.width
             && self.height == other.height
@@ -166,6 +184,58 @@ impl CoefView<'_> {
         // SAFETY: `row` is one of libjpeg's block rows of `have_w` blocks,
         // alive (the decompress object is) for the view's lifetime.
         unsafe { &*row.add(bx.min(self.have_w[c] - 1)) }
+    }
+}
+
+/// A frame's quantised blocks, wherever they are held: libjpeg's arrays
+/// ([`CoefView`]) or a [`Coefficients`] of our own.
+pub trait BlockRows {
+    /// The frame's layout (its planes' `blocks` may be empty).
+    fn layout(&self) -> &Coefficients;
+    /// Block row `by` of component `c`.
+    fn row(&self, c: usize, by: usize) -> &[[i16; 64]];
+    /// Block (`bx`, `by`) of component `c`.
+    fn block(&self, c: usize, bx: usize, by: usize) -> &[i16; 64];
+}
+
+impl BlockRows for CoefView<'_> {
+    fn layout(&self) -> &Coefficients {
+        &self.layout
+    }
+
+    #[inline]
+    fn row(&self, c: usize, by: usize) -> &[[i16; 64]] {
+        CoefView::row(self, c, by)
+    }
+
+    #[inline]
+    fn block(&self, c: usize, bx: usize, by: usize) -> &[i16; 64] {
+        CoefView::block(self, c, bx, by)
+    }
+}
+
+impl BlockRows for Coefficients {
+    fn layout(&self) -> &Coefficients {
+        self
+    }
+
+    /// Rows past the plane's last repeat it.
+    #[inline]
+    fn row(&self, c: usize, by: usize) -> &[[i16; 64]] {
+        let p = &self.planes[c];
+        let by = by.min(p.bh.saturating_sub(1));
+        &p.blocks[by * p.bw..(by + 1) * p.bw]
+    }
+
+    /// Blocks past the plane's last row or column repeat it.
+    #[inline]
+    fn block(&self, c: usize, bx: usize, by: usize) -> &[i16; 64] {
+        let p = &self.planes[c];
+        let (bx, by) = (
+            bx.min(p.bw.saturating_sub(1)),
+            by.min(p.bh.saturating_sub(1)),
+        );
+        &p.blocks[by * p.bw + bx]
     }
 }
 
@@ -553,30 +623,8 @@ impl PartialDecoder {
         let t0 = std::time::Instant::now();
         let (dirty, entropy_ms, test_ms, blocks_ms) = with_coefficients(bytes, |view| {
             let entropy_ms = ms_since(t0);
-            let t1 = std::time::Instant::now();
-            let fresh = self.frame.is_none() || !view.layout.same_layout(&self.layout);
-            if fresh {
-                self.start(&view.layout);
-            }
-            let (mw, mh) = view.layout.mcus();
-            let mut dirty = vec![whole || fresh; mw * mh];
-            if !(whole || fresh) {
-                self.change_test(view, &mut dirty);
-                // A changed MCU's neighbours read its chroma.
-                dirty = ring(&dirty, mw, mh);
-                // The rolling refresh (no ring: a neighbour's edge read
-                // chroma that changed by less than the test's reach).
-                let rows = mh.div_ceil(self.params.refresh_frames.max(1));
-                for r in 0..rows {
-                    let my = (self.refresh_cursor + r) % mh;
-                    dirty[my * mw..(my + 1) * mw].fill(true);
-                }
-                self.refresh_cursor = (self.refresh_cursor + rows) % mh.max(1);
-            }
-            let test_ms = ms_since(t1);
-            let t2 = std::time::Instant::now();
-            self.make_blocks(view, &dirty);
-            (dirty, entropy_ms, test_ms, ms_since(t2))
+            let (dirty, test_ms, blocks_ms) = self.from_blocks(view, whole);
+            (dirty, entropy_ms, test_ms, blocks_ms)
         })?;
         let t3 = std::time::Instant::now();
         let mcus = self.make_pixels(&dirty);
@@ -597,6 +645,35 @@ impl PartialDecoder {
         self.frame.as_ref().ok_or_else(|| fail("no frame"))
     }
 
+    /// The change test and the blocks of the MCUs to make again; returns
+    /// them and the milliseconds of the test and of the blocks.
+    fn from_blocks(&mut self, view: &impl BlockRows, whole: bool) -> (Vec<bool>, f64, f64) {
+        let t1 = std::time::Instant::now();
+        let fresh = self.frame.is_none() || !view.layout().same_layout(&self.layout);
+        if fresh {
+            self.start(view.layout());
+        }
+        let (mw, mh) = view.layout().mcus();
+        let mut dirty = vec![whole || fresh; mw * mh];
+        if !(whole || fresh) {
+            self.change_test(view, &mut dirty);
+            // A changed MCU's neighbours read its chroma.
+            dirty = ring(&dirty, mw, mh);
+            // The rolling refresh (no ring: a neighbour's edge read
+            // chroma that changed by less than the test's reach).
+            let rows = mh.div_ceil(self.params.refresh_frames.max(1));
+            for r in 0..rows {
+                let my = (self.refresh_cursor + r) % mh;
+                dirty[my * mw..(my + 1) * mw].fill(true);
+            }
+            self.refresh_cursor = (self.refresh_cursor + rows) % mh.max(1);
+        }
+        let test_ms = ms_since(t1);
+        let t2 = std::time::Instant::now();
+        self.make_blocks(view, &dirty);
+        (dirty, test_ms, ms_since(t2))
+    }
+
     /// Buffers for a frame of a new layout.
     fn start(&mut self, layout: &Coefficients) {
         self.samples = layout
@@ -610,7 +687,7 @@ impl PartialDecoder {
             .map(|p| vec![[i32::MIN; 3]; p.bw * p.bh])
             .collect();
         self.frame = Some(RgbImage::new(layout.width as u32, layout.height as u32));
-        self.layout = layout.clone();
+        self.layout = layout.without_blocks();
         self.refresh_cursor = 0;
         self.stream = STREAMS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.serial = 0;
@@ -618,14 +695,14 @@ impl PartialDecoder {
     }
 
     /// Marks the MCUs whose low-frequency coefficients moved.
-    fn change_test(&self, view: &CoefView<'_>, dirty: &mut [bool]) {
-        let (mw, _) = view.layout.mcus();
+    fn change_test(&self, view: &impl BlockRows, dirty: &mut [bool]) {
+        let (mw, _) = view.layout().mcus();
         // The dequantised DC is 8 times the block's mean; a first AC
         // coefficient's cosine has an amplitude of the coefficient times
         // C(0) C(1) / 4 = 1 / (4 sqrt 2) levels.
         let mean_lim = (self.params.mean_level * 8.0) as i32;
         let grad_lim = (self.params.gradient_level * 4.0 * std::f32::consts::SQRT_2) as i32;
-        for (c, plane) in view.layout.planes.iter().enumerate() {
+        for (c, plane) in view.layout().planes.iter().enumerate() {
             let made = &self.made[c];
             for by in 0..plane.bh {
                 let row = view.row(c, by);
@@ -647,7 +724,7 @@ impl PartialDecoder {
     }
 
     /// The inverse DCT of every block of the dirty MCUs.
-    fn make_blocks(&mut self, view: &CoefView<'_>, dirty: &[bool]) {
+    fn make_blocks(&mut self, view: &impl BlockRows, dirty: &[bool]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             #[allow(
@@ -662,14 +739,14 @@ impl PartialDecoder {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn make_blocks_avx2(&mut self, view: &CoefView<'_>, dirty: &[bool]) {
+    fn make_blocks_avx2(&mut self, view: &impl BlockRows, dirty: &[bool]) {
         self.make_blocks_body(view, dirty);
     }
 
     #[inline(always)]
-    fn make_blocks_body(&mut self, view: &CoefView<'_>, dirty: &[bool]) {
-        let (mw, mh) = view.layout.mcus();
-        for (c, plane) in view.layout.planes.iter().enumerate() {
+    fn make_blocks_body(&mut self, view: &impl BlockRows, dirty: &[bool]) {
+        let (mw, mh) = view.layout().mcus();
+        for (c, plane) in view.layout().planes.iter().enumerate() {
             let stride = plane.bw * 8;
             let samples = &mut self.samples[c];
             let made = &mut self.made[c];
