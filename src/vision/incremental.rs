@@ -51,10 +51,13 @@ pub struct IncrementalParams {
     pub change_level: f32,
     /// ...plus this share of the reference's brightest channel.
     pub change_share: f32,
-    /// Changed cells are widened by this before detection: a base whose
-    /// edge changed has its centre within it.
+    /// Changed cells are widened by this before detection: a round base
+    /// whose band changed has its centre within it (its radius; a mounted
+    /// base that moved changes all of its cells).
     pub reach_in: f64,
-    /// Table round each part given to the detector for context.
+    /// Table round each part given to the detector for context: a base
+    /// centred on the part's wanted edge is seen whole, with the table
+    /// just round it (the fit's rays and the outside's samples).
     pub pad_in: f64,
     /// A changed blob larger than this (square inches) may be a hand: the
     /// whole table is detected (the hand finder needs the whole view).
@@ -84,8 +87,8 @@ impl Default for IncrementalParams {
             cell_coarse_px: 2,
             change_level: 14.0,
             change_share: 0.06,
-            reach_in: 0.75,
-            pad_in: 1.0,
+            reach_in: 0.5,
+            pad_in: 0.75,
             whole_blob_in2: 16.0,
             whole_share: 0.25,
             confirm_frames: 30,
