@@ -1271,13 +1271,15 @@ mod tests {
 
     #[test]
     fn the_standard_tables_decode_their_codes() {
-        // Luminance DC: '00' is 0, '010' 1, '111111110' 11.
+        // Luminance DC: '00' is 0, '010' 1, '011' 2, '100' 3, '111111110' 11.
         let t = DcTable::new(&standard_table(false, 0)).expect("table");
         for (code, magnitude_bits, want) in [
             ("00", "", 0),
             ("010", "1", 1),
             ("010", "0", -1),
-            ("100", "10", 2),
+            ("011", "10", 2),
+            ("011", "01", -2),
+            ("100", "100", 4),
             ("111111110", "00000000000", -2047),
             ("111111110", "11111111111", 2047),
         ] {
