@@ -24,6 +24,7 @@ mod function_length;
 mod game_log;
 mod game_scenario;
 mod geometry_props;
+mod huffman_decode;
 mod incremental_detect;
 mod kit;
 mod layers;

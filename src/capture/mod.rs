@@ -17,6 +17,7 @@ pub mod camera;
 pub mod decode;
 pub mod failing;
 pub mod folder;
+pub mod huffman;
 pub mod video;
 pub mod worker;
 
