@@ -5,7 +5,9 @@
 //! inverse DCT of every 8x8 block, chroma upsampling, colour conversion)
 //! even when a player moved one figure. The entropy pass cannot be skipped
 //! (Huffman codes are read in order), but the rest can: [`PartialDecoder`]
-//! reads the frame's DCT coefficients in one pass, compares each MCU's
+//! reads the frame's DCT coefficients in one pass ([`super::huffman`], in
+//! safe Rust and faster; libjpeg for the frames that one does not read),
+//! compares each MCU's
 //! low-frequency coefficients (the block means and their first gradients)
 //! with those it had when its pixels were last made, and makes again only
 //! the pixels of the MCUs that changed, a ring of one MCU round them (the
@@ -505,6 +507,9 @@ pub struct DecodeWork {
     pub entropy_ms: f64,
     pub test_ms: f64,
     pub pixels_ms: f64,
+    /// The entropy pass was libjpeg's (a frame [`super::huffman`] does not
+    /// read, or found broken), not ours.
+    pub by_libjpeg: bool,
 }
 
 impl DecodeWork {
@@ -537,6 +542,8 @@ pub struct PartialDecoder {
     serial: u64,
     /// Per MCU, the serial of the frame its pixels were last made on.
     made_at: Vec<u64>,
+    /// The last frame's coefficients (buffers reused frame to frame).
+    coef: Coefficients,
 }
 
 /// Streams of every decoder in the program are numbered apart.
@@ -574,6 +581,7 @@ impl PartialDecoder {
             stream: 0,
             serial: 0,
             made_at: Vec::new(),
+            coef: Coefficients::default(),
         }
     }
 
@@ -621,11 +629,27 @@ impl PartialDecoder {
 
     fn decode_with(&mut self, bytes: &[u8], whole: bool) -> Result<&RgbImage, DecodeError> {
         let t0 = std::time::Instant::now();
-        let (dirty, entropy_ms, test_ms, blocks_ms) = with_coefficients(bytes, |view| {
-            let entropy_ms = ms_since(t0);
-            let (dirty, test_ms, blocks_ms) = self.from_blocks(view, whole);
-            (dirty, entropy_ms, test_ms, blocks_ms)
-        })?;
+        // Our own entropy pass first (the same coefficients, in less time);
+        // a frame it does not read, or finds broken, goes to libjpeg, which
+        // reads more (progressive frames) and forgives more (a truncated
+        // frame's missing blocks are zeros).
+        let mut coef = std::mem::take(&mut self.coef);
+        let fast = super::huffman::decode_coefficients(bytes, &mut coef);
+        let decoded = match fast {
+            Ok(()) => {
+                let entropy_ms = ms_since(t0);
+                let (dirty, test_ms, blocks_ms) = self.from_blocks(&coef, whole);
+                Ok((dirty, entropy_ms, test_ms, blocks_ms))
+            }
+            Err(_) => with_coefficients(bytes, |view| {
+                let entropy_ms = ms_since(t0);
+                let (dirty, test_ms, blocks_ms) = self.from_blocks(view, whole);
+                (dirty, entropy_ms, test_ms, blocks_ms)
+            }),
+        };
+        self.coef = coef;
+        let (dirty, entropy_ms, test_ms, blocks_ms) = decoded?;
+        let by_libjpeg = fast.is_err();
         let t3 = std::time::Instant::now();
         let mcus = self.make_pixels(&dirty);
         self.serial += 1;
@@ -641,6 +665,7 @@ impl PartialDecoder {
             entropy_ms,
             test_ms,
             pixels_ms: blocks_ms + ms_since(t3),
+            by_libjpeg,
         };
         self.frame.as_ref().ok_or_else(|| fail("no frame"))
     }
