@@ -638,12 +638,12 @@ impl PartialDecoder {
         let decoded = match fast {
             Ok(()) => {
                 let entropy_ms = ms_since(t0);
-                let (dirty, test_ms, blocks_ms) = self.from_blocks(&coef, whole);
+                let (dirty, test_ms, blocks_ms) = self.test_and_make_blocks(&coef, whole);
                 Ok((dirty, entropy_ms, test_ms, blocks_ms))
             }
             Err(_) => with_coefficients(bytes, |view| {
                 let entropy_ms = ms_since(t0);
-                let (dirty, test_ms, blocks_ms) = self.from_blocks(view, whole);
+                let (dirty, test_ms, blocks_ms) = self.test_and_make_blocks(view, whole);
                 (dirty, entropy_ms, test_ms, blocks_ms)
             }),
         };
@@ -672,7 +672,11 @@ impl PartialDecoder {
 
     /// The change test and the blocks of the MCUs to make again; returns
     /// them and the milliseconds of the test and of the blocks.
-    fn from_blocks(&mut self, view: &impl BlockRows, whole: bool) -> (Vec<bool>, f64, f64) {
+    fn test_and_make_blocks(
+        &mut self,
+        view: &impl BlockRows,
+        whole: bool,
+    ) -> (Vec<bool>, f64, f64) {
         let t1 = std::time::Instant::now();
         let fresh = self.frame.is_none() || !view.layout().same_layout(&self.layout);
         if fresh {
