@@ -8,11 +8,11 @@ the truth has a figure there (`real`). See fixtures/unseen/README.md.
 
 Model: p = 1 / (1 + exp(-(bias + w . x))), fitted by Newton's method on the
 mean log loss plus lam/2 |w|^2 (the bias not penalised). lam is chosen by
-5-fold cross-validation (folds by photo set, in a fixed order: reproducible) from
-a fixed grid; a fold holds whole photo sets (a photo's folder: one table
-and camera), so the choice is judged on tables the fit did not see. Prints the TOML lines and the calibration table (confidence
-bins against the share of real figures) of the cross-validated and of the
-final fit.
+5-fold cross-validation from a fixed grid. A fold holds whole photo sets (a
+photo's folder: one table and camera; folds in a fixed order, so the result
+is reproducible), so the choice is judged on tables the fit did not see.
+Prints the TOML lines and the calibration table (confidence bins against the
+share of real figures) of the cross-validated and of the final fit.
 
     python3 scripts/fit-confidence.py [--lam L] tune.csv [more.csv ...]
 
@@ -81,6 +81,16 @@ def table(p, y, title):
                   f"    {y[m].mean():.3f}      {p[m].mean():.3f}")
 
 
+def cross_validated(x, y, folds, lam):
+    """Each figure's probability from the fit on the other folds."""
+    cv = np.zeros(len(y))
+    for k in range(FOLDS):
+        tr, te = folds != k, folds == k
+        if te.sum():
+            cv[te] = predict(fit(x[tr], y[tr], lam), x[te])
+    return cv
+
+
 def main():
     args = sys.argv[1:]
     forced = None
@@ -88,7 +98,7 @@ def main():
         forced, args = float(args[1]), args[2:]
     rows = load(args)
     if not rows:
-        sys.exit("usage: fit-confidence.py evidence.csv [...]")
+        sys.exit("usage: fit-confidence.py [--lam L] evidence.csv [...]")
     photos = sorted({r[0] for r in rows})
     sets = sorted({os.path.dirname(ph) for ph in photos})
     fold_of = {ph: sets.index(os.path.dirname(ph)) % FOLDS for ph in photos}
@@ -97,12 +107,7 @@ def main():
     folds = np.array([fold_of[r[0]] for r in rows])
     best = None
     for lam in GRID:
-        cv = np.zeros(len(y))
-        for k in range(FOLDS):
-            tr, te = folds != k, folds == k
-            if te.sum() == 0:
-                continue
-            cv[te] = predict(fit(x[tr], y[tr], lam), x[te])
+        cv = cross_validated(x, y, folds, lam)
         loss = log_loss(cv, y)
         lost = int(((cv < MIN_REPORT) & (y == 1)).sum())
         false = int(((cv >= MIN_REPORT) & (y == 0)).sum())
@@ -111,11 +116,7 @@ def main():
         if best is None or loss < best[0]:
             best = (loss, lam, cv)
     if forced is not None:
-        cv = np.zeros(len(y))
-        for k in range(FOLDS):
-            tr, te = folds != k, folds == k
-            if te.sum():
-                cv[te] = predict(fit(x[tr], y[tr], forced), x[te])
+        cv = cross_validated(x, y, folds, forced)
         best = (log_loss(cv, y), forced, cv)
     loss, lam, cv = best
     beta = fit(x, y, lam)

@@ -7,9 +7,9 @@
 //! (Huffman codes are read in order), but the rest can: [`PartialDecoder`]
 //! reads the frame's DCT coefficients in one pass ([`super::huffman`], in
 //! safe Rust and faster; libjpeg for the frames that one does not read),
-//! compares each MCU's
-//! low-frequency coefficients (the block means and their first gradients)
-//! with those it had when its pixels were last made, and makes again only
+//! compares each MCU's low-frequency coefficients (the block means and
+//! their first gradients) with those it had when its pixels were last
+//! made, and makes again only
 //! the pixels of the MCUs that changed, a ring of one MCU round them (the
 //! chroma upsampling reaches across MCU edges), and a few MCU rows of a
 //! rolling refresh, so a change too small for the test is still caught

@@ -53,11 +53,14 @@ pub struct IncrementalParams {
     pub change_share: f32,
     /// Changed cells are widened by this before detection: a round base
     /// whose band changed has its centre within it (its radius; a mounted
-    /// base that moved changes all of its cells).
+    /// base that moved changes most of its cells, its centre's among them).
     pub reach_in: f64,
-    /// Table round each part given to the detector for context: a base
-    /// centred on the part's wanted edge is seen whole, with the table
-    /// just round it (the fit's rays and the outside's samples).
+    /// Table round each part given to the detector for context: a round
+    /// base centred on the part's wanted edge is seen whole with a quarter
+    /// inch of table round it. The candidate test's far outside samples
+    /// (half an inch beyond the band) may then fall outside the part; the
+    /// crowd and seq01 tests of `tests/incremental_detect.rs` find the
+    /// same figures as the whole detection with it.
     pub pad_in: f64,
     /// A changed blob larger than this (square inches) may be a hand: the
     /// whole table is detected (the hand finder needs the whole view).
