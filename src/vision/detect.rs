@@ -492,6 +492,21 @@ impl Detector {
             ((p.kit.foot_diameter_in + p.kit.band_width_in) * px).ceil() as usize,
             min_count,
         ));
+        // A mounted base's band broken into pieces none of which spans a
+        // rectangle: two such pieces whose boxes meet (no further apart
+        // than the band is wide) are searched together as well; rings
+        // fitted on each piece then meet the rectangle in `classify`.
+        let k = &p.kit;
+        let band_px = (k.band_width_in * px).round() as usize;
+        let mounted_span_px = ((1.0 - super::fit::MOUNTED_SIZE_TOLERANCE) * k.mounted_length_in * px).ceil();
+        let max_span_px = (k.mounted_length_in.hypot(k.mounted_width_in) + k.band_width_in) * px;
+        let joined = segment::join_band_pieces(
+            &comps,
+            band_px,
+            mounted_span_px as usize,
+            max_span_px.ceil() as usize,
+        );
+        comps.extend(joined);
         if let Some(w) = wanted {
             comps.retain(|c| {
                 c.bbox[0] < w[2] && c.bbox[2] >= w[0] && c.bbox[1] < w[3] && c.bbox[3] >= w[1]

@@ -113,7 +113,7 @@ fn offset_prior(per_side: [usize; 4]) -> f64 {
 /// step is below 1e-9 of what the edges ask.
 const EDGE_OFFSET_HELD_POINTS: f64 = 1e9;
 /// A mounted candidate's extents may differ from the kit by this share.
-const MOUNTED_SIZE_TOLERANCE: f64 = 0.3;
+pub(crate) const MOUNTED_SIZE_TOLERANCE: f64 = 0.3;
 /// Positions sampled along each side of a rectangle for its edge fit.
 const RECT_EDGE_SAMPLES_PER_IN: f64 = 8.0;
 /// Coarse rectangle search: centre step in top-view pixels and axis step.
