@@ -128,9 +128,8 @@ fn drop_rings_inside_rects(fitted: &mut Vec<Fitted>, k: &KitParams) {
     // band read shifted (rendered seed 90: a white base's band read again
     // 0.86 in along its axis, on half of its band line and 44% of its
     // edge, beside the base itself).
-    let better = |a: &RectFit, b: &RectFit| {
-        (a.rect_score, a.edge_share) > (b.rect_score, b.edge_share)
-    };
+    let better =
+        |a: &RectFit, b: &RectFit| (a.rect_score, a.edge_share) > (b.rect_score, b.edge_share);
     fitted.retain(|f| match f {
         Fitted::Foot(ring) => !rects
             .iter()
@@ -508,7 +507,8 @@ impl Detector {
         // fitted on each piece then meet the rectangle in `classify`.
         let k = &p.kit;
         let band_px = (k.band_width_in * px).round() as usize;
-        let mounted_span_px = ((1.0 - super::fit::MOUNTED_SIZE_TOLERANCE) * k.mounted_length_in * px).ceil();
+        let mounted_span_px =
+            ((1.0 - super::fit::MOUNTED_SIZE_TOLERANCE) * k.mounted_length_in * px).ceil();
         let max_span_px = (k.mounted_length_in.hypot(k.mounted_width_in) + k.band_width_in) * px;
         let joined = segment::join_band_pieces(
             &comps,

@@ -1206,6 +1206,31 @@ mod tests {
     }
 
     #[test]
+    fn a_mounted_band_in_pieces_is_searched_whole() {
+        // Seed 94, frame 7: one green mounted band as two pieces of 23 and
+        // 20 pixels (a rectangle search needs 28), boxes overlapping.
+        let a = piece(1, [257, 381, 280, 400], 150);
+        let b = piece(1, [242, 386, 258, 406], 120);
+        let joined = join_band_pieces(&[a.clone(), b.clone()], 3, 28, 48);
+        assert_eq!(joined.len(), 1);
+        assert_eq!(joined[0].bbox, [242, 381, 280, 406]);
+        assert_eq!(joined[0].count, 270);
+        // Another colour, or a box further off than the band's width:
+        // apart.
+        let c = piece(2, [242, 386, 258, 406], 120);
+        assert!(join_band_pieces(&[a.clone(), c], 3, 28, 48).is_empty());
+        let d = piece(1, [220, 386, 252, 406], 120);
+        assert!(join_band_pieces(&[a.clone(), d], 3, 28, 48).is_empty());
+        // Both long enough for a search of their own.
+        let e = piece(1, [250, 390, 285, 410], 200);
+        let f = piece(1, [284, 395, 320, 412], 200);
+        assert!(join_band_pieces(&[e, f], 3, 28, 48).is_empty());
+        // Together wider than a mounted base.
+        let g = piece(1, [281, 381, 310, 400], 150);
+        assert!(join_band_pieces(&[a, g], 3, 28, 48).is_empty());
+    }
+
+    #[test]
     fn pieces_apart_of_other_colours_or_too_wide_stay_apart() {
         let a = piece(1, [100, 100, 106, 104], 20);
         // Another colour beside it.
