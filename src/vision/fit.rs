@@ -1458,6 +1458,12 @@ fn facing_is_clear(
     // A mounted base's front edge is long and judged against its back
     // edge (`facing.min_mounted_contrast`).
     let far_arc = f.from_nadir_deg > fp.far_arc_deg;
+    // Seen further from the vertical than `far_arc_max_view_deg`, the
+    // model covers the band's far side, where the real mark may lie
+    // unseen: an arc elsewhere is then given only when it is the only dark
+    // arc seen (as for a hidden stretch) and as dark as a far-side mark
+    // must be.
+    let far_band_hidden = f.view_deg > fp.far_arc_max_view_deg;
     mounted
         || (f.contrast >= fp.clear_min_contrast
             && f.rival_share <= fp.clear_max_rival_share
@@ -1466,7 +1472,10 @@ fn facing_is_clear(
                 || (f.rival_share <= fp.far_arc_max_rival_share
                     && f.view_deg <= fp.far_arc_max_view_deg))
             && (f.hidden_deg <= fp.clear_max_hidden_share * front_arc_deg
-                || f.rival_share <= fp.clear_hidden_max_rival_share))
+                || f.rival_share <= fp.clear_hidden_max_rival_share)
+            && (!far_band_hidden
+                || (f.rival_share <= fp.clear_hidden_max_rival_share
+                    && f.contrast >= fp.far_side_min_contrast)))
 }
 
 /// Longest run of directions, degrees, away from the arc centred at
@@ -1583,9 +1592,58 @@ mod tests {
         assert!(
             given(FacingEvidence {
                 rival_share: 0.7,
+                view_deg: 15.0,
                 ..clear
             }),
-            "near side, a rival of 0.7"
+            "near side, a rival of 0.7, seen at 15 degrees"
+        );
+    }
+
+    /// Issue 15: "A facing is given only when the front mark's evidence is
+    /// clear at this camera's angle and scale; otherwise it is withheld".
+    /// Seen far from the vertical, the model covers the far side of its
+    /// band, where the real mark may lie unseen: an arc on the near side is
+    /// then given only when it is the only dark arc and dark enough.
+    #[test]
+    fn seen_obliquely_a_near_arc_is_given_only_when_alone_and_dark() {
+        let fp = facing();
+        let near = FacingEvidence {
+            contrast: 0.3,
+            blackness: 0.5,
+            rival_share: 0.1,
+            width_share: 1.0,
+            edges: 2,
+            from_nadir_deg: 50.0,
+            hidden_deg: 0.0,
+            view_deg: fp.far_arc_max_view_deg + 5.0,
+            deg: 0.0,
+        };
+        let given = |f: FacingEvidence| facing_is_clear(&fp, 40.0, &f, false);
+        assert!(given(near), "alone and dark, seen obliquely");
+        let rivalled = FacingEvidence {
+            rival_share: (fp.clear_hidden_max_rival_share + fp.clear_max_rival_share) / 2.0,
+            ..near
+        };
+        assert!(!given(rivalled), "a rival, seen obliquely");
+        let faint = FacingEvidence {
+            contrast: (fp.clear_min_contrast + fp.far_side_min_contrast) / 2.0,
+            ..near
+        };
+        assert!(!given(faint), "faint, seen obliquely");
+        let steep = fp.far_arc_max_view_deg - 5.0;
+        assert!(
+            given(FacingEvidence {
+                view_deg: steep,
+                ..rivalled
+            }),
+            "a rival, seen from near above"
+        );
+        assert!(
+            given(FacingEvidence {
+                view_deg: steep,
+                ..faint
+            }),
+            "faint, seen from near above"
         );
     }
 
