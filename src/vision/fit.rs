@@ -42,7 +42,7 @@ const FACING_STEP_DEG: f64 = 2.0;
 /// part of the band: the model hides the inner part first).
 const FACING_INSETS_IN: [f64; 3] = [0.05, 0.08, 0.11];
 /// Two foot candidates closer than this share of the diameter are one.
-const NMS_SHARE: f64 = 0.75;
+pub(crate) const NMS_SHARE: f64 = 0.75;
 /// Components larger than this many inches across are not a base (a hand, a
 /// roof): no rectangle is sought in them, and rings only off their pixels.
 const MAX_COMPONENT_IN: f64 = 6.0;
@@ -244,7 +244,7 @@ struct RectLimits {
 }
 
 /// Where a round base may stand, from the ring test.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FootCandidate {
     pub center: Point2<f64>,
     /// Share of the ring's samples in the band colour less its inside's.
@@ -252,6 +252,10 @@ pub struct FootCandidate {
     /// The band is labelled on fewer samples than `candidates.min_ring_score`
     /// asks (but `candidates.faint_ring_score` or more).
     pub faint: bool,
+    /// Indices (in the candidate list) of the better candidates nearer
+    /// than the non-maximum distance that hide this one: it is fitted only
+    /// when none of their fits stands (empty: a peak of its own).
+    pub behind: Vec<usize>,
 }
 
 impl Surface<'_> {
@@ -427,16 +431,32 @@ impl Surface<'_> {
             }
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        // Peaks at least the non-maximum distance apart, and between them,
+        // half that apart, the candidates they hide: two bases touching
+        // make a ring through both bands that scores above either base's
+        // own centre, and hides it; when that ring's fit fails, the hidden
+        // centre is fitted.
         let min_sep = NMS_SHARE * self.params.kit.foot_diameter_in;
         let mut kept: Vec<FootCandidate> = Vec::new();
         for (center, score, faint) in scored {
-            if kept.iter().all(|k| (k.center - center).norm() >= min_sep) {
-                kept.push(FootCandidate {
-                    center,
-                    score,
-                    faint,
-                });
+            if kept
+                .iter()
+                .any(|k| (k.center - center).norm() < min_sep / 2.0)
+            {
+                continue;
             }
+            let behind: Vec<usize> = kept
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.behind.is_empty() && (k.center - center).norm() < min_sep)
+                .map(|(i, _)| i)
+                .collect();
+            kept.push(FootCandidate {
+                center,
+                score,
+                faint,
+                behind,
+            });
         }
         kept
     }
