@@ -632,25 +632,7 @@ impl Detector {
     /// Round and rectangular hypotheses for one component; a rectangle that
     /// explains the band better than rings replaces the rings inside it.
     fn fit_component(&self, surface: &Surface<'_>, comp: &Component) -> Vec<Fitted> {
-        // Peaks first; a candidate they hide only when none of their fits
-        // stands and no fit stands near it.
-        let cands = surface.foot_candidates(comp);
-        let min_sep = super::fit::NMS_SHARE * self.params.kit.foot_diameter_in;
-        let mut fits: Vec<Option<FootFit>> = vec![None; cands.len()];
-        for (i, cand) in cands.iter().enumerate() {
-            let hidden = !cand.behind.is_empty();
-            if hidden
-                && (cand.behind.iter().any(|&b| fits[b].is_some())
-                    || fits
-                        .iter()
-                        .flatten()
-                        .any(|f| (f.center - cand.center).norm() < min_sep))
-            {
-                continue;
-            }
-            fits[i] = surface.fit_foot(cand, comp.label);
-        }
-        let feet: Vec<FootFit> = fits.into_iter().flatten().collect();
+        let feet = surface.fit_feet(comp);
         let rects: Vec<RectFit> = surface
             .rect_candidates(comp)
             .into_iter()

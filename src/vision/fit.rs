@@ -42,7 +42,7 @@ const FACING_STEP_DEG: f64 = 2.0;
 /// part of the band: the model hides the inner part first).
 const FACING_INSETS_IN: [f64; 3] = [0.05, 0.08, 0.11];
 /// Two foot candidates closer than this share of the diameter are one.
-pub(crate) const NMS_SHARE: f64 = 0.75;
+const NMS_SHARE: f64 = 0.75;
 /// Components larger than this many inches across are not a base (a hand, a
 /// roof): no rectangle is sought in them, and rings only off their pixels.
 const MAX_COMPONENT_IN: f64 = 6.0;
@@ -244,7 +244,7 @@ struct RectLimits {
 }
 
 /// Where a round base may stand, from the ring test.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FootCandidate {
     pub center: Point2<f64>,
     /// Share of the ring's samples in the band colour less its inside's.
@@ -252,10 +252,9 @@ pub struct FootCandidate {
     /// The band is labelled on fewer samples than `candidates.min_ring_score`
     /// asks (but `candidates.faint_ring_score` or more).
     pub faint: bool,
-    /// Indices (in the candidate list) of the better candidates nearer
-    /// than the non-maximum distance that hide this one: it is fitted only
-    /// when none of their fits stands (empty: a peak of its own).
-    pub behind: Vec<usize>,
+    /// No better peak lies within the non-maximum distance; else the
+    /// candidate is hidden by those peaks (see [`Surface::fit_feet`]).
+    pub peak: bool,
 }
 
 impl Surface<'_> {
@@ -445,20 +444,40 @@ impl Surface<'_> {
             {
                 continue;
             }
-            let behind: Vec<usize> = kept
+            let peak = kept
                 .iter()
-                .enumerate()
-                .filter(|(_, k)| k.behind.is_empty() && (k.center - center).norm() < min_sep)
-                .map(|(i, _)| i)
-                .collect();
+                .all(|k| !k.peak || (k.center - center).norm() >= min_sep);
             kept.push(FootCandidate {
                 center,
                 score,
                 faint,
-                behind,
+                peak,
             });
         }
         kept
+    }
+
+    /// The round bases in a component: every peak candidate fitted, and a
+    /// candidate the peaks hide when none of the peaks within the
+    /// non-maximum distance of it was fitted and no fit stands that near.
+    pub fn fit_feet(&self, comp: &Component) -> Vec<FootFit> {
+        let min_sep = NMS_SHARE * self.params.kit.foot_diameter_in;
+        let cands = self.foot_candidates(comp);
+        let mut fits: Vec<Option<FootFit>> = vec![None; cands.len()];
+        for (i, cand) in cands.iter().enumerate() {
+            let near = |c: Point2<f64>| (c - cand.center).norm() < min_sep;
+            let covered = || {
+                cands[..i]
+                    .iter()
+                    .zip(&fits)
+                    .any(|(p, f)| p.peak && near(p.center) && f.is_some())
+                    || fits.iter().flatten().any(|f| near(f.center))
+            };
+            if cand.peak || !covered() {
+                fits[i] = self.fit_foot(cand, comp.label);
+            }
+        }
+        fits.into_iter().flatten().collect()
     }
 
     /// Band and table colours around a base: medians of the band-labelled
