@@ -517,6 +517,29 @@ fn a_white_mounted_base_is_not_read_as_a_ring_at_its_end() {
     );
 }
 
+/// Issue 15: misses of bases whose band is broken. On tune seed 103
+/// (camera 1, photo 2) a white mounted base at (30.49, 9.98) with a light
+/// grey horse and groundwork showed its band in two white pieces 6 top-view
+/// pixels (0.3 in) apart, neither long enough for a rectangle; they were
+/// searched together only when their boxes met within the band's width
+/// (0.16 in), and a ring on one piece was reported instead. Pieces as far
+/// apart as a faint band's (`candidates.piece_gap_in`) are searched
+/// together.
+#[test]
+fn a_mounted_band_in_two_pieces_is_one_base() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
+    let (s, rows) = measure(&[root.join("seed103")]);
+    assert!(
+        found_at(&rows, (30.49, 9.98)),
+        "the white mounted base is found"
+    );
+    assert_eq!(s.true_reports, s.reported, "no false figures");
+    assert_eq!(
+        s.base_right, s.matched,
+        "each read as foot or mounted rightly"
+    );
+}
+
 /// Issue 15: misses "of small bases ... under hard shadows" and on mats
 /// near the band's hue. On tune seed 76 (1920x1080, 48 x 48 in sand, seq01
 /// frame 1) two red foot bases painted darker than the kit's red, at

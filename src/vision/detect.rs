@@ -505,11 +505,12 @@ impl Detector {
             min_count,
         ));
         // A mounted base's band broken into pieces none of which spans a
-        // rectangle: two such pieces whose boxes meet (no further apart
-        // than the band is wide) are searched together as well; rings
-        // fitted on each piece then meet the rectangle in `classify`.
+        // rectangle: two such pieces whose boxes are no further apart than
+        // a faint band's pieces (`candidates.piece_gap_in`) are searched
+        // together as well; rings fitted on each piece then meet the
+        // rectangle in `classify`.
         let k = &p.kit;
-        let band_px = (k.band_width_in * px).round() as usize;
+        let band_px = (p.candidates.piece_gap_in * px).round() as usize;
         let mounted_span_px =
             ((1.0 - super::fit::MOUNTED_SIZE_TOLERANCE) * k.mounted_length_in * px).ceil();
         let max_span_px = (k.mounted_length_in.hypot(k.mounted_width_in) + k.band_width_in) * px;
