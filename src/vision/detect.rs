@@ -510,13 +510,13 @@ impl Detector {
         // together as well; rings fitted on each piece then meet the
         // rectangle in `classify`.
         let k = &p.kit;
-        let band_px = (p.candidates.piece_gap_in * px).round() as usize;
+        let gap_px = (p.candidates.piece_gap_in * px).round() as usize;
         let mounted_span_px =
             ((1.0 - super::fit::MOUNTED_SIZE_TOLERANCE) * k.mounted_length_in * px).ceil();
         let max_span_px = (k.mounted_length_in.hypot(k.mounted_width_in) + k.band_width_in) * px;
         let joined = segment::join_band_pieces(
             &comps,
-            band_px,
+            gap_px,
             mounted_span_px as usize,
             max_span_px.ceil() as usize,
         );
