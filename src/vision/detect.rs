@@ -644,11 +644,7 @@ impl Detector {
             .collect();
         let reach = self.params.kit.mounted_length_in / 2.0;
         // A rectangle stands when it explains the band better than every
-        // ring inside it: more of its band line is in the band colour, or
-        // more of its outer edge is found and fits about as close (two
-        // rings cut from one rectangle find little of its straight sides;
-        // a ring's fit on the part it finds is no closer than the noise of
-        // the edge); those rings then go.
+        // ring inside it ([`rect_beats_ring`]); those rings then go.
         let rects: Vec<RectFit> = rects
             .into_iter()
             .filter(|r| {

@@ -144,7 +144,8 @@ pub struct CandidateParams {
     /// Pieces of one band smaller than a component (a faint ring broken
     /// by a few unlabelled pixels) are taken together when their boxes
     /// are this close, inches, and together span no more than a round
-    /// base.
+    /// base; components of a mounted base's band this close are also
+    /// searched together for a rectangle.
     pub piece_gap_in: f64,
 }
 
