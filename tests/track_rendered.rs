@@ -9,6 +9,10 @@
 //! `--ignored --nocapture`. Each sequence is run in order, reversed, every
 //! other photo both ways, and in order with the last photo taken twice.
 //!
+//! `SPOTTER_SEQ_ORDERS` (order names as printed, separated by `;`: `1-8`,
+//! `every other`) runs only those orders; `SPOTTER_SEQ_VERBOSE` prints each
+//! frame's detections and the tracker's events.
+//!
 //! Printed per run and in total: identity switches (track ids mapped to
 //! truth ids where each track first appears), figures lost at the end (a
 //! truth figure with no live track), ambiguity flags raised, false tracks
@@ -59,6 +63,10 @@ pub struct Score {
     /// them ambiguous (the app asks the player): each pair once.
     pub flagged_switches: usize,
     pub lost: usize,
+    /// Figures in play at the end that were hidden (the truth's `occluded`)
+    /// in every photo of the run: no tracker can know them, so they are
+    /// counted here and not as lost.
+    pub never_visible: usize,
     pub flags: usize,
     pub false_tracks: usize,
     pub worst_final_in: f64,
@@ -72,6 +80,7 @@ impl Score {
         self.switch_frames += o.switch_frames;
         self.flagged_switches += o.flagged_switches;
         self.lost += o.lost;
+        self.never_visible += o.never_visible;
         self.flags += o.flags;
         self.false_tracks += o.false_tracks;
         self.worst_final_in = self.worst_final_in.max(o.worst_final_in);
@@ -81,11 +90,12 @@ impl Score {
 
     fn line(&self) -> String {
         format!(
-            "switches {} (on {} frames; and {} flagged ambiguous), lost {}, ambiguity flags {}, false tracks {}, final error max {:.3} in, false removals {}, missed removals {}",
+            "switches {} (on {} frames; and {} flagged ambiguous), lost {} (and {} never visible), ambiguity flags {}, false tracks {}, final error max {:.3} in, false removals {}, missed removals {}",
             self.switches,
             self.switch_frames,
             self.flagged_switches,
             self.lost,
+            self.never_visible,
             self.flags,
             self.false_tracks,
             self.worst_final_in,
@@ -169,7 +179,12 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
                     s.flags += 1;
                     flagged.extend([e.id.0, with.0]);
                 }
-                TrackEventKind::Removed => removed.extend(truth_of.get(&e.id.0)),
+                TrackEventKind::Removed => {
+                    if let Some(&tid) = truth_of.get(&e.id.0) {
+                        println!("    {name} {}: track {} (#{tid}) removed", t["image"], e.id);
+                        removed.push(tid);
+                    }
+                }
                 _ => {}
             }
         }
@@ -226,6 +241,10 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
                 }
                 s.worst_final_in = s.worst_final_in.max(d)
             }
+            None if !visible_in_run(&truth, tid) => {
+                s.never_visible += 1;
+                println!("    {name}: truth #{tid} is hidden in every photo of the run");
+            }
             None => {
                 s.lost += 1;
                 println!("    {name}: truth #{tid} has no live track at the end");
@@ -244,6 +263,18 @@ fn score(name: &str, photos: &[PathBuf], reports: &[FrameReport]) -> Score {
         .filter(|id| !in_play.contains(id) && !removed.contains(id))
         .count();
     s
+}
+
+/// Whether truth figure `tid` is visible (not `occluded`) in any of the
+/// run's truth files.
+fn visible_in_run(truth: &[Value], tid: u64) -> bool {
+    truth.iter().any(|t| {
+        t["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"].as_u64() == Some(tid) && g["occluded"].as_bool() == Some(false))
+    })
 }
 
 /// The orders a sequence of `n` photos is run in: (name, frame indices).
@@ -275,7 +306,14 @@ pub fn measure(dirs: &[PathBuf]) -> Score {
             dir.display()
         );
         let mut seq = Score::default();
+        let only = std::env::var("SPOTTER_SEQ_ORDERS").ok();
         for (name, order) in orders(photos.len()) {
+            if only
+                .as_ref()
+                .is_some_and(|o| !o.split(';').any(|o| o == name))
+            {
+                continue;
+            }
             let run: Vec<PathBuf> = order.iter().map(|&i| photos[i].clone()).collect();
             let s = score(&name, &run, &track_photos(&run));
             println!("{} {name}: {}", dir.display(), s.line());

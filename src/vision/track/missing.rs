@@ -1,7 +1,7 @@
 //! Step 6 of [`Tracker::update`]: the figures not seen in this frame.
 //!
-//! A new figure that vanishes before it is confirmed was never one and is
-//! dropped. A figure that vanishes under a hand, or from plain view while a
+//! A new figure that vanishes from plain view before it is confirmed was
+//! never one and is dropped; one hidden by a hand waits for the hand to go. A figure that vanishes under a hand, or from plain view while a
 //! hand is within reach, is `held` (lifted). A held figure's clock starts
 //! only when the table is clear of hands; one missing in plain view starts
 //! it at once. When the clock has run for the settled time (frames and
@@ -24,7 +24,10 @@ use super::{
 impl Tracker {
     /// Drops unconfirmed figures not seen, and lifts or removes the others.
     pub(super) fn settle_missing(&mut self, f: &Frame, events: &mut Vec<TrackEvent>) {
-        self.tracks.retain(|t| t.confirmed || t.seen_now);
+        // An unconfirmed one under a hand may be a figure just put down: it
+        // waits for the hand to go.
+        self.tracks
+            .retain(|t| t.confirmed || t.seen_now || f.covered(t.position));
         if !f.hands_reported {
             self.infer_hands_from_vanished(f);
         }

@@ -30,6 +30,10 @@
 //!    seconds) while no hand hides it is `removed`, never dropped. When the
 //!    detector cannot see hands, several figures vanishing together are taken
 //!    as covered by a hand for a while.
+//! 5. A new figure is reported once seen in `confirm_frames` frames; if a
+//!    figure of its kind has been missing all that time, within two longest
+//!    moves, the new one is that figure moved (whatever its look now), not a
+//!    figure taken off while another was put down.
 //!
 //! # Where each step lives
 //! [`Tracker::update`] runs these steps in order, one file each:
@@ -43,6 +47,8 @@
 //!    figures confirmed.
 //! 5. `new_figures.rs`: unexplained detections become new figures, unless
 //!    `hindsight.rs` shows that last frame's move went to the wrong twin.
+//!    `found_again.rs`: a new figure about to be confirmed is a figure
+//!    missing since it appeared, moved, when one such can be it.
 //! 6. `missing.rs`: figures not seen are held, or removed when settled (4).
 
 pub mod model;
@@ -52,6 +58,7 @@ mod ambiguity;
 mod apply;
 mod associate;
 mod covered;
+mod found_again;
 mod frame;
 mod hindsight;
 mod missing;
@@ -244,6 +251,8 @@ struct Track {
     under_hand_at: Option<Point2<f64>>,
     /// Frame of the last move (0: none yet).
     last_move_frame: u64,
+    /// Frame it was first seen in.
+    first_seen_frame: u64,
     /// The base's appearance features (running mean) and how many frames
     /// went into them. Not learnt while the figure is ambiguous: the look
     /// it had before is what tells the two apart.
@@ -468,6 +477,7 @@ impl Tracker {
         self.apply_matches(&f, &matching, &mut events);
         self.weigh_ambiguities(&f, &matching);
         self.add_new_figures(&f, &matching, &mut events);
+        self.find_again(&f, &mut events);
         self.settle_missing(&f, &mut events);
         FrameReport {
             frame_index: f.index,

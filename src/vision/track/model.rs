@@ -45,6 +45,10 @@ const MOUNTED_APPEARANCE_SIGMA_NAMES: [&str; FEATURES] = [
 /// How far outside `max_move_in` a detection may still match, in sigmas of
 /// the position noise: a 12 in move measured with noise reads a little long.
 const GATE_SIGMAS: f64 = 3.0;
+/// Longest moves a figure may have made between two photos when it is
+/// found again as a "new" figure (step 5b of the tracker): two, for photos
+/// taken a turn apart.
+pub const FOUND_AGAIN_MOVES: f64 = 2.0;
 
 /// Everything the tracker can be tuned by. The defaults suit both a live
 /// camera (a few frames a second or more) and a series of still photos taken
@@ -322,6 +326,29 @@ impl TrackerParams {
             .sum();
         let cost = 0.5 * z2;
         (cost <= APPEARANCE_GATE_NATS).then_some(cost)
+    }
+
+    /// [`Self::appearance_cost`] where the look may have changed for a
+    /// reason the model does not see (the base seen past a building's
+    /// corner, under other light, the model turned so that the rings sample
+    /// another part of it): beyond the gate it costs the gate, so that a
+    /// look that fits still wins over one that does not, but forbids
+    /// nothing.
+    pub fn appearance_cost_capped(
+        &self,
+        base: BaseKind,
+        known: Option<&[f64; FEATURES]>,
+        seen: Option<&Appearance>,
+    ) -> f64 {
+        self.appearance_cost(base, known, seen)
+            .unwrap_or(APPEARANCE_GATE_NATS)
+    }
+
+    /// How far a figure missing since a "new" one of its kind appeared may
+    /// have gone to be it, inches: [`FOUND_AGAIN_MOVES`] longest moves, plus
+    /// the noise.
+    pub fn found_again_reach_in(&self, sigma_in: f64) -> f64 {
+        FOUND_AGAIN_MOVES * self.max_move_in + GATE_SIGMAS * sigma_in
     }
 
     /// The spread of a base's appearance between frames, per feature.

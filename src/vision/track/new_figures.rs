@@ -151,6 +151,7 @@ impl Track {
             hand_anchor: None,
             under_hand_at: None,
             last_move_frame: 0,
+            first_seen_frame: frame,
             appearance: d.appearance.map(|a| a.features()),
             appearance_samples: u32::from(d.appearance.is_some()),
             ambiguity_evidence_nats: 0.0,
