@@ -252,6 +252,11 @@ pub struct FootCandidate {
     /// The band is labelled on fewer samples than `candidates.min_ring_score`
     /// asks (but `candidates.faint_ring_score` or more).
     pub faint: bool,
+    /// Taken as a filled base (its inside like its band, the table round it
+    /// clear): the band's share less the outside's. It is the fit's score
+    /// when higher than `score` and the fit finds the edge on
+    /// `fit.filled_min_edge_share` of the rays.
+    pub filled_score: Option<f64>,
     /// No better peak lies within the non-maximum distance; else the
     /// candidate is hidden by those peaks (see [`Surface::fit_feet`]).
     pub peak: bool,
@@ -381,7 +386,11 @@ impl Surface<'_> {
         };
         let max_inner = limit_for(cp.max_inner_score, probes.inner.len());
         let max_outer_filled = limit_for(cp.max_outer_score_filled, probes.outer.len());
-        let (n_ring, n_inner) = (probes.ring.len() as f64, probes.inner.len() as f64);
+        let (n_ring, n_inner, n_outer) = (
+            probes.ring.len() as f64,
+            probes.inner.len() as f64,
+            probes.outer.len() as f64,
+        );
         let seg = self.seg;
         // A ring's centre lies within its pixels' box, or just outside when
         // part of the ring is hidden; when only an arc shows (a box narrower
@@ -421,12 +430,22 @@ impl Surface<'_> {
                     .inner
                     .count_at_most(seg, i, j, label, probes.inner.len())
                     .unwrap_or(0);
-                if !filled && max_inner.is_none_or(|m| inner > m) {
+                let ring_inside = max_inner.is_some_and(|m| inner <= m);
+                if !filled && !ring_inside {
                     continue;
                 }
                 let c = self.view.table_from_view(Point2::new(i as f64, j as f64));
                 let faint = ring < strong_ring;
-                scored.push((c, ring as f64 / n_ring - inner as f64 / n_inner, faint));
+                // A filled base (its groundwork or model like its band)
+                // stands out from the table round it, not from its inside.
+                let filled_score =
+                    (!ring_inside).then(|| ring as f64 / n_ring - outer as f64 / n_outer);
+                scored.push((
+                    c,
+                    ring as f64 / n_ring - inner as f64 / n_inner,
+                    faint,
+                    filled_score,
+                ));
             }
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -437,7 +456,7 @@ impl Surface<'_> {
         // centre is fitted.
         let min_sep = NMS_SHARE * self.params.kit.foot_diameter_in;
         let mut kept: Vec<FootCandidate> = Vec::new();
-        for (center, score, faint) in scored {
+        for (center, score, faint, filled_score) in scored {
             if kept
                 .iter()
                 .any(|k| (k.center - center).norm() < min_sep / 2.0)
@@ -451,6 +470,7 @@ impl Surface<'_> {
                 center,
                 score,
                 faint,
+                filled_score,
                 peak,
             });
         }
@@ -657,6 +677,12 @@ impl Surface<'_> {
         if cand.faint && (used as f64) < fp.faint_min_edge_share * rays as f64 {
             return None;
         }
+        // A filled base found nearly all round is judged against the table
+        // round it: its inside, like its band, says nothing.
+        let ring_score = match cand.filled_score {
+            Some(s) if (used as f64) >= fp.filled_min_edge_share * rays as f64 => ring_score.max(s),
+            _ => ring_score,
+        };
         let edge_share = used as f64 / rays.max(1) as f64;
         // A ring cut from a patch of foliage or a painted hill.
         if !self.white_ring_is_whole(label, edge_share)

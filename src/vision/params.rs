@@ -159,6 +159,9 @@ pub struct FitParams {
     /// Share of the rays that must find the edge of a faint ring (see
     /// `candidates.faint_ring_score`).
     pub faint_min_edge_share: f64,
+    /// Share of the rays that must find the outer edge of a filled base
+    /// (its inside like its band; see `candidates.max_outer_score_filled`).
+    pub filled_min_edge_share: f64,
     /// Ring or rectangle score minus its inside's below this: not a base.
     pub min_confidence: f64,
     /// A round base is foliage, not a base, when more than this share of
@@ -330,6 +333,7 @@ struct RawFit {
     min_edge_points: U,
     min_edge_share: F,
     faint_min_edge_share: F,
+    filled_min_edge_share: F,
     min_confidence: F,
     max_band_like_inside: F,
     max_band_like_outside: F,
@@ -659,6 +663,12 @@ impl DetectorParams {
             faint_min_edge_share: c.num(
                 "fit.faint_min_edge_share",
                 &f.faint_min_edge_share,
+                0.0,
+                1.0,
+            ),
+            filled_min_edge_share: c.num(
+                "fit.filled_min_edge_share",
+                &f.filled_min_edge_share,
                 0.0,
                 1.0,
             ),
