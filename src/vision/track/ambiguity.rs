@@ -28,23 +28,25 @@ impl Tracker {
     /// Flags the figures whose match has a close second explanation.
     pub(super) fn flag_ambiguous(&mut self, f: &Frame, m: &Matching, events: &mut Vec<TrackEvent>) {
         for (ia, ib) in self.ambiguous_pairs(f, m) {
-            let (ida, idb) = (self.tracks[ia].id, self.tracks[ib].id);
-            if !(self.tracks[ia].confirmed && self.tracks[ib].confirmed)
-                || self.tracks[ia].ambiguous_with == Some(idb)
-            {
-                continue;
+            if self.tracks[ia].confirmed && self.tracks[ib].confirmed {
+                self.flag_pair(ia, ib, events);
             }
-            self.tracks[ia].ambiguous_with = Some(idb);
-            self.tracks[ib].ambiguous_with = Some(ida);
-            self.tracks[ia].ambiguity_evidence_nats = 0.0;
-            self.tracks[ib].ambiguity_evidence_nats = 0.0;
+        }
+    }
+
+    /// Flags tracks `a` and `b` (indices) ambiguous with each other, with an
+    /// `ambiguous` event for each, unless they already are.
+    pub(super) fn flag_pair(&mut self, a: usize, b: usize, events: &mut Vec<TrackEvent>) {
+        let (ida, idb) = (self.tracks[a].id, self.tracks[b].id);
+        if self.tracks[a].ambiguous_with == Some(idb) {
+            return;
+        }
+        for (i, with) in [(a, idb), (b, ida)] {
+            self.tracks[i].ambiguous_with = Some(with);
+            self.tracks[i].ambiguity_evidence_nats = 0.0;
             events.push(TrackEvent {
-                id: ida,
-                kind: TrackEventKind::Ambiguous { with: idb },
-            });
-            events.push(TrackEvent {
-                id: idb,
-                kind: TrackEventKind::Ambiguous { with: ida },
+                id: self.tracks[i].id,
+                kind: TrackEventKind::Ambiguous { with },
             });
         }
     }

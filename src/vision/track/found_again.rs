@@ -127,22 +127,6 @@ impl Tracker {
         let look = p.appearance_cost_capped(old.base, old.appearance.as_ref(), young_look.as_ref());
         Some(p.position_cost(d_in, sigma_in) + p.facing_cost(turn) + look)
     }
-
-    /// Flags tracks `a` and `b` (indices) ambiguous with each other.
-    fn flag_pair(&mut self, a: usize, b: usize, events: &mut Vec<TrackEvent>) {
-        let (ida, idb) = (self.tracks[a].id, self.tracks[b].id);
-        if self.tracks[a].ambiguous_with == Some(idb) {
-            return;
-        }
-        for (i, with) in [(a, idb), (b, ida)] {
-            self.tracks[i].ambiguous_with = Some(with);
-            self.tracks[i].ambiguity_evidence_nats = 0.0;
-            events.push(TrackEvent {
-                id: self.tracks[i].id,
-                kind: TrackEventKind::Ambiguous { with },
-            });
-        }
-    }
 }
 
 /// Missing figure `old` is the new track `young`: it takes the new track's
