@@ -82,19 +82,37 @@ fn move_to(f: &Frame, t: &mut Track, d: &Detection, c: &Change) -> Option<TrackE
     if !t.confirmed {
         return None;
     }
-    Some(if was_held {
+    Some(move_event(
+        was_held,
+        c.from,
+        d.center_in_table,
+        c.dist_in,
+        c.turn_deg,
+    ))
+}
+
+/// What a figure that went from `from` to `to` reports: `placed` when it
+/// was held, else `moved`.
+pub(super) fn move_event(
+    was_held: bool,
+    from: Point2<f64>,
+    to: Point2<f64>,
+    distance_in: f64,
+    turned_deg: Option<f64>,
+) -> TrackEventKind {
+    if was_held {
         TrackEventKind::Placed {
-            from_in_table: Some(c.from),
-            to_in_table: d.center_in_table,
+            from_in_table: Some(from),
+            to_in_table: to,
         }
     } else {
         TrackEventKind::Moved {
-            from_in_table: c.from,
-            to_in_table: d.center_in_table,
-            distance_in: c.dist_in,
-            turned_deg: c.turn_deg,
+            from_in_table: from,
+            to_in_table: to,
+            distance_in,
+            turned_deg,
         }
-    })
+    }
 }
 
 /// Adds the move to this turn's path, or takes the last move back.

@@ -160,12 +160,7 @@ pub(super) fn match_cost(f: &Frame, t: &Track, d: &Detection) -> Option<f64> {
         return None;
     }
     let sigma_in = t.sigma_in.hypot(f.det_sigma(d));
-    let mut d_in = (d.center_in_table - predicted_position(f, t)).norm();
-    if t.state == FigureState::Held {
-        for at in t.hand_anchor.iter().chain(&t.under_hand_at) {
-            d_in = d_in.min((d.center_in_table - at).norm());
-        }
-    }
+    let d_in = t.distance_to(predicted_position(f, t), d.center_in_table);
     if d_in > p.gate_in(sigma_in) {
         return None;
     }

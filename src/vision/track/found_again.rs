@@ -29,6 +29,7 @@
 
 use nalgebra::Vector2;
 
+use super::apply::move_event;
 use super::frame::Frame;
 use super::model::{turn_deg, wrap_deg};
 use super::{FigureState, Track, TrackEvent, TrackEventKind, Tracker};
@@ -108,12 +109,7 @@ impl Tracker {
             return None;
         }
         let sigma_in = old.sigma_in.hypot(young.sigma_in);
-        let mut d_in = (young.position - old.position).norm();
-        if old.state == FigureState::Held {
-            for at in old.hand_anchor.iter().chain(&old.under_hand_at) {
-                d_in = d_in.min((young.position - at).norm());
-            }
-        }
+        let d_in = old.distance_to(old.position, young.position);
         if d_in > p.found_again_reach_in(sigma_in) {
             return None;
         }
@@ -158,18 +154,8 @@ fn take_over(f: &Frame, old: &mut Track, young: &Track) -> TrackEvent {
     // twin.
     old.last_move_frame = young.first_seen_frame;
     old.see(f.index);
-    let kind = if was_held {
-        TrackEventKind::Placed {
-            from_in_table: Some(from),
-            to_in_table: young.position,
-        }
-    } else {
-        TrackEventKind::Moved {
-            from_in_table: from,
-            to_in_table: young.position,
-            distance_in: dist_in,
-            turned_deg,
-        }
-    };
-    TrackEvent { id: old.id, kind }
+    TrackEvent {
+        id: old.id,
+        kind: move_event(was_held, from, young.position, dist_in, turned_deg),
+    }
 }

@@ -1,8 +1,9 @@
 //! Step 6 of [`Tracker::update`]: the figures not seen in this frame.
 //!
 //! A new figure that vanishes from plain view before it is confirmed was
-//! never one and is dropped; one hidden by a hand waits for the hand to go. A figure that vanishes under a hand, or from plain view while a
-//! hand is within reach, is `held` (lifted). A held figure's clock starts
+//! never one and is dropped; one hidden by a hand waits for the hand to go.
+//! A figure that vanishes under a hand, or from plain view while a hand is
+//! within reach, is `held` (lifted). A held figure's clock starts
 //! only when the table is clear of hands; one missing in plain view starts
 //! it at once. When the clock has run for the settled time (frames and
 //! seconds) the figure is `removed`, never dropped.

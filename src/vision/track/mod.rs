@@ -269,6 +269,20 @@ impl Track {
         self.edge == d.edge && self.base == d.base
     }
 
+    /// How far the figure went if it stood at `from` (where it was, or
+    /// where its slide carries it) and is now at `at`, inches. A held
+    /// figure is in the hand: it may also be put down near where the hand
+    /// took it, or where one of its kind was seen under the hand.
+    fn distance_to(&self, from: Point2<f64>, at: Point2<f64>) -> f64 {
+        let mut d_in = (at - from).norm();
+        if self.state == FigureState::Held {
+            for a in self.hand_anchor.iter().chain(&self.under_hand_at) {
+                d_in = d_in.min((at - a).norm());
+            }
+        }
+        d_in
+    }
+
     fn figure(&self) -> TrackedFigure {
         TrackedFigure {
             id: self.id,
