@@ -551,6 +551,33 @@ fn a_darker_red_on_sand_is_red() {
     assert_eq!(s.found_visible, s.visible, "every figure in view is found");
 }
 
+/// Issue 15: red feet missed on wood and earth mats. On seed 109
+/// (1920x1080, 36 x 36 in wood under a 3600 K light; a measure seed of stop
+/// 41, tuned on since) the red foot base at (9.32, 24.73) of cam01 photo 2
+/// was missed: after the white balance its band reads hue 7 against the
+/// wood's 23 and 1.3 times the wood's level at the wood's saturation, short
+/// of each "stands out from the table" test alone (25 degrees, 1.4 times,
+/// 0.25 more saturated). A red a little redder and a little brighter than
+/// the table at once (`unlike_table_joint_level*`) is red; the wood gains
+/// no false figures. The photo's one false figure, a white mounted base
+/// fitted 0.7 in off the real one (17.22, 16.71), predates this and is
+/// reported under 0.8.
+#[test]
+fn a_red_under_warm_light_on_wood_is_red() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/unseen");
+    let (_, rows) = measure(&[root.join("seed109")]);
+    let at = (9.32, 24.73);
+    assert!(found_at(&rows, at), "the red foot base at {at:?} is found");
+    for r in rows.iter().filter(|r| !r.real) {
+        assert!(
+            (r.at_in.0 - 17.22).hypot(r.at_in.1 - 16.71) < 0.2 && r.confidence < 0.8,
+            "no false figure but the known white mounted one: {:?} at {:?}",
+            r.confidence,
+            r.at_in
+        );
+    }
+}
+
 /// Issue 15: misses of white bases under warm light. On seed 75 (seq01
 /// frame 5; a measure seed of stop 31, tuned on since) a white band took on
 /// the tint of the mat, so the mat round the base had the band's hue and a

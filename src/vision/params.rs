@@ -91,6 +91,13 @@ pub struct ColourParams {
     /// around it (a darker red on sand: neither alone, but both together).
     pub unlike_table_joint_hue_deg: f64,
     pub unlike_table_joint_saturation: f64,
+    /// ... or its hue at least `unlike_table_joint_level_hue_deg` from the
+    /// whole table's and its level at least `unlike_table_joint_level` times
+    /// the table's local level (a red under warm light on a wood mat: a
+    /// little redder and a little brighter than the wood, not enough of
+    /// either alone).
+    pub unlike_table_joint_level_hue_deg: f64,
+    pub unlike_table_joint_level: f64,
     pub red_hue: HueRange,
     pub green_hue: HueRange,
     pub blue_hue: HueRange,
@@ -292,6 +299,8 @@ struct RawColour {
     unlike_table_saturation: F,
     unlike_table_joint_hue_deg: F,
     unlike_table_joint_saturation: F,
+    unlike_table_joint_level_hue_deg: F,
+    unlike_table_joint_level: F,
     red_hue_deg: Pair,
     green_hue_deg: Pair,
     blue_hue_deg: Pair,
@@ -567,6 +576,18 @@ impl DetectorParams {
                 &co.unlike_table_joint_saturation,
                 0.0,
                 1.0,
+            ),
+            unlike_table_joint_level_hue_deg: c.num(
+                "colour.unlike_table_joint_level_hue_deg",
+                &co.unlike_table_joint_level_hue_deg,
+                0.0,
+                180.0,
+            ),
+            unlike_table_joint_level: c.num(
+                "colour.unlike_table_joint_level",
+                &co.unlike_table_joint_level,
+                0.0,
+                10.0,
             ),
             green_min_saturation: c.num(
                 "colour.green_min_saturation",

@@ -168,6 +168,7 @@ pub fn segment_with(
     let unlike_level = p.unlike_table_level as f32;
     let unlike_sat = p.unlike_table_saturation as f32;
     let joint_sat = p.unlike_table_joint_saturation as f32;
+    let joint_level = p.unlike_table_joint_level as f32;
     let local_sat = median_field(
         &cell_hsv.iter().map(|c| c.1).collect::<Vec<_>>(),
         &seen,
@@ -207,6 +208,7 @@ pub fn segment_with(
                 unlike_level: unlike_level * local_level[ck],
                 unlike_sat: local_sat[ck] + unlike_sat,
                 joint_sat: local_sat[ck] + joint_sat,
+                joint_level: joint_level * local_level[ck],
                 white_bleed_sat: bleed * local_sat[ck],
                 pale_green_level: green_pale_over * table_level,
                 white_level: white_level * illumination[ck],
@@ -481,6 +483,7 @@ struct Thresholds {
     rel_hue: f32,
     unlike_hue: f32,
     joint_hue: f32,
+    joint_level_hue: f32,
     white_sat: f32,
     bleed_hue: f32,
     /// Factor on every level a colour must reach.
@@ -505,6 +508,7 @@ impl Thresholds {
             rel_hue: p.relative_min_hue_distance_deg as f32 * share,
             unlike_hue: p.unlike_table_hue_deg as f32 * share,
             joint_hue: p.unlike_table_joint_hue_deg as f32 * share,
+            joint_level_hue: p.unlike_table_joint_level_hue_deg as f32 * share,
             white_sat: p.white_max_saturation as f32 / share,
             bleed_hue: p.white_bleed_hue_deg as f32,
             level,
@@ -544,7 +548,8 @@ impl Thresholds {
         let stands_out = (from_table >= self.unlike_hue)
             | (val >= cx.unlike_level * lv)
             | (sat >= cx.unlike_sat)
-            | ((from_table >= self.joint_hue) & (sat >= cx.joint_sat));
+            | ((from_table >= self.joint_hue) & (sat >= cx.joint_sat))
+            | ((from_table >= self.joint_level_hue) & (val >= cx.joint_level * lv));
         let coloured = coloured & stands_out;
         let is_red = self.red.contains(hue) & coloured;
         let is_green = greener_than_table
@@ -691,6 +696,9 @@ struct CellContext {
     /// The saturation that, with a hue `joint_hue` from the table's, makes
     /// a red or blue stand out.
     joint_sat: f32,
+    /// The level that, with a hue `joint_level_hue` from the table's, makes
+    /// a red or blue stand out.
+    joint_level: f32,
     /// Saturation a white pixel of the table's hue may have over the
     /// limit (the table's colour bled into a thin band).
     white_bleed_sat: f32,
