@@ -829,9 +829,12 @@ impl Surface<'_> {
             rms_px: base.rms_px * px_per_in,
             contrast,
             band_width_ratio,
-            inside_band_like: self
-                .band_like_share(circle_points(c, &TERRAIN_INSIDE_RADII_IN), &band_rgb),
-            outside_band_like: self.band_like_share(outside.iter().copied(), &band_rgb),
+            inside_band_like: self.band_like_share(
+                circle_points(c, &TERRAIN_INSIDE_RADII_IN),
+                &band_rgb,
+                false,
+            ),
+            outside_band_like: self.band_like_share(outside.iter().copied(), &band_rgb, false),
             photo_px_per_in: px_per_in,
             ..base
         }
@@ -850,7 +853,8 @@ impl Surface<'_> {
     /// foliage, a painted hill or roof): the band's colour fills its inside
     /// (more than `fit.max_band_like_inside` of the points at
     /// [`TERRAIN_INSIDE_RADII_IN`]) and the ground round it too (more than
-    /// `fit.max_band_like_outside` of `outside`), where a base has
+    /// `fit.max_band_like_outside` of `outside`, the table itself not
+    /// counted: see [`Surface::is_table_not_band`]), where a base has
     /// groundwork and table, or a few touching neighbours.
     fn looks_like_terrain(
         &self,
@@ -859,21 +863,42 @@ impl Surface<'_> {
         band: &[f64; 3],
     ) -> bool {
         let fp = &self.params.fit;
-        self.band_like_share(circle_points(c, &TERRAIN_INSIDE_RADII_IN), band)
+        self.band_like_share(circle_points(c, &TERRAIN_INSIDE_RADII_IN), band, false)
             > fp.max_band_like_inside
-            && self.band_like_share(outside, band) > fp.max_band_like_outside
+            && self.band_like_share(outside, band, true) > fp.max_band_like_outside
+    }
+
+    /// Whether a point of colour `(hue, level)` round a band of level
+    /// `band_level` is the table, not band-like: darker than
+    /// `fit.band_like_outside_max_table_level_share` of the band and within
+    /// `fit.table_like_hue_deg` of the whole table's hue. On a mat of near
+    /// the band's hue (a wood mat round a red under warm light, 16 degrees
+    /// apart) the band stands out by its level; a painted hill round a ring
+    /// cut from it keeps the hill's hue, not the table's.
+    fn is_table_not_band(&self, hue: f32, level: f32, band_level: f32) -> bool {
+        let fp = &self.params.fit;
+        let dh = (hue - self.seg.table_hue).rem_euclid(360.0);
+        level < fp.band_like_outside_max_table_level_share as f32 * band_level
+            && dh.min(360.0 - dh) <= fp.table_like_hue_deg as f32
     }
 
     /// Share of `points` whose colour is like the band's
     /// (`fit.band_like_saturation_share` of its saturation at least, within
     /// `fit.band_like_hue_deg` of its hue); 0 for a grey (white) band.
-    fn band_like_share(&self, points: impl Iterator<Item = Point2<f64>>, band: &[f64; 3]) -> f64 {
+    /// With `table_apart`, points that are the table
+    /// ([`Surface::is_table_not_band`]) are not band-like.
+    fn band_like_share(
+        &self,
+        points: impl Iterator<Item = Point2<f64>>,
+        band: &[f64; 3],
+        table_apart: bool,
+    ) -> f64 {
         let fp = &self.params.fit;
         let (hue_tol, sat_share) = (
             fp.band_like_hue_deg as f32,
             fp.band_like_saturation_share as f32,
         );
-        let (band_hue, band_sat, _) = segment::hsv(band.map(|v| v as f32));
+        let (band_hue, band_sat, band_level) = segment::hsv(band.map(|v| v as f32));
         if band_sat < BAND_LIKE_MIN_SATURATION {
             return 0.0;
         }
@@ -881,9 +906,13 @@ impl Surface<'_> {
         let mut total = 0usize;
         for rgb in points.filter_map(|p| self.rgb(p)) {
             total += 1;
-            let (h, sat, _) = segment::hsv(rgb);
+            let (h, sat, level) = segment::hsv(rgb);
             let dh = (h - band_hue).rem_euclid(360.0);
-            like += usize::from(sat >= sat_share * band_sat && dh.min(360.0 - dh) <= hue_tol);
+            like += usize::from(
+                sat >= sat_share * band_sat
+                    && dh.min(360.0 - dh) <= hue_tol
+                    && !(table_apart && self.is_table_not_band(h, level, band_level)),
+            );
         }
         like as f64 / total.max(1) as f64
     }

@@ -175,6 +175,12 @@ pub struct FitParams {
     /// its inside and this share of its surroundings are band-coloured.
     pub max_band_like_inside: f64,
     pub max_band_like_outside: f64,
+    /// Ground round a ring that is darker than this share of the band's
+    /// level and within `table_like_hue_deg` of the whole table's hue is
+    /// table, not band-like, whatever its hue's nearness to the band's
+    /// (0..1; 0: never).
+    pub band_like_outside_max_table_level_share: f64,
+    pub table_like_hue_deg: f64,
     /// ... except a white ring whose outer edge is found on this share of
     /// the rays or more: white has no hue, and the tint a warm light gives
     /// it is the mat's (0..1; above 1: never).
@@ -346,6 +352,8 @@ struct RawFit {
     min_confidence: F,
     max_band_like_inside: F,
     max_band_like_outside: F,
+    band_like_outside_max_table_level_share: F,
+    table_like_hue_deg: F,
     white_terrain_min_edge_share: F,
     band_like_hue_deg: F,
     band_like_saturation_share: F,
@@ -706,6 +714,13 @@ impl DetectorParams {
                 0.0,
                 1.0,
             ),
+            band_like_outside_max_table_level_share: c.num(
+                "fit.band_like_outside_max_table_level_share",
+                &f.band_like_outside_max_table_level_share,
+                0.0,
+                1.0,
+            ),
+            table_like_hue_deg: c.num("fit.table_like_hue_deg", &f.table_like_hue_deg, 0.0, 180.0),
             white_terrain_min_edge_share: c.num(
                 "fit.white_terrain_min_edge_share",
                 &f.white_terrain_min_edge_share,

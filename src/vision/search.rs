@@ -321,6 +321,7 @@ mod tests {
             width,
             height,
             labels,
+            table_hue: 0.0,
         }
     }
 

@@ -60,6 +60,8 @@ pub struct Segmentation {
     pub width: usize,
     pub height: usize,
     pub labels: Vec<u8>,
+    /// The whole table's median hue the labels were made against, degrees.
+    pub table_hue: f32,
 }
 
 /// Classifies every pixel. `gains` white-balance the view; `paper_level` is
@@ -246,6 +248,7 @@ pub fn segment_with(
         width: w,
         height: h,
         labels,
+        table_hue: global_hue,
     };
     let gap_px = (p.bridge_in * cell_px as f64 / p.table_cell_in).round() as usize;
     if gap_px > 0 {
