@@ -877,9 +877,8 @@ impl Surface<'_> {
     /// cut from it keeps the hill's hue, not the table's.
     fn is_table_not_band(&self, hue: f32, level: f32, band_level: f32) -> bool {
         let fp = &self.params.fit;
-        let dh = (hue - self.seg.table_hue).rem_euclid(360.0);
         level < fp.band_like_outside_max_table_level_share as f32 * band_level
-            && dh.min(360.0 - dh) <= fp.table_like_hue_deg as f32
+            && segment::hue_distance(hue, self.seg.table_hue) <= fp.table_like_hue_deg as f32
     }
 
     /// Share of `points` whose colour is like the band's
@@ -907,10 +906,9 @@ impl Surface<'_> {
         for rgb in points.filter_map(|p| self.rgb(p)) {
             total += 1;
             let (h, sat, level) = segment::hsv(rgb);
-            let dh = (h - band_hue).rem_euclid(360.0);
             like += usize::from(
                 sat >= sat_share * band_sat
-                    && dh.min(360.0 - dh) <= hue_tol
+                    && segment::hue_distance(h, band_hue) <= hue_tol
                     && !(table_apart && self.is_table_not_band(h, level, band_level)),
             );
         }

@@ -721,8 +721,9 @@ struct CellContext {
     grey_on_colour_level: f32,
 }
 
-/// Distance round the hue wheel, degrees in [0, 180].
-fn hue_distance(a: f32, b: f32) -> f32 {
+/// Distance round the hue wheel, degrees in [0, 180], of two hues in
+/// [0, 360] (as [`hsv`] gives them).
+pub(crate) fn hue_distance(a: f32, b: f32) -> f32 {
     // Both hues lie in [0, 360): this is rem_euclid(360.0) without fmod.
     let d = a - b;
     let d = if d < 0.0 { d + 360.0 } else { d };
