@@ -69,6 +69,13 @@ pub struct ColourParams {
     /// Hues a green that is bluer than its table may have (wider than
     /// `green_hue`: a thin band blurs toward the table's colour).
     pub green_relative_hue: HueRange,
+    /// ... or, less blue than that, at least `green_joint_hue_over_table`
+    /// degrees bluer than the table together with at least
+    /// `green_joint_level_over_table` times the table's local level (a thin
+    /// green band on a green mat blurred with pale groundwork: yellower
+    /// than the paint, brighter than the mat).
+    pub green_joint_hue_over_table: f64,
+    pub green_joint_level_over_table: f64,
     /// A pale red or blue (at least `relative_min_saturation`) is accepted
     /// when its hue is this far round the wheel from the table's.
     pub relative_min_saturation: f64,
@@ -297,6 +304,8 @@ struct RawColour {
     green_pale_saturation: F,
     green_min_hue_over_table: F,
     green_relative_hue_deg: Pair,
+    green_joint_hue_over_table: F,
+    green_joint_level_over_table: F,
     relative_min_saturation: F,
     relative_min_hue_distance_deg: F,
     relative_min_level_over_table: F,
@@ -521,6 +530,18 @@ impl DetectorParams {
             green_pale_over_table: c.num(
                 "colour.green_pale_over_table",
                 &co.green_pale_over_table,
+                0.0,
+                10.0,
+            ),
+            green_joint_hue_over_table: c.num(
+                "colour.green_joint_hue_over_table",
+                &co.green_joint_hue_over_table,
+                0.0,
+                180.0,
+            ),
+            green_joint_level_over_table: c.num(
+                "colour.green_joint_level_over_table",
+                &co.green_joint_level_over_table,
                 0.0,
                 10.0,
             ),

@@ -171,6 +171,7 @@ pub fn segment_with(
     let unlike_sat = p.unlike_table_saturation as f32;
     let joint_sat = p.unlike_table_joint_saturation as f32;
     let joint_level = p.unlike_table_joint_level as f32;
+    let green_joint_level = p.green_joint_level_over_table as f32;
     let local_sat = median_field(
         &cell_hsv.iter().map(|c| c.1).collect::<Vec<_>>(),
         &seen,
@@ -211,6 +212,7 @@ pub fn segment_with(
                 unlike_sat: local_sat[ck] + unlike_sat,
                 joint_sat: local_sat[ck] + joint_sat,
                 joint_level: joint_level * local_level[ck],
+                green_joint_level: green_joint_level * local_level[ck],
                 white_bleed_sat: bleed * local_sat[ck],
                 pale_green_level: green_pale_over * table_level,
                 white_level: white_level * illumination[ck],
@@ -482,6 +484,7 @@ struct Thresholds {
     green_sat: f32,
     green_pale_sat: f32,
     green_hue_over: f32,
+    green_joint_hue: f32,
     rel_sat: f32,
     rel_hue: f32,
     unlike_hue: f32,
@@ -507,6 +510,7 @@ impl Thresholds {
             green_sat: p.green_min_saturation as f32 * share,
             green_pale_sat: p.green_pale_saturation as f32 * share,
             green_hue_over: p.green_min_hue_over_table as f32 * share,
+            green_joint_hue: p.green_joint_hue_over_table as f32 * share,
             rel_sat: p.relative_min_saturation as f32 * share,
             rel_hue: p.relative_min_hue_distance_deg as f32 * share,
             unlike_hue: p.unlike_table_hue_deg as f32 * share,
@@ -530,10 +534,12 @@ impl Thresholds {
         // A pale or blurred green is accepted when it is bluer than the
         // table around it (mats and foliage are yellower than the paint).
         let bright_enough = val >= cx.bright_level * lv;
+        // Or a little bluer and a little brighter, together.
+        let over_floor = hue - cx.green_hue_floor;
         let greener_than_table = self.green_relative.contains(hue)
             & (sat >= self.green_pale_sat)
-            & bright_enough
-            & (hue - cx.green_hue_floor >= self.green_hue_over);
+            & ((bright_enough & (over_floor >= self.green_hue_over))
+                | ((over_floor >= self.green_joint_hue) & (val >= cx.green_joint_level * lv)));
         // A pale red or blue counts when its hue is far from the table's,
         // locally and overall.
         let unlike_table = (sat >= self.rel_sat)
@@ -702,6 +708,9 @@ struct CellContext {
     /// The level that, with a hue `joint_level_hue` from the table's, makes
     /// a red or blue stand out.
     joint_level: f32,
+    /// The level that, with a hue `green_joint_hue` bluer than the table's,
+    /// makes a pale green.
+    green_joint_level: f32,
     /// Saturation a white pixel of the table's hue may have over the
     /// limit (the table's colour bled into a thin band).
     white_bleed_sat: f32,
