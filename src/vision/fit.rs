@@ -693,6 +693,7 @@ impl Surface<'_> {
                     &[radius + BACKGROUND_RING_IN.0, radius + BACKGROUND_RING_IN.1],
                 ),
                 &band,
+                label,
             )
         {
             return None;
@@ -856,16 +857,48 @@ impl Surface<'_> {
     /// `fit.max_band_like_outside` of `outside`, the table itself not
     /// counted: see [`Surface::is_table_not_band`]), where a base has
     /// groundwork and table, or a few touching neighbours.
+    ///
+    /// White has no hue to be like: round a white band, like the band is
+    /// of its greyness and at least near its level
+    /// ([`Surface::white_like_share`]), and a
+    /// white ring whose inside is all like its band (a ring cut from the
+    /// end of a pale rock or wall, or a filled base) has the table round
+    /// it: more than `fit.white_filled_max_like_outside` like the band
+    /// round it is terrain.
     fn looks_like_terrain(
         &self,
         c: Point2<f64>,
         outside: impl Iterator<Item = Point2<f64>>,
         band: &[f64; 3],
+        label: u8,
     ) -> bool {
         let fp = &self.params.fit;
-        self.band_like_share(circle_points(c, &TERRAIN_INSIDE_RADII_IN), band, false)
-            > fp.max_band_like_inside
+        let inside = circle_points(c, &TERRAIN_INSIDE_RADII_IN);
+        if label == segment::label_of(EdgeColour::White) {
+            return self.white_like_share(inside, band) > fp.max_band_like_inside
+                && self.white_like_share(outside, band) > fp.white_filled_max_like_outside;
+        }
+        self.band_like_share(inside, band, false) > fp.max_band_like_inside
             && self.band_like_share(outside, band, true) > fp.max_band_like_outside
+    }
+
+    /// Share of `points` like a white band of colour `band`: at most
+    /// `fit.white_like_saturation` more saturated and at least
+    /// `fit.white_like_level_share` of its level (a band fitted on the
+    /// shaded rim of a pale rock is darker than the rock's top).
+    fn white_like_share(&self, points: impl Iterator<Item = Point2<f64>>, band: &[f64; 3]) -> f64 {
+        let fp = &self.params.fit;
+        let (_, band_sat, band_level) = segment::hsv(band.map(|v| v as f32));
+        let min_level = fp.white_like_level_share as f32 * band_level;
+        let max_sat = band_sat + fp.white_like_saturation as f32;
+        let mut like = 0usize;
+        let mut total = 0usize;
+        for rgb in points.filter_map(|p| self.rgb(p)) {
+            total += 1;
+            let (_, sat, level) = segment::hsv(rgb);
+            like += usize::from(sat <= max_sat && level >= min_level);
+        }
+        like as f64 / total.max(1) as f64
     }
 
     /// Whether a point of colour `(hue, level)` round a band of level
@@ -1301,6 +1334,7 @@ impl Surface<'_> {
                 self.rect_outline(c, axis, BACKGROUND_RING_IN.0)
                     .chain(self.rect_outline(c, axis, BACKGROUND_RING_IN.1)),
                 &band,
+                label,
             )
         {
             return None;

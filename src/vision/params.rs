@@ -192,6 +192,13 @@ pub struct FitParams {
     /// the rays or more: white has no hue, and the tint a warm light gives
     /// it is the mat's (0..1; above 1: never).
     pub white_terrain_min_edge_share: f64,
+    /// Round a white band, like it is at most `white_like_saturation` more
+    /// saturated and at least `white_like_level_share` of its level
+    /// (0..1); a white ring whose inside is like its band is terrain
+    /// with more than `white_filled_max_like_outside` round it like it.
+    pub white_like_saturation: f64,
+    pub white_like_level_share: f64,
+    pub white_filled_max_like_outside: f64,
     /// Band-like: within this many degrees of the band's hue ...
     pub band_like_hue_deg: f64,
     /// ... and at least this share of its saturation.
@@ -364,6 +371,9 @@ struct RawFit {
     band_like_outside_max_table_level_share: F,
     table_like_hue_deg: F,
     white_terrain_min_edge_share: F,
+    white_like_saturation: F,
+    white_like_level_share: F,
+    white_filled_max_like_outside: F,
     band_like_hue_deg: F,
     band_like_saturation_share: F,
 }
@@ -747,6 +757,24 @@ impl DetectorParams {
                 &f.white_terrain_min_edge_share,
                 0.0,
                 2.0,
+            ),
+            white_like_saturation: c.num(
+                "fit.white_like_saturation",
+                &f.white_like_saturation,
+                0.0,
+                1.0,
+            ),
+            white_like_level_share: c.num(
+                "fit.white_like_level_share",
+                &f.white_like_level_share,
+                0.0,
+                1.0,
+            ),
+            white_filled_max_like_outside: c.num(
+                "fit.white_filled_max_like_outside",
+                &f.white_filled_max_like_outside,
+                0.0,
+                1.0,
             ),
             band_like_hue_deg: c.num("fit.band_like_hue_deg", &f.band_like_hue_deg, 1.0, 180.0),
             band_like_saturation_share: c.num(
