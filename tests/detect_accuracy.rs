@@ -18,7 +18,11 @@ fn measure() -> Summary {
 /// degrees), that as a floor against regressions. A facing is now withheld
 /// where the front mark is not clear (issue 15: a wrong facing is worse
 /// than none), which gives one on 0.91 of the figures at a p95 of 6.7
-/// degrees: the floor for facings given follows.
+/// degrees: the floor for facings given follows. Since stop 43 a round
+/// base's arc wider than the mark is withheld too
+/// (`facing.clear_max_width_share`; on the tune seeds 22 of 37 such were
+/// more than 8 degrees off): here 0.889 given at a p95 of 5.1 degrees
+/// (4 withheld, errors 0.9, 5.2, 5.2 and 18 degrees).
 #[test]
 fn detector_meets_the_issue_targets() {
     let s = measure();
@@ -33,7 +37,7 @@ fn detector_meets_the_issue_targets() {
     assert!(facing(0.5) <= 4.0, "facing median {}", facing(0.5));
     assert!(facing(0.95) <= 9.0, "facing p95 {}", facing(0.95));
     assert!(
-        s.facing_given() >= 0.90,
+        s.facing_given() >= 0.88,
         "facing given {}",
         s.facing_given()
     );

@@ -457,13 +457,15 @@ fn a_rivalled_mark_on_the_far_side_gives_no_facing() {
             "{photo} {at:?}: no facing is given"
         );
     }
-    // The rule withholds rivalled far-side arcs only: most facings stay.
+    // The rule withholds rivalled far-side arcs only: most facings stay
+    // (30 of 39 since stop 43, when two arcs wider than the mark, 17 and
+    // 20 degrees off, were withheld: `facing.clear_max_width_share`).
     let given = rows
         .iter()
         .filter(|r| r.real && r.facing_error_deg.is_some())
         .count();
     let real = rows.iter().filter(|r| r.real && !r.occluded).count();
-    assert!(given * 10 >= real * 8, "facings given {given} of {real}");
+    assert!(given * 4 >= real * 3, "facings given {given} of {real}");
 }
 
 /// Whether a real figure was found within 0.1 in of `at` (table inches).

@@ -1592,6 +1592,7 @@ fn facing_is_clear(
     let far_band_hidden = f.view_deg > fp.far_arc_max_view_deg;
     mounted
         || (f.contrast >= fp.clear_min_contrast
+            && f.width_share <= fp.clear_max_width_share
             && f.rival_share <= fp.clear_max_rival_share
             && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast)
             && (!far_arc
@@ -1679,6 +1680,46 @@ mod tests {
     /// the base toward the camera is given at any view; on the far side the
     /// model leans over the band: it is given only when seen near enough
     /// the vertical and unrivalled.
+    /// Tune seeds 108-114: of 37 round-base facings given whose dark arc
+    /// was wider than 1.1 of the mark between its edges, 22 were more than
+    /// 8 degrees off (a model's dark part or shadow beside the mark).
+    #[test]
+    fn a_dark_arc_wider_than_the_mark_gives_no_facing() {
+        let fp = facing();
+        let arc = FacingEvidence {
+            contrast: 0.3,
+            blackness: 0.4,
+            rival_share: 0.05,
+            width_share: 1.0,
+            edges: 2,
+            from_nadir_deg: 20.0,
+            hidden_deg: 0.0,
+            view_deg: 10.0,
+            deg: 0.0,
+        };
+        let given = |f: FacingEvidence, mounted: bool| facing_is_clear(&fp, 40.0, &f, mounted);
+        assert!(given(arc, false), "the mark's own width");
+        let wide = FacingEvidence {
+            width_share: 1.25,
+            ..arc
+        };
+        assert!(!given(wide, false), "a quarter wider than the mark");
+        assert!(
+            given(wide, true),
+            "a mounted base's front edge is judged apart"
+        );
+        // One edge lost in a dark neighbour: no width measured, the known
+        // width placed it.
+        assert!(given(
+            FacingEvidence {
+                width_share: 0.0,
+                edges: 1,
+                ..arc
+            },
+            false
+        ));
+    }
+
     #[test]
     fn a_far_side_mark_is_given_only_seen_from_near_above_and_unrivalled() {
         let fp = facing();

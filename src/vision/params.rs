@@ -255,6 +255,10 @@ pub struct FacingParams {
     /// ... unless no rival arc reaches this share of the arc's contrast
     /// (the mark is the only dark arc seen).
     pub clear_hidden_max_rival_share: f64,
+    /// A round base's dark arc wider than this share of the kit's mark
+    /// (between its edges) has something dark beside the mark (a model's
+    /// dark part or its shadow) that moves its centre: no facing.
+    pub clear_max_width_share: f64,
 }
 
 /// All detector parameters, checked.
@@ -400,6 +404,7 @@ struct RawFacing {
     clear_max_hidden_share: F,
     hidden_near_deg: F,
     clear_hidden_max_rival_share: F,
+    clear_max_width_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -861,6 +866,12 @@ impl DetectorParams {
                 &fa.clear_hidden_max_rival_share,
                 0.0,
                 1.0,
+            ),
+            clear_max_width_share: c.num(
+                "facing.clear_max_width_share",
+                &fa.clear_max_width_share,
+                0.0,
+                9.0,
             ),
         };
         let cf = &raw.confidence;
