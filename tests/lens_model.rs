@@ -29,7 +29,10 @@ fn calibrate(cam: &str) -> (lens_calibration::LensCalibration, Truth) {
 
 /// Measured: fx within 0.06% (cam01), the k1 k2 p1 p2 model chosen (a free
 /// k3 predicts held-back views no better), fx's 1-sigma 0.12%; cam03's
-/// views leave fx open to 0.49% and the advice says so.
+/// views leave fx open to 0.49% and the advice says so. The image centre
+/// is judged like every entry of K, against 0.3% of its own value (stop
+/// 43; before, 0.5% of the image width): cam01's views leave cy open to
+/// 0.35% (1.9 px), and cy is indeed 0.33% off, so the advice names it.
 #[test]
 fn the_model_is_chosen_on_held_back_views_and_open_parameters_are_named() {
     let (cal, truth) = calibrate("cam01");
@@ -42,7 +45,16 @@ fn the_model_is_chosen_on_held_back_views_and_open_parameters_are_named() {
             .all(|(_, r)| *r > 0.0 && *r < 0.5)
     );
     assert!(cal.sigma[0] > 0.0 && cal.sigma[0] / cal.lens.fx() < 0.003);
-    assert!(cal.advice.is_empty(), "{:?}", cal.advice);
+    assert!(
+        !cal.advice.iter().any(|a| a.contains("focal length")),
+        "{:?}",
+        cal.advice
+    );
+    assert!(
+        cal.advice.iter().any(|a| a.contains("image centre")),
+        "{:?}",
+        cal.advice
+    );
     let (cal3, _) = calibrate("cam03");
     assert!(
         cal3.advice.iter().any(|a| a.contains("focal length")),

@@ -55,8 +55,9 @@ const MIN_GAIN_SHARE: f64 = 0.03;
 /// down (0.3 %: the position error on the table follows it).
 const MAX_FOCAL_SIGMA_SHARE: f64 = 0.003;
 /// 1-sigma of the principal point above which it is not pinned down, as a
-/// share of the image width.
-const MAX_CENTRE_SIGMA_SHARE: f64 = 0.005;
+/// share of its own coordinate (cx or cy, as each entry of K is judged:
+/// 0.3 %, like the focal length).
+const MAX_CENTRE_SIGMA_SHARE: f64 = 0.003;
 /// Spread (standard deviation) of fx over the leave-one-view-out fits above
 /// which one view decides the focal length, as a share of fx.
 const MAX_FOLD_SPREAD_SHARE: f64 = 0.003;
@@ -297,11 +298,16 @@ fn advice(fit: &ModelFit, image: &[Vec<Point2<f64>>], size: [u32; 2]) -> Vec<Str
             MAX_FOCAL_SIGMA_SHARE * 100.0
         ));
     }
-    let w = f64::from(size[0]);
-    if fit.sigma[2].max(fit.sigma[3]) > MAX_CENTRE_SIGMA_SHARE * w {
+    // The looser of cx and cy, each against its own value.
+    let (centre_px, centre_share) = [(fit.sigma[2], lens.cx()), (fit.sigma[3], lens.cy())]
+        .into_iter()
+        .map(|(sigma, at)| (sigma, sigma / at.abs().max(1.0)))
+        .fold((0.0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    if centre_share > MAX_CENTRE_SIGMA_SHARE {
         out.push(format!(
-            "the image centre is pinned down only to {:.1} px: take the next photo with the board near the {edge} edge of the picture, tilted about both its axes",
-            fit.sigma[2].max(fit.sigma[3])
+            "the image centre is pinned down only to {centre_px:.1} px ({:.2}%; aim below {:.1}%): take the next photo with the board near the {edge} edge of the picture, tilted about both its axes",
+            centre_share * 100.0,
+            MAX_CENTRE_SIGMA_SHARE * 100.0
         ));
     }
     let corners = uncovered_corners(image, size);
