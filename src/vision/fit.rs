@@ -1676,11 +1676,8 @@ mod tests {
     }
 
     /// Issue 15: "A facing is given only when the front mark's evidence is
-    /// clear at this camera's angle and scale". A clear arc on the side of
-    /// the base toward the camera is given at any view; on the far side the
-    /// model leans over the band: it is given only when seen near enough
-    /// the vertical and unrivalled.
-    /// Tune seeds 108-114: of 37 round-base facings given whose dark arc
+    /// clear"; "a wrong facing is worse than none". Tune seeds 108-114: of
+    /// 37 round-base facings given whose dark arc
     /// was wider than 1.1 of the mark between its edges, 22 were more than
     /// 8 degrees off (a model's dark part or shadow beside the mark).
     #[test]
@@ -1720,6 +1717,11 @@ mod tests {
         ));
     }
 
+    /// Issue 15: "A facing is given only when the front mark's evidence is
+    /// clear at this camera's angle and scale". A clear arc on the side of
+    /// the base toward the camera is given at any view; on the far side the
+    /// model leans over the band: it is given only when seen near enough
+    /// the vertical and unrivalled.
     #[test]
     fn a_far_side_mark_is_given_only_seen_from_near_above_and_unrivalled() {
         let fp = facing();
