@@ -891,14 +891,24 @@ impl Surface<'_> {
         let (_, band_sat, band_level) = segment::hsv(band.map(|v| v as f32));
         let min_level = fp.white_like_level_share as f32 * band_level;
         let max_sat = band_sat + fp.white_like_saturation as f32;
-        let mut like = 0usize;
+        self.colour_share(points, |_, sat, level| sat <= max_sat && level >= min_level)
+    }
+
+    /// Share of the `points` seen in the photo whose white-balanced colour
+    /// (hue, saturation, level) passes `like`.
+    fn colour_share(
+        &self,
+        points: impl Iterator<Item = Point2<f64>>,
+        like: impl Fn(f32, f32, f32) -> bool,
+    ) -> f64 {
+        let mut n = 0usize;
         let mut total = 0usize;
         for rgb in points.filter_map(|p| self.rgb(p)) {
             total += 1;
-            let (_, sat, level) = segment::hsv(rgb);
-            like += usize::from(sat <= max_sat && level >= min_level);
+            let (hue, sat, level) = segment::hsv(rgb);
+            n += usize::from(like(hue, sat, level));
         }
-        like as f64 / total.max(1) as f64
+        n as f64 / total.max(1) as f64
     }
 
     /// Whether a point of colour `(hue, level)` round a band of level
@@ -934,18 +944,11 @@ impl Surface<'_> {
         if band_sat < BAND_LIKE_MIN_SATURATION {
             return 0.0;
         }
-        let mut like = 0usize;
-        let mut total = 0usize;
-        for rgb in points.filter_map(|p| self.rgb(p)) {
-            total += 1;
-            let (h, sat, level) = segment::hsv(rgb);
-            like += usize::from(
-                sat >= sat_share * band_sat
-                    && segment::hue_distance(h, band_hue) <= hue_tol
-                    && !(table_apart && self.is_table_not_band(h, level, band_level)),
-            );
-        }
-        like as f64 / total.max(1) as f64
+        self.colour_share(points, |h, sat, level| {
+            sat >= sat_share * band_sat
+                && segment::hue_distance(h, band_hue) <= hue_tol
+                && !(table_apart && self.is_table_not_band(h, level, band_level))
+        })
     }
 
     /// Blackness of a point relative to the band level: 1 black, 0 band.
