@@ -217,8 +217,9 @@ fn median(v: &mut [f64]) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
+    // The middle element by total order, as a full sort would leave it.
+    let mid = v.len() / 2;
+    Some(*v.select_nth_unstable_by(mid, f64::total_cmp).1)
 }
 
 fn median_rgb(samples: &[[f32; 3]]) -> Option<[f64; 3]> {
@@ -418,11 +419,28 @@ impl Surface<'_> {
                 {
                     continue;
                 }
-                let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
-                    continue;
-                };
-                let Some(outer) = probes.outer.count_at_most(seg, i, j, label, max_outer) else {
-                    continue;
+                // Both counts must pass; the one likelier to fail goes first.
+                // Off the label, most centres are table with no ring round
+                // them; on it, most are inside a patch of the colour (a
+                // bush, a roof) whose outside is the colour too.
+                let (ring, outer) = if seg.label_at(i, j) == label {
+                    let Some(outer) = probes.outer.count_at_most(seg, i, j, label, max_outer)
+                    else {
+                        continue;
+                    };
+                    let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
+                        continue;
+                    };
+                    (ring, outer)
+                } else {
+                    let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
+                        continue;
+                    };
+                    let Some(outer) = probes.outer.count_at_most(seg, i, j, label, max_outer)
+                    else {
+                        continue;
+                    };
+                    (ring, outer)
                 };
                 let filled = max_outer_filled.is_some_and(|m| outer <= m);
                 // The inner count is the score's penalty: count it all.
@@ -1130,10 +1148,20 @@ impl Surface<'_> {
     ) -> Option<f64> {
         let seg = self.seg;
         let n = probes.ring.len();
+        // All three counts must pass; a centre on the label is most often
+        // inside a patch of the colour, whose inside count fails first.
+        let inside_first = seg.label_at(i, j) == label;
+        if inside_first {
+            probes
+                .inner
+                .count_at_most(seg, i, j, label, limits.max_inner)?;
+        }
         let on = probes.ring.count_at_least(seg, i, j, label, limits.need)?;
-        probes
-            .inner
-            .count_at_most(seg, i, j, label, limits.max_inner)?;
+        if !inside_first {
+            probes
+                .inner
+                .count_at_most(seg, i, j, label, limits.max_inner)?;
+        }
         probes
             .outer
             .count_at_most(seg, i, j, label, limits.max_outer)?;
