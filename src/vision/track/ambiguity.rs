@@ -109,7 +109,7 @@ impl Tracker {
             .copied()
             .filter(|&r| self.tracks[r].confirmed && !m.assigned.iter().any(|&(t, _, _)| t == r))
             .collect();
-        let mut flags = Vec::new();
+        let mut flags = self.ambiguous_cycles(f, m, &deliberate);
         for (x, &a) in m.assigned.iter().enumerate() {
             for (y, &b) in m.assigned.iter().enumerate().skip(x + 1) {
                 if (deliberate[x] || deliberate[y]) && self.may_be_swapped(f, a, b) {
@@ -128,6 +128,63 @@ impl Tracker {
             }
         }
         flags
+    }
+
+    /// Three figures of one kind that all moved (or were put down) may have
+    /// been put down in each other's places: no swap of two explains the
+    /// frame as well as the choice, but passing the three detections round
+    /// (each figure to the next one's) may. For each such triple, pairs
+    /// of its figures to flag: the first with the second and the third with
+    /// the first (a figure holds one partner, so the first ends with the
+    /// third and the second waits on the player).
+    fn ambiguous_cycles(
+        &self,
+        f: &Frame,
+        m: &Matching,
+        deliberate: &[bool],
+    ) -> Vec<(usize, usize)> {
+        let moved: Vec<Match> = m
+            .assigned
+            .iter()
+            .zip(deliberate)
+            .filter(|(_, d)| **d)
+            .map(|(a, _)| *a)
+            .collect();
+        let mut flags = Vec::new();
+        for (x, &a) in moved.iter().enumerate() {
+            for (y, &b) in moved.iter().enumerate().skip(x + 1) {
+                if !self.tracks[a.0].alike(f.dets[b.1]) {
+                    continue;
+                }
+                for &c in moved.iter().skip(y + 1) {
+                    if !self.tracks[a.0].alike(f.dets[c.1]) {
+                        continue;
+                    }
+                    if self.may_be_passed_round(f, [a, b, c]) {
+                        flags.push((a.0, b.0));
+                        flags.push((c.0, a.0));
+                    }
+                }
+            }
+        }
+        flags
+    }
+
+    /// Whether matches `m` could as well be passed round: each figure to
+    /// the next one's detection, or each to the one before's.
+    fn may_be_passed_round(&self, f: &Frame, m: [Match; 3]) -> bool {
+        let chosen: f64 = m.iter().map(|x| x.2).sum();
+        [1, 2].into_iter().any(|shift| {
+            let mut total = 0.0;
+            for k in 0..3 {
+                let (t, d) = (m[k].0, m[(k + shift) % 3].1);
+                match match_cost(f, &self.tracks[t], f.dets[d]) {
+                    Some(c) => total += c,
+                    None => return false,
+                }
+            }
+            total - chosen < f.p.ambiguity_margin_nats
+        })
     }
 
     /// Whether matches `a` and `b` could as well be the other way round.

@@ -346,6 +346,47 @@ fn a_swap_that_cannot_be_told_apart_is_flagged_and_the_player_can_fix_it() {
     }
 }
 
+/// Issue 15: "an ambiguous assignment waits for more frames instead of
+/// guessing, and says so in the app". Three look-alike figures each moved
+/// 7 in round a hexagon: passing the three places round explains the frame
+/// exactly as well as the choice, while no swap of two does (each swap
+/// needs a 14 in move, beyond the gate). All three are flagged.
+#[test]
+fn three_look_alikes_that_may_have_been_passed_round_are_flagged() {
+    let corner = |k: u32| {
+        let a = f64::from(k) * 60f64.to_radians();
+        (24.0 + 7.0 * a.cos(), 24.0 + 7.0 * a.sin())
+    };
+    let red = |k: u32| {
+        let (x, y) = corner(k);
+        det(x, y, None, EdgeColour::Red)
+    };
+    let mut t = tracker();
+    let r = t.update(&frame(0, vec![red(0), red(2), red(4)], Some(vec![])));
+    let ids: Vec<TrackId> = [0, 2, 4]
+        .map(|k| {
+            let (x, y) = corner(k);
+            id_at(&r, x, y)
+        })
+        .to_vec();
+    t.begin_turn();
+    let r = t.update(&frame(1, vec![red(1), red(3), red(5)], Some(vec![])));
+    let ambiguous: Vec<TrackId> = r
+        .events
+        .iter()
+        .filter(|e| e.kind.name() == "ambiguous")
+        .map(|e| e.id)
+        .collect();
+    for id in &ids {
+        assert!(ambiguous.contains(id), "{id:?} not flagged: {:?}", r.events);
+    }
+    assert!(
+        r.figures.iter().all(|f| f.ambiguous_with.is_some()),
+        "{:?}",
+        r.figures
+    );
+}
+
 #[test]
 fn a_lifted_figure_is_held_while_the_hand_stays_and_placed_when_it_comes_back() {
     let mut t = tracker();
