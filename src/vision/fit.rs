@@ -1617,9 +1617,10 @@ fn facing_is_clear(
     let far_arc = f.from_nadir_deg > fp.far_arc_deg;
     // Seen further from the vertical than `far_arc_max_view_deg`, the
     // model covers the band's far side, where the real mark may lie
-    // unseen: an arc elsewhere is then given only when it is the only dark
-    // arc seen (as for a hidden stretch) and as dark as a far-side mark
-    // must be.
+    // unseen: an arc elsewhere is then given only when it is as dark as a
+    // far-side mark must be, and, unless it lies on the near side
+    // (`oblique_near_deg`), the only dark arc seen (as for a hidden
+    // stretch).
     let far_band_hidden = f.view_deg > fp.far_arc_max_view_deg;
     mounted
         || (f.contrast >= fp.clear_min_contrast
@@ -1632,7 +1633,8 @@ fn facing_is_clear(
             && (f.hidden_deg <= fp.clear_max_hidden_share * front_arc_deg
                 || f.rival_share <= fp.clear_hidden_max_rival_share)
             && (!far_band_hidden
-                || (f.rival_share <= fp.clear_hidden_max_rival_share
+                || ((f.rival_share <= fp.clear_hidden_max_rival_share
+                    || f.from_nadir_deg <= fp.oblique_near_deg)
                     && f.contrast >= fp.far_side_min_contrast)))
 }
 
@@ -1802,10 +1804,11 @@ mod tests {
     /// Issue 15: "A facing is given only when the front mark's evidence is
     /// clear at this camera's angle and scale; otherwise it is withheld".
     /// Seen far from the vertical, the model covers the far side of its
-    /// band, where the real mark may lie unseen: an arc on the near side is
-    /// then given only when it is the only dark arc and dark enough.
+    /// band, where the real mark may lie unseen: an arc beside it is then
+    /// given only when it is the only dark arc and dark enough; one on the
+    /// near side, seen directly, when it is dark enough.
     #[test]
-    fn seen_obliquely_a_near_arc_is_given_only_when_alone_and_dark() {
+    fn seen_obliquely_an_arc_is_given_only_when_dark_and_beside_the_far_side_alone() {
         let fp = facing();
         let near = FacingEvidence {
             contrast: 0.3,
@@ -1813,7 +1816,7 @@ mod tests {
             rival_share: 0.1,
             width_share: 1.0,
             edges: 2,
-            from_nadir_deg: 50.0,
+            from_nadir_deg: fp.oblique_near_deg + 10.0,
             hidden_deg: 0.0,
             view_deg: fp.far_arc_max_view_deg + 5.0,
             deg: 0.0,
@@ -1825,6 +1828,18 @@ mod tests {
             ..near
         };
         assert!(!given(rivalled), "a rival, seen obliquely");
+        let near_side = FacingEvidence {
+            from_nadir_deg: fp.oblique_near_deg - 10.0,
+            ..rivalled
+        };
+        assert!(given(near_side), "a rival, near side, seen obliquely");
+        assert!(
+            !given(FacingEvidence {
+                contrast: (fp.clear_min_contrast + fp.far_side_min_contrast) / 2.0,
+                ..near_side
+            }),
+            "faint, near side, seen obliquely"
+        );
         let faint = FacingEvidence {
             contrast: (fp.clear_min_contrast + fp.far_side_min_contrast) / 2.0,
             ..near

@@ -259,6 +259,12 @@ pub struct FacingParams {
     /// (between its edges) has something dark beside the mark (a model's
     /// dark part or its shadow) that moves its centre: no facing.
     pub clear_max_width_share: f64,
+    /// Seen further from the vertical than `far_arc_max_view_deg`, an arc
+    /// within this many degrees of the direction toward the camera (on the
+    /// band's near side, seen directly) is given with a rival; further
+    /// round, only alone (`clear_hidden_max_rival_share`). Dark enough
+    /// (`far_side_min_contrast`) either way.
+    pub oblique_near_deg: f64,
 }
 
 /// All detector parameters, checked.
@@ -405,6 +411,7 @@ struct RawFacing {
     hidden_near_deg: F,
     clear_hidden_max_rival_share: F,
     clear_max_width_share: F,
+    oblique_near_deg: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -873,6 +880,7 @@ impl DetectorParams {
                 0.0,
                 9.0,
             ),
+            oblique_near_deg: c.num("facing.oblique_near_deg", &fa.oblique_near_deg, 0.0, 180.0),
         };
         let cf = &raw.confidence;
         let mut weights = [0.0; super::confidence::FEATURES];
