@@ -423,24 +423,15 @@ impl Surface<'_> {
                 // Off the label, most centres are table with no ring round
                 // them; on it, most are inside a patch of the colour (a
                 // bush, a roof) whose outside is the colour too.
-                let (ring, outer) = if seg.label_at(i, j) == label {
-                    let Some(outer) = probes.outer.count_at_most(seg, i, j, label, max_outer)
-                    else {
-                        continue;
-                    };
-                    let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
-                        continue;
-                    };
-                    (ring, outer)
+                let ring = || probes.ring.count_at_least(seg, i, j, label, need_ring);
+                let outer = || probes.outer.count_at_most(seg, i, j, label, max_outer);
+                let counts = if seg.label_at(i, j) == label {
+                    outer().and_then(|o| ring().map(|r| (r, o)))
                 } else {
-                    let Some(ring) = probes.ring.count_at_least(seg, i, j, label, need_ring) else {
-                        continue;
-                    };
-                    let Some(outer) = probes.outer.count_at_most(seg, i, j, label, max_outer)
-                    else {
-                        continue;
-                    };
-                    (ring, outer)
+                    ring().and_then(|r| outer().map(|o| (r, o)))
+                };
+                let Some((ring, outer)) = counts else {
+                    continue;
                 };
                 let filled = max_outer_filled.is_some_and(|m| outer <= m);
                 // The inner count is the score's penalty: count it all.
@@ -1150,17 +1141,18 @@ impl Surface<'_> {
         let n = probes.ring.len();
         // All three counts must pass; a centre on the label is most often
         // inside a patch of the colour, whose inside count fails first.
-        let inside_first = seg.label_at(i, j) == label;
-        if inside_first {
+        let inner = || {
             probes
                 .inner
-                .count_at_most(seg, i, j, label, limits.max_inner)?;
+                .count_at_most(seg, i, j, label, limits.max_inner)
+        };
+        let inside_first = seg.label_at(i, j) == label;
+        if inside_first {
+            inner()?;
         }
         let on = probes.ring.count_at_least(seg, i, j, label, limits.need)?;
         if !inside_first {
-            probes
-                .inner
-                .count_at_most(seg, i, j, label, limits.max_inner)?;
+            inner()?;
         }
         probes
             .outer

@@ -317,14 +317,8 @@ fn a_swap_that_cannot_be_told_apart_is_flagged_and_the_player_can_fix_it() {
         ],
         Some(vec![]),
     ));
-    let ambiguous: Vec<_> = r
-        .events
-        .iter()
-        .filter(|e| e.kind.name() == "ambiguous")
-        .map(|e| e.id)
-        .collect();
     assert!(
-        ambiguous.contains(&a) && ambiguous.contains(&b),
+        kinds_of(&r, a).contains(&"ambiguous") && kinds_of(&r, b).contains(&"ambiguous"),
         "{:?}",
         r.events
     );
@@ -363,22 +357,18 @@ fn three_look_alikes_that_may_have_been_passed_round_are_flagged() {
     };
     let mut t = tracker();
     let r = t.update(&frame(0, vec![red(0), red(2), red(4)], Some(vec![])));
-    let ids: Vec<TrackId> = [0, 2, 4]
-        .map(|k| {
-            let (x, y) = corner(k);
-            id_at(&r, x, y)
-        })
-        .to_vec();
+    let ids = [0, 2, 4].map(|k| {
+        let (x, y) = corner(k);
+        id_at(&r, x, y)
+    });
     t.begin_turn();
     let r = t.update(&frame(1, vec![red(1), red(3), red(5)], Some(vec![])));
-    let ambiguous: Vec<TrackId> = r
-        .events
-        .iter()
-        .filter(|e| e.kind.name() == "ambiguous")
-        .map(|e| e.id)
-        .collect();
-    for id in &ids {
-        assert!(ambiguous.contains(id), "{id:?} not flagged: {:?}", r.events);
+    for id in ids {
+        assert!(
+            kinds_of(&r, id).contains(&"ambiguous"),
+            "{id:?} not flagged: {:?}",
+            r.events
+        );
     }
     assert!(
         r.figures.iter().all(|f| f.ambiguous_with.is_some()),
