@@ -30,6 +30,7 @@ fn seen(id: u32, x: f64, with: Option<u32>) -> SeenFigure {
             confidence: 0.99,
             position_sigma_in: 0.03,
             appearance: None,
+            side: Default::default(),
         },
         ambiguous_with: with,
     }

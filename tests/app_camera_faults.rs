@@ -87,6 +87,7 @@ impl Perceiver for Table {
                     confidence: 1.0,
                     position_sigma_in: 0.05,
                     appearance: None,
+                    side: Default::default(),
                 },
             }],
             _ => Vec::new(),

@@ -95,6 +95,7 @@ fn an_uncertain_figure_is_shown_apart_and_never_bound_by_itself() {
             confidence: 0.97,
             position_sigma_in: 0.05,
             appearance: None,
+            side: Default::default(),
         })
         .collect();
     assert!(figures.len() >= 2, "the demo has figures");

@@ -39,6 +39,7 @@ fn det(x: f64, y: f64, look: Option<Appearance>) -> Detection {
         confidence: 0.95,
         position_sigma_in: 0.03,
         appearance: look,
+        side: Default::default(),
     }
 }
 

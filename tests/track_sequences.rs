@@ -281,6 +281,7 @@ fn observe(
             confidence: 0.9,
             position_sigma_in: POSITION_SIGMA_IN,
             appearance: None,
+            side: Default::default(),
         })
         .collect();
     FrameObservation {

@@ -170,6 +170,7 @@ fn read_records(path: &Path) -> anyhow::Result<Vec<InputFrame>> {
                                 .position_sigma_in
                                 .unwrap_or(RECORDED_POSITION_SIGMA_IN),
                             appearance: f.appearance,
+                            side: Default::default(),
                         })
                         .collect(),
                     rec.occluded_regions_in_table,

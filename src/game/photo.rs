@@ -543,6 +543,7 @@ base = "foot"
             confidence: 0.9,
             position_sigma_in: 0.02,
             appearance: None,
+            side: Default::default(),
         }
     }
 

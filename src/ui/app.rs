@@ -999,6 +999,7 @@ impl SpotterApp {
                 confidence: 1.0,
                 position_sigma_in: f.placement.sigma_in,
                 appearance: None,
+                side: Default::default(),
             };
             if s.actor == Some(f.id) {
                 overlay::highlight(painter, to_screen, &det, theme::SELECTED);

@@ -663,6 +663,7 @@ mod tests {
             confidence: 1.0,
             position_sigma_in: 0.02,
             appearance: None,
+            side: Default::default(),
         }
     }
 

@@ -226,6 +226,7 @@ impl FigureTracker for VisionTracker {
                         confidence: seen.map_or(0.0, |d| d.confidence),
                         position_sigma_in: seen.map_or(UNSEEN_SIGMA_IN, |d| d.position_sigma_in),
                         appearance: seen.and_then(|d| d.appearance),
+                        side: seen.map(|d| d.side).unwrap_or_default(),
                     },
                 }
             })
@@ -536,6 +537,7 @@ mod tests {
                     confidence: 1.0,
                     position_sigma_in: 0.02,
                     appearance: None,
+                    side: Default::default(),
                 }],
                 occluded_regions_in_table: None,
                 terrain: Vec::new(),

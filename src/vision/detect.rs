@@ -24,6 +24,7 @@ use super::hands::HandFinder;
 use super::params::{DetectorParams, FitParams, KitParams};
 use super::rectify::{CameraPose, TopView, WhiteReference};
 use super::segment::{self, Component, TableGlobals};
+use super::side;
 use super::terrain::{NotTerrain, SeenTerrain, TerrainFinder};
 use super::track::OccludedRegion;
 use super::{BaseKind, Detection, VisionError};
@@ -306,10 +307,11 @@ impl Detector {
         let centres: Vec<Point2<f64>> = found.iter().map(|d| d.0.center_in_table).collect();
         let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
         let margin_in = self.hands.params().suppress_margin_in;
-        let (detections, evidence): (Vec<Detection>, Vec<Evidence>) = found
+        let (mut detections, evidence): (Vec<Detection>, Vec<Evidence>) = found
             .into_iter()
             .filter(|(d, _)| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)))
             .unzip();
+        side::settle(&mut detections.iter_mut().collect::<Vec<_>>(), &p.side);
         let terrain = self.seen_terrain(&top, &view, gains, &detections, &hands);
         let classification = classify_ms + ms_since(t3);
         Ok((
@@ -718,13 +720,13 @@ impl Detector {
             })
             .filter(|(_, p)| *p >= model.min_report)
             .filter_map(|(f, confidence)| {
-                let (center, facing_deg, label, base, _score, points, rms) = match &f {
+                let (center, facing_deg, label, base, side, points, rms) = match &f {
                     Fitted::Foot(x) => (
                         x.center,
                         x.facing_deg,
                         x.label,
                         BaseKind::Foot,
-                        x.ring_score,
+                        x.side,
                         x.edge_points,
                         x.rms_in,
                     ),
@@ -733,7 +735,7 @@ impl Detector {
                         x.facing_deg,
                         x.label,
                         BaseKind::Mounted,
-                        x.rect_score,
+                        x.side,
                         x.edge_points,
                         x.rms_in,
                     ),
@@ -748,6 +750,7 @@ impl Detector {
                         position_sigma_in: (rms / (points.max(1) as f64).sqrt())
                             .max(MIN_POSITION_SIGMA_IN),
                         appearance: None,
+                        side,
                     },
                     *f.evidence(),
                 ))
@@ -759,6 +762,7 @@ impl Detector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vision::side::SideSeen;
 
     fn ring(x: f64, y: f64, label: u8, score: f64) -> Fitted {
         Fitted::Foot(FootFit {
@@ -770,6 +774,7 @@ mod tests {
             edge_share: 0.4,
             facing_deg: None,
             evidence: Evidence::default(),
+            side: SideSeen::default(),
         })
     }
 
@@ -805,6 +810,7 @@ mod tests {
             edge_share: 0.67,
             facing_deg: None,
             evidence: Evidence::default(),
+            side: SideSeen::default(),
         });
         let mut fitted = vec![
             ring(19.23, 33.75, 4, 0.812),
@@ -864,6 +870,7 @@ mod tests {
                     inside_band_like: inside,
                     ..Evidence::default()
                 },
+                side: SideSeen::default(),
             })
         };
         let mut fitted = vec![
@@ -907,6 +914,7 @@ mod tests {
             edge_share: 11.0 / 24.0,
             facing_deg: None,
             evidence: Evidence::default(),
+            side: SideSeen::default(),
         };
         let Fitted::Foot(mut foot) = ring(13.06, 26.51, 2, 0.646) else {
             unreachable!("a ring")

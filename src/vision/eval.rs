@@ -347,6 +347,7 @@ mod tests {
             confidence: 1.0,
             position_sigma_in: 0.01,
             appearance: None,
+            side: Default::default(),
         }
     }
 

@@ -10,6 +10,9 @@
 //! The band's outer edge as seen is the top circle, except toward the
 //! camera's nadir where the painted side of the base shows beyond it: the
 //! base's bottom edge, seen on the top plane, lies `parallax` further out.
+//! The fit takes the whole side as seen; what its edge says of the share
+//! that showed goes with it, and the frame's figures pool it
+//! ([`super::side`]).
 
 use image::RgbImage;
 use nalgebra::{Matrix3, Matrix4, Point2, Vector2, Vector3, Vector4};
@@ -23,6 +26,7 @@ use super::search::{
     need_for, take_cache,
 };
 use super::segment::{self, Component, NONE, Segmentation};
+use super::side::{SideSeen, side_seen};
 
 /// Radial step when walking out to the band edge, inches (a fifth of a
 /// pixel at 20 px/in).
@@ -158,6 +162,8 @@ pub struct FootFit {
     pub facing_deg: Option<f64>,
     /// What was measured about it, for its confidence.
     pub evidence: Evidence,
+    /// What its edge says of the base's painted side (see [`super::side`]).
+    pub side: SideSeen,
 }
 
 /// A mounted (rectangular) base fitted; `axis_deg` runs along the long side.
@@ -174,6 +180,8 @@ pub struct RectFit {
     pub facing_deg: Option<f64>,
     /// What was measured about it, for its confidence.
     pub evidence: Evidence,
+    /// What its edge says of the base's painted side (see [`super::side`]).
+    pub side: SideSeen,
 }
 
 fn dir_exact(deg: f64) -> Vector2<f64> {
@@ -608,9 +616,10 @@ impl Surface<'_> {
         // The band edge's common offset from the kit's radius (see
         // EDGE_OFFSET_PRIOR_POINTS).
         let mut grow = 0.0;
+        let mut side = SideSeen::default();
         for iter in 0..fp.iterations {
             let (delta, nadir) = self.side_parallax(c);
-            let mut rows: Vec<(Vector2<f64>, f64)> = Vec::new();
+            let mut rows: Vec<(Vector2<f64>, f64, f64)> = Vec::new();
             for d in &ray_dirs {
                 let start = c + d * r_mid;
                 let Some(e) = self.edge_along(
@@ -622,8 +631,9 @@ impl Surface<'_> {
                 ) else {
                     continue;
                 };
-                let model = radius + grow + delta * d.dot(&nadir).max(0.0);
-                rows.push((*d, r_mid + e - model));
+                let parallax = delta * d.dot(&nadir).max(0.0);
+                let model = radius + grow + parallax;
+                rows.push((*d, r_mid + e - model, parallax));
             }
             // A candidate centre found from part of a ring is off towards
             // that part, and rays from it miss the band on the far side:
@@ -658,23 +668,27 @@ impl Surface<'_> {
             // offset moves every edge outward alike.
             let mut a = Matrix3::zeros();
             let mut b = Vector3::zeros();
-            for (d, e) in &rows {
+            for (d, e, _) in &rows {
                 let j = Vector3::new(d.x, d.y, 1.0);
                 a += j * j.transpose();
                 b += j * *e;
             }
             a[(2, 2)] += FOOT_EDGE_OFFSET_PRIOR_POINTS;
             b.z -= FOOT_EDGE_OFFSET_PRIOR_POINTS * grow;
-            let step = a.lu().solve(&b)?;
+            let lu = a.lu();
+            let step = lu.solve(&b)?;
             c += Vector2::new(step.x, step.y);
             grow += step.z;
             used = rows.len();
-            rms = (rows
-                .iter()
-                .map(|(d, e)| (e - d.x * step.x - d.y * step.y - step.z).powi(2))
-                .sum::<f64>()
-                / used as f64)
-                .sqrt();
+            let after = rows.iter().map(|(d, e, p)| {
+                let j = Vector3::new(d.x, d.y, 1.0);
+                (j, e - j.dot(&step), *p)
+            });
+            rms = (after.clone().map(|(_, r, _)| r * r).sum::<f64>() / used as f64).sqrt();
+            let mut shape = a;
+            shape[(2, 2)] -= FOOT_EDGE_OFFSET_PRIOR_POINTS;
+            let shape = shape.lu();
+            side = side_seen(|v| shape.solve(v), |v| lu.solve(v), after);
             if step.x.hypot(step.y) < CONVERGED_IN {
                 break;
             }
@@ -742,6 +756,7 @@ impl Surface<'_> {
             edge_share,
             facing_deg,
             evidence,
+            side,
         })
     }
 
@@ -1271,12 +1286,13 @@ impl Surface<'_> {
         let mut used = 0;
         let mut rms = 0.0;
         let mut samples = 0usize;
+        let mut side = SideSeen::default();
         for iter in 0..fp.iterations {
             let (delta, nadir) = self.side_parallax(c);
-            // (Jacobian, residual, side) of every edge point.
-            let mut rows: Vec<(Vector4<f64>, f64, usize)> = Vec::new();
+            // (Jacobian, residual, side, parallax) of every edge point.
+            let mut rows: Vec<(Vector4<f64>, f64, usize, f64)> = Vec::new();
             samples = 0;
-            for (side, (n, off, half)) in self.rect_sides(axis).into_iter().enumerate() {
+            for (side_no, (n, off, half)) in self.rect_sides(axis).into_iter().enumerate() {
                 let t = Vector2::new(-n.y, n.x);
                 let usable = half - RECT_CORNER_KEEP_OUT_IN;
                 if usable <= 0.0 {
@@ -1292,13 +1308,19 @@ impl Surface<'_> {
                     else {
                         continue;
                     };
-                    let model = off + grow + delta * n.dot(&nadir).max(0.0);
+                    let parallax = delta * n.dot(&nadir).max(0.0);
+                    let model = off + grow + parallax;
                     let resid = off - band_w / 2.0 + e - model;
                     // Moving the centre by dc moves the edge by n.dc; turning
                     // by da (radians) moves a point at `along` on this side by
                     // -along * da along the normal (the side turns with it);
                     // the offset moves every edge outward alike.
-                    rows.push((Vector4::new(n.x, n.y, -along, 1.0), resid, side));
+                    rows.push((
+                        Vector4::new(n.x, n.y, -along, 1.0),
+                        resid,
+                        side_no,
+                        parallax,
+                    ));
                 }
             }
             if rows.len() < fp.min_edge_points {
@@ -1321,7 +1343,7 @@ impl Surface<'_> {
             }
             let mut a = Matrix4::zeros();
             let mut b = Vector4::zeros();
-            for (j, e, _) in &rows {
+            for (j, e, _, _) in &rows {
                 a += j * j.transpose();
                 b += j * *e;
             }
@@ -1331,17 +1353,18 @@ impl Surface<'_> {
             }));
             a[(3, 3)] += prior;
             b.w -= prior * grow;
-            let step = a.lu().solve(&b)?;
+            let lu = a.lu();
+            let step = lu.solve(&b)?;
             c += Vector2::new(step.x, step.y);
             axis += step.z.to_degrees();
             grow += step.w;
             used = rows.len();
-            rms = (rows
-                .iter()
-                .map(|(j, e, _)| (e - j.dot(&step)).powi(2))
-                .sum::<f64>()
-                / used as f64)
-                .sqrt();
+            let after = rows.iter().map(|(j, e, _, p)| (*j, e - j.dot(&step), *p));
+            rms = (after.clone().map(|(_, r, _)| r * r).sum::<f64>() / used as f64).sqrt();
+            let mut shape = a;
+            shape[(3, 3)] -= prior;
+            let shape = shape.lu();
+            side = side_seen(|v| shape.solve(v), |v| lu.solve(v), after);
             if step.x.hypot(step.y) < CONVERGED_IN {
                 break;
             }
@@ -1406,6 +1429,7 @@ impl Surface<'_> {
             edge_share,
             facing_deg,
             evidence,
+            side,
         })
     }
 

@@ -425,6 +425,10 @@ impl IncrementalDetector {
             );
             state.figures.push(Kept { detection: d, band });
         }
+        // The frame's share of the bases' side seen, with the new fits.
+        let mut all: Vec<&mut Detection> =
+            state.figures.iter_mut().map(|k| &mut k.detection).collect();
+        super::side::settle(&mut all, &self.detector.params().side);
         // The parts are understood again: their cells are the reference.
         for w in &wanted {
             let (i0, j0) = (

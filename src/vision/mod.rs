@@ -67,6 +67,9 @@ pub struct Detection {
     /// The base's own look (groundwork, band), for identity; `None` when not
     /// measured (see [`appearance`]).
     pub appearance: Option<appearance::Appearance>,
+    /// What its fit measured of the base's painted side, and how far its
+    /// centre was moved for the frame's share (see [`side`]).
+    pub side: side::SideSeen,
 }
 
 pub mod appearance;
@@ -83,6 +86,7 @@ pub mod rectify;
 pub mod report;
 mod search;
 pub mod segment;
+pub mod side;
 pub mod terrain;
 
 /// What can go wrong while looking for figures.

@@ -279,6 +279,8 @@ pub struct DetectorParams {
     pub candidates: CandidateParams,
     pub fit: FitParams,
     pub facing: FacingParams,
+    /// How the share of the bases' painted side seen is pooled.
+    pub side: super::side::SideParams,
 }
 
 type F = Spanned<f64>;
@@ -416,6 +418,14 @@ struct RawFacing {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawSide {
+    prior_share: F,
+    prior_figures: F,
+    share_range: Pair,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawConfidence {
     bias: F,
     weights: Spanned<Vec<f64>>,
@@ -434,6 +444,7 @@ struct RawParams {
     candidates: RawCandidates,
     fit: RawFit,
     facing: RawFacing,
+    side: RawSide,
 }
 
 /// Collects every problem of one file.
@@ -882,6 +893,12 @@ impl DetectorParams {
             ),
             oblique_near_deg: c.num("facing.oblique_near_deg", &fa.oblique_near_deg, 0.0, 180.0),
         };
+        let sd = &raw.side;
+        let side = super::side::SideParams {
+            prior_share: c.num("side.prior_share", &sd.prior_share, -1.0, 2.0),
+            prior_figures: c.num("side.prior_figures", &sd.prior_figures, 0.0, 1000.0),
+            share_range: c.pair("side.share_range", &sd.share_range, -1.0, 2.0, true),
+        };
         let cf = &raw.confidence;
         let mut weights = [0.0; super::confidence::FEATURES];
         let given = cf.weights.get_ref();
@@ -916,6 +933,7 @@ impl DetectorParams {
             candidates,
             fit,
             facing,
+            side,
         })
     }
 }

@@ -218,6 +218,7 @@ mod tests {
             confidence: 0.97,
             position_sigma_in: 0.01,
             appearance: None,
+            side: Default::default(),
         };
         let rec = DetectionsRecord::found(
             "frame-03.jpg".into(),

@@ -15,6 +15,7 @@ fn det(x: f64, y: f64, facing: Option<f64>, edge: EdgeColour) -> Detection {
         confidence: 0.9,
         position_sigma_in: SIGMA_IN,
         appearance: None,
+        side: Default::default(),
     }
 }
 
@@ -920,6 +921,7 @@ fn mounted(x: f64, y: f64, facing: Option<f64>, look: [f64; 5]) -> Detection {
     Detection {
         base: BaseKind::Mounted,
         appearance: Some(crate::vision::appearance::Appearance::from_features(look)),
+        side: Default::default(),
         ..det(x, y, facing, EdgeColour::Green)
     }
 }
@@ -985,6 +987,7 @@ fn a_mounted_figure_moved_far_keeps_its_id_though_its_look_changed() {
 fn looking(d: Detection, look: [f64; 5]) -> Detection {
     Detection {
         appearance: Some(crate::vision::appearance::Appearance::from_features(look)),
+        side: Default::default(),
         ..d
     }
 }
