@@ -265,6 +265,9 @@ pub struct FacingParams {
     /// round, only alone (`clear_hidden_max_rival_share`). Dark enough
     /// (`far_side_min_contrast`) either way.
     pub oblique_near_deg: f64,
+    /// A mounted base's facing is given only when its back edge is at most
+    /// this share as black as its front edge.
+    pub mounted_max_rival_share: f64,
 }
 
 /// All detector parameters, checked.
@@ -414,6 +417,7 @@ struct RawFacing {
     clear_hidden_max_rival_share: F,
     clear_max_width_share: F,
     oblique_near_deg: F,
+    mounted_max_rival_share: F,
 }
 
 #[derive(Debug, Deserialize)]
@@ -892,6 +896,12 @@ impl DetectorParams {
                 9.0,
             ),
             oblique_near_deg: c.num("facing.oblique_near_deg", &fa.oblique_near_deg, 0.0, 180.0),
+            mounted_max_rival_share: c.num(
+                "facing.mounted_max_rival_share",
+                &fa.mounted_max_rival_share,
+                0.0,
+                1.0,
+            ),
         };
         let sd = &raw.side;
         let side = super::side::SideParams {
