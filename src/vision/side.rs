@@ -25,6 +25,12 @@
 //! weights each figure by its own information, and a prior of a few
 //! figures' weight holds the share when few figures show the parallax (a
 //! camera straight overhead has none).
+//!
+//! The built-in parameters (`[side]` in `calibration/vision.toml`) give the
+//! prior so much weight that the share is held at 0.5: pooled per frame,
+//! it varies with each frame's figures and moves the figures that stood
+//! still, which the tracker reads as motion. Pooling over frames (the
+//! share changes only with the light) is the next step.
 
 use nalgebra::SVector;
 
