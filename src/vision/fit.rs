@@ -685,11 +685,15 @@ impl Surface<'_> {
                 (j, e - j.dot(&step), *p)
             });
             rms = (after.clone().map(|(_, r, _)| r * r).sum::<f64>() / used as f64).sqrt();
-            let mut shape = a;
-            shape[(2, 2)] -= FOOT_EDGE_OFFSET_PRIOR_POINTS;
-            let shape = shape.lu();
-            side = side_seen(|v| shape.solve(v), |v| lu.solve(v), after);
-            if step.x.hypot(step.y) < CONVERGED_IN {
+            let converged = step.x.hypot(step.y) < CONVERGED_IN;
+            // Only the last step's edge points are kept with the fit.
+            if converged || iter + 1 == fp.iterations {
+                let mut shape = a;
+                shape[(2, 2)] -= FOOT_EDGE_OFFSET_PRIOR_POINTS;
+                let shape = shape.lu();
+                side = side_seen(|v| shape.solve(v), |v| lu.solve(v), after);
+            }
+            if converged {
                 break;
             }
         }
@@ -1361,11 +1365,15 @@ impl Surface<'_> {
             used = rows.len();
             let after = rows.iter().map(|(j, e, _, p)| (*j, e - j.dot(&step), *p));
             rms = (after.clone().map(|(_, r, _)| r * r).sum::<f64>() / used as f64).sqrt();
-            let mut shape = a;
-            shape[(3, 3)] -= prior;
-            let shape = shape.lu();
-            side = side_seen(|v| shape.solve(v), |v| lu.solve(v), after);
-            if step.x.hypot(step.y) < CONVERGED_IN {
+            let converged = step.x.hypot(step.y) < CONVERGED_IN;
+            // Only the last step's edge points are kept with the fit.
+            if converged || iter + 1 == fp.iterations {
+                let mut shape = a;
+                shape[(3, 3)] -= prior;
+                let shape = shape.lu();
+                side = side_seen(|v| shape.solve(v), |v| lu.solve(v), after);
+            }
+            if converged {
                 break;
             }
         }
