@@ -373,6 +373,7 @@ fn run_crowds(
             .map(|n| (*n, Vec::new()))
             .collect();
             let (mut whole, mut share, mut made) = (0, Vec::new(), Vec::new());
+            let mut unfitted_total = 0;
             for (k, j) in jpegs.iter().enumerate().skip(1) {
                 let t = Instant::now();
                 partial.decode(j)?;
@@ -390,7 +391,12 @@ fn run_crowds(
                 made.push(work.share());
                 match r.work {
                     FrameWork::Whole(_) => whole += 1,
-                    FrameWork::Parts { share: s, .. } => share.push(s),
+                    FrameWork::Parts {
+                        share: s, unfitted, ..
+                    } => {
+                        share.push(s);
+                        unfitted_total += unfitted;
+                    }
                 }
                 let d = &r.timings.detector;
                 for (row, v) in rows.iter_mut().zip([
@@ -433,6 +439,10 @@ fn run_crowds(
                 "  whole-table detections in the steady state: {whole}; table share detected again per frame: median {:.3}; share of the frame's MCUs decoded: median {:.3}",
                 quantile(&share, 0.5),
                 quantile(&made, 0.5)
+            );
+            println!(
+                "  components known to give no figure, not fitted again: {unfitted_total} over {} frames",
+                args.frames
             );
             let total = &rows[rows.len() - 1].1;
             curve.push((on_table, moved, quantile(total, 0.5), quantile(total, 0.95)));

@@ -54,6 +54,42 @@ pub struct StageTimings {
     pub total: f64,
 }
 
+/// A band-coloured component that was fitted: its label, its bounding box
+/// (the whole table's top-view pixels, ends inclusive) and how many of the
+/// view's figures have their centre in that box. One that gave none is
+/// most often terrain of a band's colour (a hedge, a wood, a red roof); the
+/// incremental detector need not fit it again while the table there looks
+/// the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FittedComponent {
+    pub label: u8,
+    pub bbox: [usize; 4],
+    pub found: usize,
+    /// When it gave no figure and is one connected patch: its pixels, the
+    /// whole table's top-view columns and rows; else empty.
+    pub pixels: Vec<[usize; 2]>,
+}
+
+/// What a detection in a part of the table knows of the components that
+/// give nothing: those it need not fit. Boxes and pixels are the whole
+/// table's top-view pixels (boxes' ends inclusive).
+pub trait KnownBarren {
+    /// Whether a component of `label` within `bbox` may be one known to
+    /// give nothing (the cheap first test).
+    fn may_be(&self, label: u8, bbox: [usize; 4]) -> bool;
+    /// Whether the component of `label` with these pixels is one.
+    fn is(&self, label: u8, pixels: &[[usize; 2]]) -> bool;
+}
+
+/// A whole table's detection, with what [`Detector::detect_whole`] was
+/// asked for besides.
+type WholeDetection = (
+    FrameDetections,
+    Option<TableGlobals>,
+    Vec<Evidence>,
+    Vec<FittedComponent>,
+);
+
 /// What every detection on one frame needs first (see
 /// [`Detector::frame_context`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -248,7 +284,7 @@ impl Detector {
         frame: &RgbImage,
         mapping: &TableMapping,
     ) -> Result<FrameDetections, VisionError> {
-        self.detect_whole(frame, mapping, false).map(|(f, _, _)| f)
+        self.detect_whole(frame, mapping, false).map(|(f, ..)| f)
     }
 
     /// As [`Detector::detect`], with what was measured about each figure
@@ -259,33 +295,36 @@ impl Detector {
         mapping: &TableMapping,
     ) -> Result<(FrameDetections, Vec<Evidence>), VisionError> {
         self.detect_whole(frame, mapping, false)
-            .map(|(f, _, e)| (f, e))
+            .map(|(f, _, e, _)| (f, e))
     }
 
-    /// [`Detector::detect`], and the table-wide values its segmentation
+    /// [`Detector::detect`], the table-wide values its segmentation
     /// compared the cells with (for later detections in parts of the table,
-    /// [`Detector::detect_in_part`]).
+    /// [`Detector::detect_in_part`]), and the components it fitted.
     pub fn detect_with_globals(
         &self,
         frame: &RgbImage,
         mapping: &TableMapping,
-    ) -> Result<(FrameDetections, TableGlobals), VisionError> {
-        let (f, g, _) = self.detect_whole(frame, mapping, true)?;
+    ) -> Result<(FrameDetections, TableGlobals, Vec<FittedComponent>), VisionError> {
+        let (f, g, _, comps) = self.detect_whole(frame, mapping, true)?;
         Ok((
             f,
             g.unwrap_or(TableGlobals {
                 hue: 0.0,
                 level: 0.0,
             }),
+            comps,
         ))
     }
 
+    /// The whole table; with `want_globals` (for detections in parts to
+    /// follow) also the table-wide values and the components fitted.
     fn detect_whole(
         &self,
         frame: &RgbImage,
         mapping: &TableMapping,
         want_globals: bool,
-    ) -> Result<(FrameDetections, Option<TableGlobals>, Vec<Evidence>), VisionError> {
+    ) -> Result<WholeDetection, VisionError> {
         let p = &self.params;
         let t0 = Instant::now();
         let FrameContext {
@@ -298,8 +337,8 @@ impl Detector {
         let undistort_rectify = ms_since(t0);
 
         let globals = want_globals.then(|| segment::table_globals(&top, gains, self.cell_px()));
-        let (found, [segmentation, fitting, classify_ms]) =
-            self.find_in_view(&top, &view, &pose, gains, globals, None);
+        let (found, [segmentation, fitting, classify_ms], comps) =
+            self.find_in_view(&top, &view, &pose, gains, globals, None, None, want_globals);
 
         let t3 = Instant::now();
         // No phantom figures on an arm, and no figure under a hand reported
@@ -331,6 +370,7 @@ impl Detector {
             },
             globals,
             evidence,
+            comps,
         ))
     }
 
@@ -434,6 +474,7 @@ impl Detector {
     /// pose (the same for every frame while the table is locked), saves
     /// making the part's: they are the same numbers.
     #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)]
     pub fn detect_in_part(
         &self,
         frame: &RgbImage,
@@ -443,7 +484,8 @@ impl Detector {
         wanted: [u32; 4],
         globals: TableGlobals,
         view_maps: Option<&super::cv::FixedMaps>,
-    ) -> Result<(Vec<Detection>, StageTimings), VisionError> {
+        known_barren: Option<&dyn KnownBarren>,
+    ) -> Result<(Vec<Detection>, StageTimings, Vec<FittedComponent>), VisionError> {
         let p = &self.params;
         let t0 = Instant::now();
         let sub = ctx.view.part(part);
@@ -463,8 +505,16 @@ impl Detector {
             wanted[3].saturating_sub(oy) as usize,
         ];
         let undistort_rectify = ms_since(t0);
-        let (found, [segmentation, fitting, classification]) =
-            self.find_in_view(&top, &sub, &ctx.pose, ctx.gains, Some(globals), Some(local));
+        let (found, [segmentation, fitting, classification], comps) = self.find_in_view(
+            &top,
+            &sub,
+            &ctx.pose,
+            ctx.gains,
+            Some(globals),
+            Some(local),
+            known_barren.map(|k| (k, [ox as usize, oy as usize])),
+            true,
+        );
         let detections = found.into_iter().map(|(d, _)| d).collect();
         Ok((
             detections,
@@ -476,6 +526,7 @@ impl Detector {
                 classification,
                 total: ms_since(t0),
             },
+            comps,
         ))
     }
 
@@ -491,8 +542,12 @@ impl Detector {
 
     /// Segmentation, fitting and classification on a top view (the whole
     /// table's or a part's); only components reaching into `wanted` (the
-    /// view's pixels, ends exclusive) when given. Returns the detections
-    /// with their evidence and the three stages' milliseconds.
+    /// view's pixels, ends exclusive) when given, and not those `skip`
+    /// knows to give nothing (`skip`'s offset takes the view's pixels to
+    /// the whole table's view). Returns the detections with their
+    /// evidence, the three stages' milliseconds, and, when `report`, the
+    /// components fitted (the whole table's view pixels).
+    #[allow(clippy::too_many_arguments)]
     fn find_in_view(
         &self,
         top: &RgbImage,
@@ -501,7 +556,9 @@ impl Detector {
         gains: [f32; 3],
         globals: Option<TableGlobals>,
         wanted: Option<[usize; 4]>,
-    ) -> (Vec<(Detection, Evidence)>, [f64; 3]) {
+        skip: Option<(&dyn KnownBarren, [usize; 2])>,
+        report: bool,
+    ) -> (Vec<(Detection, Evidence)>, [f64; 3], Vec<FittedComponent>) {
         let p = &self.params;
         let paper_level = p.white.paper_level as f32;
         let t1 = Instant::now();
@@ -548,6 +605,23 @@ impl Detector {
                 c.bbox[0] < w[2] && c.bbox[2] >= w[0] && c.bbox[1] < w[3] && c.bbox[3] >= w[1]
             });
         }
+        let [ox, oy] = skip.map_or([0, 0], |s| s.1);
+        let whole_box = |b: [usize; 4]| [b[0] + ox, b[1] + oy, b[2] + ox, b[3] + oy];
+        let pixels_of = |c: &Component| -> Vec<[usize; 2]> {
+            c.seed.map_or_else(Vec::new, |seed| {
+                segment::component_pixels(&seg, seed, c.bbox)
+                    .into_iter()
+                    .map(|k| [k % seg.width + ox, k / seg.width + oy])
+                    .collect()
+            })
+        };
+        if let Some((known, _)) = skip {
+            comps.retain(|c| {
+                c.seed.is_none()
+                    || !known.may_be(c.label, whole_box(c.bbox))
+                    || !known.is(c.label, &pixels_of(c))
+            });
+        }
         let segmentation = ms_since(t1);
 
         let t2 = Instant::now();
@@ -564,7 +638,29 @@ impl Detector {
 
         let t3 = Instant::now();
         let found = self.classify(&surface, fitted);
-        (found, [segmentation, fitting, ms_since(t3)])
+        let classification = ms_since(t3);
+        let centres: Vec<Point2<f64>> = found
+            .iter()
+            .map(|(d, _)| view.view_from_table(d.center_in_table))
+            .collect();
+        let fitted_comps = comps
+            .iter()
+            .filter(|_| report)
+            .map(|c| {
+                let b = c.bbox.map(|v| v as f64);
+                let found = centres
+                    .iter()
+                    .filter(|p| (b[0]..=b[2]).contains(&p.x) && (b[1]..=b[3]).contains(&p.y))
+                    .count();
+                FittedComponent {
+                    label: c.label,
+                    bbox: whole_box(c.bbox),
+                    found,
+                    pixels: if found == 0 { pixels_of(c) } else { Vec::new() },
+                }
+            })
+            .collect();
+        (found, [segmentation, fitting, classification], fitted_comps)
     }
 
     /// Every component's fits, in component order; on `fit_threads`

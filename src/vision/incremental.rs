@@ -32,7 +32,9 @@ use image::RgbImage;
 use nalgebra::Point2;
 
 use super::cv::{self, FixedMaps};
-use super::detect::{Detector, FrameContext, FrameDetections, StageTimings};
+use super::detect::{
+    Detector, FittedComponent, FrameContext, FrameDetections, KnownBarren, StageTimings,
+};
 use super::rectify::TopView;
 use super::segment::TableGlobals;
 use super::track::OccludedRegion;
@@ -118,10 +120,13 @@ pub enum WholeReason {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FrameWork {
     Whole(WholeReason),
-    /// Only parts of the table: how many, and their share of the table.
+    /// Only parts of the table: how many, their share of the table, and
+    /// how many band-coloured components in them were not fitted again
+    /// (known to give no base, and unchanged since).
     Parts {
         parts: usize,
         share: f64,
+        unfitted: usize,
     },
 }
 
@@ -187,7 +192,150 @@ struct State {
     frame: u64,
     confirm_cursor: usize,
     sweep_cursor: usize,
+    /// Components that gave no figure (terrain of a band's colour, most
+    /// often: a hedge, a wood, a red roof). One is not fitted again while
+    /// no change cell under it changes and the sweep does not reach it: a
+    /// large one costs milliseconds to fit.
+    barren: Vec<Barren>,
 }
+
+/// A band-coloured component that gave no figure.
+#[derive(Debug, Clone, PartialEq)]
+struct Barren {
+    label: u8,
+    /// Its pixels widened by [`BARREN_SLACK_PX`]: their box (the whole top
+    /// view's pixels, inclusive) and a mask over it, row by row.
+    bbox: [usize; 4],
+    mask: Vec<bool>,
+}
+
+impl Barren {
+    fn new(c: &FittedComponent) -> Option<Self> {
+        let s = BARREN_SLACK_PX;
+        let first = c.pixels.first()?;
+        let mut bbox = [first[0], first[1], first[0], first[1]];
+        for p in &c.pixels {
+            bbox = [
+                bbox[0].min(p[0]),
+                bbox[1].min(p[1]),
+                bbox[2].max(p[0]),
+                bbox[3].max(p[1]),
+            ];
+        }
+        let bbox = [
+            bbox[0].saturating_sub(s),
+            bbox[1].saturating_sub(s),
+            bbox[2] + s,
+            bbox[3] + s,
+        ];
+        let w = bbox[2] - bbox[0] + 1;
+        let mut mask = vec![false; w * (bbox[3] - bbox[1] + 1)];
+        for p in &c.pixels {
+            for j in p[1].saturating_sub(s)..=p[1] + s {
+                for i in p[0].saturating_sub(s)..=p[0] + s {
+                    mask[(j - bbox[1]) * w + i - bbox[0]] = true;
+                }
+            }
+        }
+        Some(Self {
+            label: c.label,
+            bbox,
+            mask,
+        })
+    }
+
+    fn holds(&self, p: [usize; 2]) -> bool {
+        let b = &self.bbox;
+        (b[0]..=b[2]).contains(&p[0])
+            && (b[1]..=b[3]).contains(&p[1])
+            && self.mask[(p[1] - b[1]) * (b[2] - b[0] + 1) + p[0] - b[0]]
+    }
+
+    /// Its pixels (widened), the whole top view's columns and rows.
+    fn pixels(&self) -> impl Iterator<Item = [usize; 2]> + '_ {
+        let w = self.bbox[2] - self.bbox[0] + 1;
+        self.mask
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .map(move |(k, _)| [self.bbox[0] + k % w, self.bbox[1] + k / w])
+    }
+
+    /// Whether it shares a pixel with `other`.
+    fn meets(&self, other: &Barren) -> bool {
+        let (a, b) = (&self.bbox, &other.bbox);
+        a[0] <= b[2]
+            && b[0] <= a[2]
+            && a[1] <= b[3]
+            && b[1] <= a[3]
+            && self.pixels().any(|p| other.holds(p))
+    }
+
+    /// The two as one (pieces of one patch, cut by parts' edges).
+    fn union(&self, other: &Barren) -> Barren {
+        let (a, b) = (&self.bbox, &other.bbox);
+        let bbox = [
+            a[0].min(b[0]),
+            a[1].min(b[1]),
+            a[2].max(b[2]),
+            a[3].max(b[3]),
+        ];
+        let w = bbox[2] - bbox[0] + 1;
+        let mut mask = vec![false; w * (bbox[3] - bbox[1] + 1)];
+        for p in self.pixels().chain(other.pixels()) {
+            mask[(p[1] - bbox[1]) * w + p[0] - bbox[0]] = true;
+        }
+        Barren {
+            label: self.label,
+            bbox,
+            mask,
+        }
+    }
+}
+
+/// The components known to give nothing, as a part's detection asks:
+/// none that the sweep reaches (it looks afresh).
+struct BarrenMemory<'a> {
+    known: &'a [Barren],
+    sweep: Option<[u32; 4]>,
+    skipped: std::cell::Cell<usize>,
+}
+
+impl KnownBarren for BarrenMemory<'_> {
+    fn may_be(&self, label: u8, b: [usize; 4]) -> bool {
+        let swept = self.sweep.is_some_and(|r| {
+            b[0] < r[2] as usize
+                && b[2] >= r[0] as usize
+                && b[1] < r[3] as usize
+                && b[3] >= r[1] as usize
+        });
+        !swept
+            && self.known.iter().any(|k| {
+                k.label == label
+                    && b[0] >= k.bbox[0]
+                    && b[1] >= k.bbox[1]
+                    && b[2] <= k.bbox[2]
+                    && b[3] <= k.bbox[3]
+            })
+    }
+
+    fn is(&self, label: u8, pixels: &[[usize; 2]]) -> bool {
+        let known = is_known_barren(self.known, label, pixels);
+        self.skipped.set(self.skipped.get() + usize::from(known));
+        known
+    }
+}
+
+/// Most components remembered as giving nothing (the oldest go first).
+const MAX_BARREN: usize = 4096;
+
+/// Pixels a component may reach beyond a remembered one's and still be it
+/// (the labels at its edge come and go with the frame's noise).
+const BARREN_SLACK_PX: usize = 2;
+
+/// Share of a component's pixels that must lie on a remembered one's (the
+/// rest: noise at its edge).
+const BARREN_MIN_SHARE: f64 = 0.98;
 
 /// The detector run at the cost of what changed. Feed it the frames of one
 /// camera in order.
@@ -312,12 +460,13 @@ impl IncrementalDetector {
         if changed_share > self.params.whole_share || largest_in2 > self.params.whole_blob_in2 {
             return self.whole(frame, mapping, WholeReason::LargeChange, changes, t0);
         }
+        let cell_view_px = cell_in * ctx.view.px_per_in;
+        forget_changed(&mut state.barren, &changed, state.cw, cell_view_px);
 
         // The rolling sweep: one tile, on some frames, as if it changed.
         state.frame += 1;
         let view = &ctx.view;
         let px = view.px_per_in;
-        let cell_view_px = cell_in * px;
         let mut wanted: Vec<[u32; 4]> = blobs
             .iter()
             .map(|b| {
@@ -348,6 +497,7 @@ impl IncrementalDetector {
             ));
         }
         let every = self.params.sweep_every_frames;
+        let mut sweep = None;
         if every > 0 && state.frame.is_multiple_of(u64::from(every)) {
             let tile = (self.params.sweep_tile_in * px).max(1.0);
             let across = (f64::from(view.width_px) / tile).ceil().max(1.0) as usize;
@@ -355,10 +505,12 @@ impl IncrementalDetector {
             let k = state.sweep_cursor % (across * down);
             state.sweep_cursor = (k + 1) % (across * down);
             let (ti, tj) = ((k % across) as f64, (k / across) as f64);
-            wanted.push(clamp_rect(
+            let r = clamp_rect(
                 [ti * tile, tj * tile, (ti + 1.0) * tile, (tj + 1.0) * tile],
                 view,
-            ));
+            );
+            sweep = Some(r);
+            wanted.push(r);
         }
         let wanted = merge_rects(wanted, (self.params.pad_in * px).round() as u32);
 
@@ -367,6 +519,15 @@ impl IncrementalDetector {
         let grid = self.detector.part_grid_px().max(1);
         let pad = (self.params.pad_in * px).round() as u32;
         let mut area = 0u64;
+        // Components known to give nothing are not fitted again, except
+        // where the sweep looks afresh.
+        let barren = std::mem::take(&mut state.barren);
+        let known = BarrenMemory {
+            known: &barren,
+            sweep,
+            skipped: std::cell::Cell::new(0),
+        };
+        let mut fitted_comps = Vec::new();
         for w in &wanted {
             let part = [
                 w[0].saturating_sub(pad) / grid * grid,
@@ -375,7 +536,7 @@ impl IncrementalDetector {
                 (w[3] + pad).min(view.height_px),
             ];
             area += u64::from(part[2] - part[0]) * u64::from(part[3] - part[1]);
-            let (dets, t) = self.detector.detect_in_part(
+            let (dets, t, comps) = self.detector.detect_in_part(
                 frame,
                 mapping,
                 &ctx,
@@ -383,7 +544,9 @@ impl IncrementalDetector {
                 *w,
                 state.globals,
                 Some(&state.view_maps),
+                Some(&known as &dyn KnownBarren),
             )?;
+            fitted_comps.extend(comps);
             add_timings(&mut detector_ms, &t);
             // Hands seen on the last whole detection still hide what
             // they hid (a hand that moved is a large change).
@@ -396,6 +559,9 @@ impl IncrementalDetector {
                         .any(|r| r.covers(d.center_in_table, margin_in))
             }));
         }
+        let unfitted = known.skipped.get();
+        state.barren = barren;
+        learn_barren(&mut state.barren, &fitted_comps);
         // The figures in the parts are the new ones; the rest are kept.
         let min_sep = self.detector.params().kit.foot_diameter_in * 0.75;
         found.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
@@ -455,6 +621,7 @@ impl IncrementalDetector {
             work: FrameWork::Parts {
                 parts: wanted.len(),
                 share,
+                unfitted,
             },
             timings: IncrementalTimings {
                 change: change_ms,
@@ -479,7 +646,7 @@ impl IncrementalDetector {
             // another mapping.
             self.detector.forget_hands();
         }
-        let (found, globals): (FrameDetections, TableGlobals) =
+        let (found, globals, comps): (FrameDetections, TableGlobals, Vec<FittedComponent>) =
             self.detector.detect_with_globals(frame, mapping)?;
         let ctx = self.detector.frame_context(frame, mapping)?;
         let p = &self.params;
@@ -534,7 +701,9 @@ impl IncrementalDetector {
             frame: 0,
             confirm_cursor: 0,
             sweep_cursor: 0,
+            barren: Vec::new(),
         };
+        learn_barren(&mut state.barren, &comps);
         state.reference = coarse_cells(frame, &state, None);
         state.last_cells.clone_from(&state.reference);
         self.state = Some(state);
@@ -550,6 +719,68 @@ impl IncrementalDetector {
                 total: ms_since(t0),
             },
         })
+    }
+}
+
+/// Forgets the components known to give nothing with a pixel in a change
+/// cell that changed (`cw` cells across, `cell_view_px` a side).
+fn forget_changed(barren: &mut Vec<Barren>, changed: &[bool], cw: usize, cell_view_px: f64) {
+    if barren.is_empty() || cw == 0 || cell_view_px <= 0.0 {
+        return;
+    }
+    let cell = |px: usize| (px as f64 / cell_view_px).floor() as usize;
+    barren.retain(|b| {
+        !b.pixels().any(|p| {
+            changed
+                .get(cell(p[1]) * cw + cell(p[0]))
+                .copied()
+                .unwrap_or(false)
+                && cell(p[0]) < cw
+        })
+    });
+}
+
+/// Whether the component of `label` with these pixels (whole top-view
+/// pixels) is one known to give nothing: all but a few of its pixels on
+/// one's.
+fn is_known_barren(barren: &[Barren], label: u8, pixels: &[[usize; 2]]) -> bool {
+    let need = (BARREN_MIN_SHARE * pixels.len() as f64).ceil() as usize;
+    !pixels.is_empty()
+        && barren
+            .iter()
+            .any(|b| b.label == label && pixels.iter().filter(|p| b.holds(**p)).count() >= need)
+}
+
+/// Learns from components just fitted: one that gave a figure is no longer
+/// known to give nothing (nor is any of its colour it overlaps); one that
+/// gave none is remembered, joined with those of its colour it meets
+/// (pieces of one patch cut by parts' edges).
+fn learn_barren(barren: &mut Vec<Barren>, fitted: &[FittedComponent]) {
+    let overlaps = |a: &[usize; 4], b: &[usize; 4]| {
+        a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]
+    };
+    for c in fitted.iter().filter(|c| c.found > 0) {
+        barren.retain(|b| b.label != c.label || !overlaps(&b.bbox, &c.bbox));
+    }
+    for c in fitted.iter().filter(|c| c.found == 0) {
+        if is_known_barren(barren, c.label, &c.pixels) {
+            continue;
+        }
+        let Some(mut new) = Barren::new(c) else {
+            continue;
+        };
+        let (meet, rest): (Vec<Barren>, Vec<Barren>) = std::mem::take(barren)
+            .into_iter()
+            .partition(|b| b.label == new.label && b.meets(&new));
+        for b in &meet {
+            new = new.union(b);
+        }
+        *barren = rest;
+        barren.push(new);
+    }
+    if barren.len() > MAX_BARREN {
+        let extra = barren.len() - MAX_BARREN;
+        barren.drain(..extra);
     }
 }
 
@@ -898,6 +1129,125 @@ fn band_differs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fitted component of `label` that gave `found` figures, from its
+    /// pixels.
+    fn fitted(label: u8, found: usize, pixels: Vec<[usize; 2]>) -> FittedComponent {
+        let b = pixels.iter().fold([usize::MAX, usize::MAX, 0, 0], |b, p| {
+            [
+                b[0].min(p[0]),
+                b[1].min(p[1]),
+                b[2].max(p[0]),
+                b[3].max(p[1]),
+            ]
+        });
+        FittedComponent {
+            label,
+            bbox: b,
+            found,
+            pixels: if found == 0 { pixels } else { Vec::new() },
+        }
+    }
+
+    /// The pixels of an L-shaped hedge: a bar 60 px long and 6 wide along
+    /// the top, and one 6 wide down the left (the whole view's pixels).
+    fn hedge() -> Vec<[usize; 2]> {
+        let mut v = Vec::new();
+        for j in 100..160 {
+            for i in 200..260 {
+                if j < 106 || i < 206 {
+                    v.push([i, j]);
+                }
+            }
+        }
+        v
+    }
+
+    /// A ring of a base's band, 10 px across, centred at (x, y).
+    fn ring(x: usize, y: usize) -> Vec<[usize; 2]> {
+        let mut v = Vec::new();
+        for j in y - 10..=y + 10 {
+            for i in x - 10..=x + 10 {
+                let d = ((i as f64 - x as f64).powi(2) + (j as f64 - y as f64).powi(2)).sqrt();
+                if (7.0..=10.0).contains(&d) {
+                    v.push([i, j]);
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn terrain_that_gave_nothing_is_known_by_its_pixels_not_its_box() {
+        let mut barren = Vec::new();
+        learn_barren(&mut barren, &[fitted(1, 0, hedge())]);
+        let memory = BarrenMemory {
+            known: &barren,
+            sweep: None,
+            skipped: std::cell::Cell::new(0),
+        };
+        // A piece of it, cut by a part's edge, with a pixel of noise at its
+        // edge: known.
+        let mut piece: Vec<[usize; 2]> = hedge().into_iter().filter(|p| p[0] < 230).collect();
+        piece.push([231, 107]);
+        assert!(memory.may_be(1, [200, 100, 231, 159]));
+        assert!(memory.is(1, &piece));
+        // A base of its colour standing in the corner the hedge makes:
+        // inside its box, on other pixels; it is fitted.
+        let base = ring(230, 130);
+        assert!(memory.may_be(1, [220, 120, 240, 140]));
+        assert!(!memory.is(1, &base));
+        // Another colour on the hedge's pixels: not the hedge.
+        assert!(!memory.may_be(2, [200, 100, 231, 159]));
+        assert!(!memory.is(2, &piece));
+        assert_eq!(memory.skipped.get(), 1);
+        // Where the sweep looks, nothing is known.
+        let swept = BarrenMemory {
+            known: &barren,
+            sweep: Some([220, 90, 300, 110]),
+            skipped: std::cell::Cell::new(0),
+        };
+        assert!(!swept.may_be(1, [200, 100, 231, 159]));
+        assert!(swept.may_be(1, [200, 120, 205, 159]));
+    }
+
+    #[test]
+    fn pieces_cut_by_parts_join_and_a_figure_found_there_forgets_them() {
+        let left: Vec<[usize; 2]> = hedge().into_iter().filter(|p| p[0] < 230).collect();
+        let right: Vec<[usize; 2]> = hedge().into_iter().filter(|p| p[0] >= 225).collect();
+        let mut barren = Vec::new();
+        learn_barren(&mut barren, &[fitted(1, 0, left)]);
+        learn_barren(&mut barren, &[fitted(1, 0, right)]);
+        assert_eq!(barren.len(), 1, "two pieces of one hedge are one");
+        assert!(is_known_barren(&barren, 1, &hedge()));
+        // A piece of another colour that meets it is its own.
+        learn_barren(&mut barren, &[fitted(3, 0, ring(300, 300))]);
+        assert_eq!(barren.len(), 2);
+        // The hedge fitted again gave a figure (one placed against it
+        // joins it): no longer known.
+        learn_barren(&mut barren, &[fitted(1, 1, hedge())]);
+        assert_eq!(barren.len(), 1);
+        assert!(!is_known_barren(&barren, 1, &hedge()));
+        assert!(is_known_barren(&barren, 3, &ring(300, 300)));
+    }
+
+    #[test]
+    fn a_changed_cell_on_its_pixels_forgets_terrain_one_beside_them_does_not() {
+        // Cells of 8 px, 50 across.
+        let (cw, cell) = (50, 8.0);
+        let mut changed = vec![false; cw * 40];
+        let mut barren = Vec::new();
+        learn_barren(&mut barren, &[fitted(1, 0, hedge())]);
+        // In the hedge's box, in its corner, away from its bars (cell
+        // (28, 16): pixels 224-231, 128-135).
+        changed[16 * cw + 28] = true;
+        forget_changed(&mut barren, &changed, cw, cell);
+        assert_eq!(barren.len(), 1);
+        // On its top bar (cell (28, 12): pixels 224-231, 96-103).
+        changed[12 * cw + 28] = true;
+        forget_changed(&mut barren, &changed, cw, cell);
+        assert!(barren.is_empty());
+    }
 
     #[test]
     fn cells_made_after_a_serial_are_counted_by_rectangle() {

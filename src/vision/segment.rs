@@ -829,6 +829,10 @@ pub struct Component {
     pub mean: (f64, f64),
     /// Second central moments: (ii, ij, jj).
     pub cov: (f64, f64, f64),
+    /// A pixel of it (row-major index) when it is one connected patch
+    /// ([`component_pixels`] finds the rest); `None` for pieces taken
+    /// together.
+    pub seed: Option<usize>,
 }
 
 impl Segmentation {
@@ -904,7 +908,43 @@ pub fn components(seg: &Segmentation, min_count: usize) -> Vec<Component> {
             bbox,
             mean,
             cov: (cii / n, cij / n, cjj / n),
+            seed: Some(start),
         });
+    }
+    out
+}
+
+/// The pixels (row-major indices) of the 8-connected patch of one label
+/// that holds pixel `seed` and lies within `bbox` (inclusive), as
+/// [`components`] finds them; none when `seed` is unlabelled or outside.
+pub fn component_pixels(seg: &Segmentation, seed: usize, bbox: [usize; 4]) -> Vec<usize> {
+    let w = seg.width;
+    let Some(&label) = seg.labels.get(seed) else {
+        return Vec::new();
+    };
+    let (si, sj) = (seed % w, seed / w);
+    let [i0, j0, i1, j1] = bbox;
+    let h = seg.labels.len() / w.max(1);
+    if label == NONE || i1 >= w || j1 >= h || !(i0..=i1).contains(&si) || !(j0..=j1).contains(&sj) {
+        return Vec::new();
+    }
+    let bw = i1 - i0 + 1;
+    let mut seen = vec![false; bw * (j1 - j0 + 1)];
+    seen[(sj - j0) * bw + si - i0] = true;
+    let (mut stack, mut out) = (vec![seed], Vec::new());
+    while let Some(k) = stack.pop() {
+        out.push(k);
+        let (i, j) = (k % w, k / w);
+        for nj in j.saturating_sub(1).max(j0)..=(j + 1).min(j1) {
+            for ni in i.saturating_sub(1).max(i0)..=(i + 1).min(i1) {
+                let nk = nj * w + ni;
+                let b = (nj - j0) * bw + ni - i0;
+                if seg.labels[nk] == label && !seen[b] {
+                    seen[b] = true;
+                    stack.push(nk);
+                }
+            }
+        }
     }
     out
 }
@@ -947,6 +987,7 @@ fn merged(a: &Component, b: &Component) -> Component {
         ],
         mean,
         cov: ((pa.0 + pb.0) / n, (pa.1 + pb.1) / n, (pa.2 + pb.2) / n),
+        seed: None,
     }
 }
 
@@ -1206,6 +1247,7 @@ mod tests {
                 (bbox[1] + bbox[3]) as f64 / 2.0,
             ),
             cov: (1.0, 0.0, 1.0),
+            seed: None,
         }
     }
 
