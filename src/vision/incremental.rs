@@ -728,15 +728,14 @@ fn forget_changed(barren: &mut Vec<Barren>, changed: &[bool], cw: usize, cell_vi
     if barren.is_empty() || cw == 0 || cell_view_px <= 0.0 {
         return;
     }
+    let ch = changed.len() / cw;
     let cell = |px: usize| (px as f64 / cell_view_px).floor() as usize;
+    let changed_at = |i: usize, j: usize| i < cw && j < ch && changed[j * cw + i];
     barren.retain(|b| {
-        !b.pixels().any(|p| {
-            changed
-                .get(cell(p[1]) * cw + cell(p[0]))
-                .copied()
-                .unwrap_or(false)
-                && cell(p[0]) < cw
-        })
+        // The pixels are looked at only where a cell of the box changed.
+        let [i0, j0, i1, j1] = b.bbox.map(cell);
+        let any_in_box = (j0..=j1).any(|j| (i0..=i1).any(|i| changed_at(i, j)));
+        !(any_in_box && b.pixels().any(|p| changed_at(cell(p[0]), cell(p[1]))))
     });
 }
 
@@ -744,11 +743,29 @@ fn forget_changed(barren: &mut Vec<Barren>, changed: &[bool], cw: usize, cell_vi
 /// pixels) is one known to give nothing: all but a few of its pixels on
 /// one's.
 fn is_known_barren(barren: &[Barren], label: u8, pixels: &[[usize; 2]]) -> bool {
+    let Some(first) = pixels.first() else {
+        return false;
+    };
     let need = (BARREN_MIN_SHARE * pixels.len() as f64).ceil() as usize;
-    !pixels.is_empty()
-        && barren
-            .iter()
-            .any(|b| b.label == label && pixels.iter().filter(|p| b.holds(**p)).count() >= need)
+    // Only one whose box meets the pixels' box can hold them.
+    let [i0, j0, i1, j1] = pixels
+        .iter()
+        .fold([first[0], first[1], first[0], first[1]], |b, p| {
+            [
+                b[0].min(p[0]),
+                b[1].min(p[1]),
+                b[2].max(p[0]),
+                b[3].max(p[1]),
+            ]
+        });
+    barren.iter().any(|b| {
+        b.label == label
+            && b.bbox[0] <= i1
+            && i0 <= b.bbox[2]
+            && b.bbox[1] <= j1
+            && j0 <= b.bbox[3]
+            && pixels.iter().filter(|p| b.holds(**p)).count() >= need
+    })
 }
 
 /// Learns from components just fitted: one that gave a figure is no longer
