@@ -56,7 +56,7 @@ pub struct StageTimings {
 
 /// A band-coloured component that was fitted: its label, its bounding box
 /// (the whole table's top-view pixels, ends inclusive) and how many of the
-/// view's figures have their centre in that box. One that gave none is
+/// figures reported are fits of it. One that gave none is
 /// most often terrain of a band's colour (a hedge, a wood, a red roof); the
 /// incremental detector need not fit it again while the table there looks
 /// the same.
@@ -633,24 +633,27 @@ impl Detector {
             pose,
             params: p,
         };
-        let fitted = self.fit_all(&surface, &comps);
+        let per_comp = self.fit_all(&surface, &comps);
+        // Each component's hypotheses, by centre: a figure reported is one
+        // of them, unmoved.
+        let hypotheses: Vec<Vec<Point2<f64>>> = per_comp
+            .iter()
+            .map(|f| f.iter().map(Fitted::center).collect())
+            .collect();
+        let fitted = per_comp.into_iter().flatten().collect();
         let fitting = ms_since(t2);
 
         let t3 = Instant::now();
         let found = self.classify(&surface, fitted);
         let classification = ms_since(t3);
-        let centres: Vec<Point2<f64>> = found
-            .iter()
-            .map(|(d, _)| view.view_from_table(d.center_in_table))
-            .collect();
         let fitted_comps = comps
             .iter()
+            .zip(&hypotheses)
             .filter(|_| report)
-            .map(|c| {
-                let b = c.bbox.map(|v| v as f64);
-                let found = centres
+            .map(|(c, h)| {
+                let found = found
                     .iter()
-                    .filter(|p| (b[0]..=b[2]).contains(&p.x) && (b[1]..=b[3]).contains(&p.y))
+                    .filter(|(d, _)| h.contains(&d.center_in_table))
                     .count();
                 FittedComponent {
                     label: c.label,
@@ -663,17 +666,17 @@ impl Detector {
         (found, [segmentation, fitting, classification], fitted_comps)
     }
 
-    /// Every component's fits, in component order; on `fit_threads`
+    /// Each component's fits, in component order; on `fit_threads`
     /// threads when there are enough components to share (each component
     /// is fitted alone, so the fits are the same on any thread).
-    fn fit_all(&self, surface: &Surface<'_>, comps: &[Component]) -> Vec<Fitted> {
+    fn fit_all(&self, surface: &Surface<'_>, comps: &[Component]) -> Vec<Vec<Fitted>> {
         /// Fewest components per thread worth a thread of its own.
         const MIN_PER_THREAD: usize = 8;
         let threads = self.fit_threads.min(comps.len() / MIN_PER_THREAD).max(1);
         if threads == 1 {
             return comps
                 .iter()
-                .flat_map(|c| self.fit_component(surface, c))
+                .map(|c| self.fit_component(surface, c))
                 .collect();
         }
         // Interleaved shares: neighbouring components cost alike.
@@ -704,7 +707,7 @@ impl Detector {
             }
         }
         parts.sort_by_key(|p| p.0);
-        parts.into_iter().flat_map(|p| p.1).collect()
+        parts.into_iter().map(|p| p.1).collect()
     }
 
     /// Clears the labels over every layout marker and its paper.
