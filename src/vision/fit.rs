@@ -1659,8 +1659,7 @@ fn facing_is_clear(
         && (f.from_nadir_deg <= fp.far_side_deg || f.contrast >= fp.far_side_min_contrast)
         && (!far_arc
             || (f.rival_share <= fp.far_arc_max_rival_share
-                && (f.view_deg <= fp.far_arc_max_view_deg
-                    || f.rival_share <= fp.far_arc_oblique_max_rival_share)))
+                && f.view_deg <= fp.far_arc_max_view_deg))
         && (f.hidden_deg <= fp.clear_max_hidden_share * front_arc_deg
             || f.rival_share <= fp.clear_hidden_max_rival_share)
         && (!far_band_hidden
@@ -1802,9 +1801,8 @@ mod tests {
     /// Issue 15: "A facing is given only when the front mark's evidence is
     /// clear at this camera's angle and scale". A clear arc on the side of
     /// the base toward the camera is given at any view; on the far side the
-    /// model leans over the band: it is given only when unrivalled and seen
-    /// near enough the vertical, or, seen further from it, alone (its rivals
-    /// at most `far_arc_oblique_max_rival_share`).
+    /// model leans over the band: it is given only when seen near enough
+    /// the vertical and unrivalled.
     #[test]
     fn a_far_side_mark_is_given_only_seen_from_near_above_and_unrivalled() {
         let fp = facing();
@@ -1823,17 +1821,9 @@ mod tests {
         assert!(given(clear), "near side, seen at 35 degrees");
         let far = FacingEvidence {
             from_nadir_deg: 140.0,
-            rival_share: 0.25,
             ..clear
         };
-        assert!(!given(far), "far side, a rival of 0.25, seen at 35 degrees");
-        assert!(
-            given(FacingEvidence {
-                rival_share: fp.far_arc_oblique_max_rival_share,
-                ..far
-            }),
-            "far side, alone, seen at 35 degrees"
-        );
+        assert!(!given(far), "far side, seen at 35 degrees");
         assert!(
             given(FacingEvidence {
                 view_deg: 15.0,

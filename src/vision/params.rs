@@ -245,9 +245,6 @@ pub struct FacingParams {
     pub far_arc_deg: f64,
     pub far_arc_max_rival_share: f64,
     pub far_arc_max_view_deg: f64,
-    /// ... or, seen further from the vertical, a rival arc at most this
-    /// share of its contrast (the mark alone on the far side).
-    pub far_arc_oblique_max_rival_share: f64,
     /// ... and the longest stretch of band away from the arc that is not
     /// seen (terrain, a hand or the model over it) at most this share of
     /// `front_arc_deg` (a longer one may hide the mark).
@@ -415,7 +412,6 @@ struct RawFacing {
     far_arc_deg: F,
     far_arc_max_rival_share: F,
     far_arc_max_view_deg: F,
-    far_arc_oblique_max_rival_share: F,
     clear_max_hidden_share: F,
     hidden_near_deg: F,
     clear_hidden_max_rival_share: F,
@@ -879,12 +875,6 @@ impl DetectorParams {
                 &fa.far_arc_max_view_deg,
                 0.0,
                 90.0,
-            ),
-            far_arc_oblique_max_rival_share: c.num(
-                "facing.far_arc_oblique_max_rival_share",
-                &fa.far_arc_oblique_max_rival_share,
-                0.0,
-                1.0,
             ),
             clear_max_hidden_share: c.num(
                 "facing.clear_max_hidden_share",
