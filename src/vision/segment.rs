@@ -1237,6 +1237,54 @@ mod tests {
         assert_eq!(seg.labels[47 * 60 + 30], label_of(EdgeColour::Red));
     }
 
+    #[test]
+    fn a_components_pixels_are_found_again_from_its_seed() {
+        // Two patches of label 1 touching a patch of label 2, one diagonal
+        // step making the first two one.
+        let (w, h) = (12, 8);
+        let mut labels = vec![NONE; w * h];
+        for (i, j, l) in [
+            (1, 1, 1),
+            (2, 1, 1),
+            (2, 2, 1),
+            (3, 3, 1),
+            (4, 3, 1),
+            (5, 3, 2),
+            (6, 3, 2),
+            (9, 6, 1),
+            (10, 6, 1),
+        ] {
+            labels[j * w + i] = l;
+        }
+        let seg = Segmentation {
+            width: w,
+            height: h,
+            labels,
+            table_hue: 0.0,
+        };
+        let comps = components(&seg, 1);
+        assert_eq!(comps.len(), 3);
+        for c in &comps {
+            let seed = c.seed.expect("one patch");
+            let mut px = component_pixels(&seg, seed, c.bbox);
+            px.sort_unstable();
+            let mut want: Vec<usize> = (0..w * h)
+                .filter(|&k| {
+                    let (i, j) = (k % w, k / w);
+                    seg.labels[k] == c.label
+                        && (c.bbox[0]..=c.bbox[2]).contains(&i)
+                        && (c.bbox[1]..=c.bbox[3]).contains(&j)
+                })
+                .collect();
+            want.sort_unstable();
+            assert_eq!(px.len(), c.count);
+            assert_eq!(px, want, "component {c:?}");
+        }
+        // An unlabelled seed, or one outside the box: nothing.
+        assert!(component_pixels(&seg, 0, [0, 0, 3, 3]).is_empty());
+        assert!(component_pixels(&seg, w + 1, [5, 0, 8, 3]).is_empty());
+    }
+
     fn piece(label: u8, bbox: [usize; 4], count: usize) -> Component {
         Component {
             label,
