@@ -212,16 +212,7 @@ struct Barren {
 impl Barren {
     fn new(c: &FittedComponent) -> Option<Self> {
         let s = BARREN_SLACK_PX;
-        let first = c.pixels.first()?;
-        let mut bbox = [first[0], first[1], first[0], first[1]];
-        for p in &c.pixels {
-            bbox = [
-                bbox[0].min(p[0]),
-                bbox[1].min(p[1]),
-                bbox[2].max(p[0]),
-                bbox[3].max(p[1]),
-            ];
-        }
+        let bbox = pixel_box(&c.pixels)?;
         let bbox = [
             bbox[0].saturating_sub(s),
             bbox[1].saturating_sub(s),
@@ -263,12 +254,7 @@ impl Barren {
 
     /// Whether it shares a pixel with `other`.
     fn meets(&self, other: &Barren) -> bool {
-        let (a, b) = (&self.bbox, &other.bbox);
-        a[0] <= b[2]
-            && b[0] <= a[2]
-            && a[1] <= b[3]
-            && b[1] <= a[3]
-            && self.pixels().any(|p| other.holds(p))
+        boxes_meet(&self.bbox, &other.bbox) && self.pixels().any(|p| other.holds(p))
     }
 
     /// The two as one (pieces of one patch, cut by parts' edges).
@@ -743,29 +729,38 @@ fn forget_changed(barren: &mut Vec<Barren>, changed: &[bool], cw: usize, cell_vi
 /// pixels) is one known to give nothing: all but a few of its pixels on
 /// one's.
 fn is_known_barren(barren: &[Barren], label: u8, pixels: &[[usize; 2]]) -> bool {
-    let Some(first) = pixels.first() else {
+    let Some(bbox) = pixel_box(pixels) else {
         return false;
     };
     let need = (BARREN_MIN_SHARE * pixels.len() as f64).ceil() as usize;
     // Only one whose box meets the pixels' box can hold them.
-    let [i0, j0, i1, j1] = pixels
-        .iter()
-        .fold([first[0], first[1], first[0], first[1]], |b, p| {
-            [
-                b[0].min(p[0]),
-                b[1].min(p[1]),
-                b[2].max(p[0]),
-                b[3].max(p[1]),
-            ]
-        });
     barren.iter().any(|b| {
         b.label == label
-            && b.bbox[0] <= i1
-            && i0 <= b.bbox[2]
-            && b.bbox[1] <= j1
-            && j0 <= b.bbox[3]
+            && boxes_meet(&b.bbox, &bbox)
             && pixels.iter().filter(|p| b.holds(**p)).count() >= need
     })
+}
+
+/// The box (inclusive) of pixels, columns and rows; `None` for none.
+fn pixel_box(pixels: &[[usize; 2]]) -> Option<[usize; 4]> {
+    let first = pixels.first()?;
+    Some(
+        pixels
+            .iter()
+            .fold([first[0], first[1], first[0], first[1]], |b, p| {
+                [
+                    b[0].min(p[0]),
+                    b[1].min(p[1]),
+                    b[2].max(p[0]),
+                    b[3].max(p[1]),
+                ]
+            }),
+    )
+}
+
+/// Whether two boxes (ends inclusive) share a pixel.
+fn boxes_meet(a: &[usize; 4], b: &[usize; 4]) -> bool {
+    a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]
 }
 
 /// Learns from components just fitted: one that gave a figure is no longer
@@ -773,11 +768,8 @@ fn is_known_barren(barren: &[Barren], label: u8, pixels: &[[usize; 2]]) -> bool 
 /// gave none is remembered, joined with those of its colour it meets
 /// (pieces of one patch cut by parts' edges).
 fn learn_barren(barren: &mut Vec<Barren>, fitted: &[FittedComponent]) {
-    let overlaps = |a: &[usize; 4], b: &[usize; 4]| {
-        a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]
-    };
     for c in fitted.iter().filter(|c| c.found > 0) {
-        barren.retain(|b| b.label != c.label || !overlaps(&b.bbox, &c.bbox));
+        barren.retain(|b| b.label != c.label || !boxes_meet(&b.bbox, &c.bbox));
     }
     for c in fitted.iter().filter(|c| c.found == 0) {
         if is_known_barren(barren, c.label, &c.pixels) {
@@ -1150,17 +1142,9 @@ mod tests {
     /// A fitted component of `label` that gave `found` figures, from its
     /// pixels.
     fn fitted(label: u8, found: usize, pixels: Vec<[usize; 2]>) -> FittedComponent {
-        let b = pixels.iter().fold([usize::MAX, usize::MAX, 0, 0], |b, p| {
-            [
-                b[0].min(p[0]),
-                b[1].min(p[1]),
-                b[2].max(p[0]),
-                b[3].max(p[1]),
-            ]
-        });
         FittedComponent {
             label,
-            bbox: b,
+            bbox: pixel_box(&pixels).expect("pixels"),
             found,
             pixels: if found == 0 { pixels } else { Vec::new() },
         }
