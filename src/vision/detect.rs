@@ -88,7 +88,21 @@ type WholeDetection = (
     Option<TableGlobals>,
     Vec<Evidence>,
     Vec<FittedComponent>,
+    Option<RgbImage>,
 );
+
+/// A whole detection made for detections in parts to follow (see
+/// [`Detector::detect_with_globals`]).
+#[derive(Debug, Clone)]
+pub struct WholeForParts {
+    pub found: FrameDetections,
+    /// The table-wide values the segmentation compared the cells with.
+    pub globals: TableGlobals,
+    /// The components fitted (the whole view's pixels).
+    pub components: Vec<FittedComponent>,
+    /// The whole top view the detection saw.
+    pub top: RgbImage,
+}
 
 /// What every detection on one frame needs first (see
 /// [`Detector::frame_context`]).
@@ -295,30 +309,33 @@ impl Detector {
         mapping: &TableMapping,
     ) -> Result<(FrameDetections, Vec<Evidence>), VisionError> {
         self.detect_whole(frame, mapping, false)
-            .map(|(f, _, e, _)| (f, e))
+            .map(|(f, _, e, ..)| (f, e))
     }
 
     /// [`Detector::detect`], the table-wide values its segmentation
     /// compared the cells with (for later detections in parts of the table,
-    /// [`Detector::detect_in_part`]), and the components it fitted.
+    /// [`Detector::detect_in_part`]), the components it fitted and the top
+    /// view it saw.
     pub fn detect_with_globals(
         &self,
         frame: &RgbImage,
         mapping: &TableMapping,
-    ) -> Result<(FrameDetections, TableGlobals, Vec<FittedComponent>), VisionError> {
-        let (f, g, _, comps) = self.detect_whole(frame, mapping, true)?;
-        Ok((
-            f,
-            g.unwrap_or(TableGlobals {
+    ) -> Result<WholeForParts, VisionError> {
+        let (found, g, _, components, top) = self.detect_whole(frame, mapping, true)?;
+        Ok(WholeForParts {
+            found,
+            globals: g.unwrap_or(TableGlobals {
                 hue: 0.0,
                 level: 0.0,
             }),
-            comps,
-        ))
+            components,
+            top: top.unwrap_or_default(),
+        })
     }
 
     /// The whole table; with `want_globals` (for detections in parts to
-    /// follow) also the table-wide values and the components fitted.
+    /// follow) also the table-wide values, the components fitted and the
+    /// top view.
     fn detect_whole(
         &self,
         frame: &RgbImage,
@@ -371,6 +388,7 @@ impl Detector {
             globals,
             evidence,
             comps,
+            want_globals.then_some(top),
         ))
     }
 
@@ -474,7 +492,6 @@ impl Detector {
     /// pose (the same for every frame while the table is locked), saves
     /// making the part's: they are the same numbers.
     #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::too_many_arguments)]
     pub fn detect_in_part(
         &self,
         frame: &RgbImage,
@@ -486,17 +503,57 @@ impl Detector {
         view_maps: Option<&super::cv::FixedMaps>,
         known_barren: Option<&dyn KnownBarren>,
     ) -> Result<(Vec<Detection>, StageTimings, Vec<FittedComponent>), VisionError> {
-        let p = &self.params;
         let t0 = Instant::now();
+        let top = self.rectify_part(frame, mapping, ctx, part, view_maps)?;
+        let undistort_rectify = ms_since(t0);
+        let (detections, mut t, comps) =
+            self.detect_in_part_view(&top, ctx, part, wanted, globals, known_barren);
+        t.undistort_rectify = undistort_rectify;
+        t.total += undistort_rectify;
+        Ok((detections, t, comps))
+    }
+
+    /// The top view of `part` of the whole view (whole-view pixels, as
+    /// [`Detector::detect_in_part`] takes it) on this frame; `view_maps` as
+    /// there.
+    pub fn rectify_part(
+        &self,
+        frame: &RgbImage,
+        mapping: &TableMapping,
+        ctx: &FrameContext,
+        part: [u32; 4],
+        view_maps: Option<&super::cv::FixedMaps>,
+    ) -> Result<RgbImage, VisionError> {
         let sub = ctx.view.part(part);
         let [sx, sy] = sub.origin_px;
         let maps = view_maps
             .filter(|m| ctx.view.origin_px == [0, 0] && m.width() == ctx.view.width_px)
             .and_then(|m| m.part(sx, sy, sub.width_px, sub.height_px))
             .unwrap_or_else(|| {
-                sub.fixed_maps(&ctx.pose, mapping.lens.as_ref(), p.rectify.map_grid_px)
+                sub.fixed_maps(
+                    &ctx.pose,
+                    mapping.lens.as_ref(),
+                    self.params.rectify.map_grid_px,
+                )
             });
-        let top = super::cv::remap_rgb_small(frame, &maps)?;
+        super::cv::remap_rgb_small(frame, &maps)
+    }
+
+    /// [`Detector::detect_in_part`] on `top`, the top view of `part` made
+    /// already (by [`Detector::rectify_part`], or kept from earlier frames
+    /// where the table did not change). Its timings leave out the
+    /// rectification.
+    pub fn detect_in_part_view(
+        &self,
+        top: &RgbImage,
+        ctx: &FrameContext,
+        part: [u32; 4],
+        wanted: [u32; 4],
+        globals: TableGlobals,
+        known_barren: Option<&dyn KnownBarren>,
+    ) -> (Vec<Detection>, StageTimings, Vec<FittedComponent>) {
+        let t0 = Instant::now();
+        let sub = ctx.view.part(part);
         let [ox, oy] = sub.origin_px;
         let local = [
             wanted[0].saturating_sub(ox) as usize,
@@ -504,9 +561,8 @@ impl Detector {
             wanted[2].saturating_sub(ox) as usize,
             wanted[3].saturating_sub(oy) as usize,
         ];
-        let undistort_rectify = ms_since(t0);
         let (found, [segmentation, fitting, classification], comps) = self.find_in_view(
-            &top,
+            top,
             &sub,
             &ctx.pose,
             ctx.gains,
@@ -516,18 +572,18 @@ impl Detector {
             true,
         );
         let detections = found.into_iter().map(|(d, _)| d).collect();
-        Ok((
+        (
             detections,
             StageTimings {
                 markers: 0.0,
-                undistort_rectify,
+                undistort_rectify: 0.0,
                 segmentation,
                 fitting,
                 classification,
                 total: ms_since(t0),
             },
             comps,
-        ))
+        )
     }
 
     /// The hand finder (its parameters and memory).

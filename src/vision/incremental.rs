@@ -9,8 +9,12 @@
 //! cells, so an auto-exposure or white-balance drift changes nothing, and a
 //! cell's colour is the mean of several samples, so JPEG and sensor noise
 //! stay well under the threshold. The changed cells, widened by a base, are
-//! detected again with [`Detector::detect_in_part`] (with a margin of table
-//! round them for context); every figure elsewhere keeps its fit.
+//! detected again with [`Detector::detect_in_part_view`] (with a margin of
+//! table round them for context); every figure elsewhere keeps its fit.
+//! Only the changed part of each part's top view is made from the frame:
+//! the margin round it is the kept top view of the table as last
+//! understood (it did not change), unless the exposure has drifted since
+//! it was made.
 //!
 //! The figures kept are re-confirmed on a rolling schedule: a few samples
 //! round each base's band, read from the frame and compared with what they
@@ -32,9 +36,7 @@ use image::RgbImage;
 use nalgebra::Point2;
 
 use super::cv::{self, FixedMaps};
-use super::detect::{
-    Detector, FittedComponent, FrameContext, FrameDetections, KnownBarren, StageTimings,
-};
+use super::detect::{Detector, FittedComponent, FrameContext, KnownBarren, StageTimings};
 use super::rectify::TopView;
 use super::segment::TableGlobals;
 use super::track::OccludedRegion;
@@ -83,6 +85,10 @@ pub struct IncrementalParams {
     /// figure comes and goes with each frame's noise exactly as a whole
     /// detection of that frame would have it (0: only changed parts).
     pub recheck_margin: f64,
+    /// The kept top view stands in for a part's margin while the exposure
+    /// gain is within this share of the gain it was made at (per channel);
+    /// beyond it the whole part is made from the frame again.
+    pub view_gain_tolerance: f32,
 }
 
 impl Default for IncrementalParams {
@@ -101,6 +107,7 @@ impl Default for IncrementalParams {
             sweep_tile_in: 4.0,
             sweep_every_frames: 4,
             recheck_margin: 0.25,
+            view_gain_tolerance: 0.02,
         }
     }
 }
@@ -181,6 +188,12 @@ struct State {
     samples: CellSamples,
     /// The detector's whole top view's maps (parts are cut from them).
     view_maps: FixedMaps,
+    /// The whole top view as last made: from the last whole detection,
+    /// each part's changed pixels made again from their frame.
+    top: RgbImage,
+    /// Per change cell, the exposure gain its pixels of `top` were made at
+    /// (against the reference), where all of them were made on one frame.
+    top_gain: Vec<[f32; 3]>,
     /// The change cells' colours on the last frame, as measured (no gain).
     last_cells: Vec<Option<[f32; 3]>>,
     /// The stream and serial of the last frame, when it came with changes.
@@ -514,24 +527,69 @@ impl IncrementalDetector {
             skipped: std::cell::Cell::new(0),
         };
         let mut fitted_comps = Vec::new();
+        let parts: Vec<[u32; 4]> = wanted
+            .iter()
+            .map(|w| {
+                [
+                    w[0].saturating_sub(pad) / grid * grid,
+                    w[1].saturating_sub(pad) / grid * grid,
+                    (w[2] + pad).min(view.width_px),
+                    (w[3] + pad).min(view.height_px),
+                ]
+            })
+            .collect();
+        // The parts' top views: what changed is made from this frame (every
+        // part's first, as one part's margin may hold another's change),
+        // the margins are the kept view unless the exposure drifted.
+        let t_made = Instant::now();
+        let cells = ViewCells {
+            cell_px: cell_view_px,
+            across: state.cw,
+            down: state.ch,
+            view: [view.width_px, view.height_px],
+        };
         for w in &wanted {
-            let part = [
-                w[0].saturating_sub(pad) / grid * grid,
-                w[1].saturating_sub(pad) / grid * grid,
-                (w[2] + pad).min(view.width_px),
-                (w[3] + pad).min(view.height_px),
-            ];
+            let made =
+                self.detector
+                    .rectify_part(frame, mapping, &ctx, *w, Some(&state.view_maps))?;
+            let at = ctx.view.part(*w).origin_px;
+            paste(&mut state.top, &made, at);
+            cells.set_made(&mut state.top_gain, *w, gain);
+        }
+        for part in &parts {
+            if cells.made_at_other_gain(
+                &state.top_gain,
+                *part,
+                gain,
+                self.params.view_gain_tolerance,
+            ) {
+                let made = self.detector.rectify_part(
+                    frame,
+                    mapping,
+                    &ctx,
+                    *part,
+                    Some(&state.view_maps),
+                )?;
+                paste(&mut state.top, &made, ctx.view.part(*part).origin_px);
+                cells.set_made(&mut state.top_gain, *part, gain);
+            }
+        }
+        detector_ms.undistort_rectify += ms_since(t_made);
+        for (w, part) in wanted.iter().zip(&parts) {
+            let part = *part;
             area += u64::from(part[2] - part[0]) * u64::from(part[3] - part[1]);
-            let (dets, t, comps) = self.detector.detect_in_part(
-                frame,
-                mapping,
+            let t_cut = Instant::now();
+            let sub = ctx.view.part(part);
+            let top = cut(&state.top, sub.origin_px, [sub.width_px, sub.height_px]);
+            detector_ms.undistort_rectify += ms_since(t_cut);
+            let (dets, t, comps) = self.detector.detect_in_part_view(
+                &top,
                 &ctx,
                 part,
                 *w,
                 state.globals,
-                Some(&state.view_maps),
                 Some(&known as &dyn KnownBarren),
-            )?;
+            );
             fitted_comps.extend(comps);
             add_timings(&mut detector_ms, &t);
             // Hands seen on the last whole detection still hide what
@@ -632,8 +690,8 @@ impl IncrementalDetector {
             // another mapping.
             self.detector.forget_hands();
         }
-        let (found, globals, comps): (FrameDetections, TableGlobals, Vec<FittedComponent>) =
-            self.detector.detect_with_globals(frame, mapping)?;
+        let whole = self.detector.detect_with_globals(frame, mapping)?;
+        let (found, globals, comps) = (whole.found, whole.globals, whole.components);
         let ctx = self.detector.frame_context(frame, mapping)?;
         let p = &self.params;
         let coarse_view = TopView::new(
@@ -678,6 +736,20 @@ impl IncrementalDetector {
                 mapping.lens.as_ref(),
                 self.detector.params().rectify.map_grid_px,
             ),
+            top_gain: vec![
+                if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px) {
+                    [1.0; 3]
+                } else {
+                    // Never made: every part is made whole from its frame.
+                    [f32::INFINITY; 3]
+                };
+                cw * ch
+            ],
+            top: if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px) {
+                whole.top
+            } else {
+                RgbImage::new(ctx.view.width_px, ctx.view.height_px)
+            },
             last_cells: Vec::new(),
             seen: changes.map(|c| (c.stream, c.serial)),
             globals,
@@ -706,6 +778,121 @@ impl IncrementalDetector {
             },
         })
     }
+}
+
+/// The change cells as they lie on the detector's top view: `cell_px`
+/// view pixels a side, `across` x `down` of them over a view of `view`
+/// pixels (the last row and column may be cut short by the view's edge).
+struct ViewCells {
+    cell_px: f64,
+    across: usize,
+    down: usize,
+    view: [u32; 2],
+}
+
+impl ViewCells {
+    /// The cells (column and row ranges, ends exclusive) that `r` (view
+    /// pixels, ends exclusive) covers wholly.
+    fn covered(&self, r: [u32; 4]) -> [usize; 4] {
+        let first = |a: u32| (f64::from(a) / self.cell_px).ceil() as usize;
+        let end = |b: u32, edge: u32, n: usize| {
+            if b >= edge {
+                n
+            } else {
+                ((f64::from(b) / self.cell_px).floor() as usize).min(n)
+            }
+        };
+        [
+            first(r[0]),
+            first(r[1]),
+            end(r[2], self.view[0], self.across),
+            end(r[3], self.view[1], self.down),
+        ]
+    }
+
+    /// The cells `r` reaches into.
+    fn met(&self, r: [u32; 4]) -> [usize; 4] {
+        let first = |a: u32, n: usize| ((f64::from(a) / self.cell_px).floor() as usize).min(n);
+        let end = |b: u32, n: usize| ((f64::from(b) / self.cell_px).ceil() as usize).min(n);
+        [
+            first(r[0], self.across),
+            first(r[1], self.down),
+            end(r[2], self.across),
+            end(r[3], self.down),
+        ]
+    }
+
+    /// Records that `r`'s pixels were made at `gain`: the cells it covers
+    /// wholly (a cell it cuts keeps pixels of another frame).
+    fn set_made(&self, made: &mut [[f32; 3]], r: [u32; 4], gain: [f32; 3]) {
+        let [i0, j0, i1, j1] = self.covered(r);
+        for j in j0..j1 {
+            for i in i0..i1 {
+                if let Some(g) = made.get_mut(j * self.across + i) {
+                    *g = gain;
+                }
+            }
+        }
+    }
+
+    /// Whether some pixel of `r` may have been made at an exposure gain
+    /// more than `tolerance` (a share, per channel) from `gain`.
+    fn made_at_other_gain(
+        &self,
+        made: &[[f32; 3]],
+        r: [u32; 4],
+        gain: [f32; 3],
+        tolerance: f32,
+    ) -> bool {
+        let [i0, j0, i1, j1] = self.met(r);
+        (j0..j1).any(|j| {
+            (i0..i1).any(|i| {
+                made.get(j * self.across + i).is_none_or(|m| {
+                    (0..3).any(|c| {
+                        let off = (m[c] / gain[c] - 1.0).abs();
+                        off.is_nan() || off > tolerance
+                    })
+                })
+            })
+        })
+    }
+}
+
+/// Copies `from` into `into` with its corner at pixel `at` (what falls
+/// outside `into` is left out).
+fn paste(into: &mut RgbImage, from: &RgbImage, at: [u32; 2]) {
+    let (iw, ih) = (into.width() as usize, into.height() as usize);
+    let (fw, fh) = (from.width() as usize, from.height() as usize);
+    let (x, y) = (at[0] as usize, at[1] as usize);
+    if x >= iw || y >= ih {
+        return;
+    }
+    let w = fw.min(iw - x);
+    let src = from.as_raw();
+    let dst: &mut [u8] = into;
+    for j in 0..fh.min(ih - y) {
+        let d = 3 * ((y + j) * iw + x);
+        dst[d..d + 3 * w].copy_from_slice(&src[3 * j * fw..3 * (j * fw + w)]);
+    }
+}
+
+/// The `size` pixels of `from` with their corner at `at` (black where they
+/// fall outside `from`).
+fn cut(from: &RgbImage, at: [u32; 2], size: [u32; 2]) -> RgbImage {
+    let (fw, fh) = (from.width() as usize, from.height() as usize);
+    let (x, y) = (at[0] as usize, at[1] as usize);
+    let (w, h) = (size[0] as usize, size[1] as usize);
+    let mut out = RgbImage::new(size[0], size[1]);
+    if x < fw && y < fh {
+        let n = w.min(fw - x);
+        let src = from.as_raw();
+        let dst: &mut [u8] = &mut out;
+        for j in 0..h.min(fh - y) {
+            let s = 3 * ((y + j) * fw + x);
+            dst[3 * j * w..3 * (j * w + n)].copy_from_slice(&src[s..s + 3 * n]);
+        }
+    }
+    out
 }
 
 /// Forgets the components known to give nothing with a pixel in a change
@@ -1314,6 +1501,62 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![42]
         );
+    }
+
+    #[test]
+    fn a_part_is_cut_from_the_kept_view_and_made_pixels_go_back_in_place() {
+        let view = RgbImage::from_fn(30, 20, |x, y| image::Rgb([x as u8, y as u8, 7]));
+        let part = cut(&view, [4, 6], [10, 5]);
+        assert_eq!(part.dimensions(), (10, 5));
+        assert_eq!(part.get_pixel(0, 0).0, [4, 6, 7]);
+        assert_eq!(part.get_pixel(9, 4).0, [13, 10, 7]);
+        // Past the view's edge the cut is black.
+        let edge = cut(&view, [25, 18], [10, 5]);
+        assert_eq!(edge.get_pixel(4, 1).0, [29, 19, 7]);
+        assert_eq!(edge.get_pixel(5, 1).0, [0, 0, 0]);
+        assert_eq!(edge.get_pixel(4, 2).0, [0, 0, 0]);
+        // Pasting back a changed part changes those pixels only.
+        let mut kept = view.clone();
+        let made = RgbImage::from_pixel(10, 5, image::Rgb([200, 100, 50]));
+        paste(&mut kept, &made, [25, 18]);
+        for (x, y, p) in kept.enumerate_pixels() {
+            let inside = x >= 25 && y >= 18;
+            let want = if inside {
+                [200, 100, 50]
+            } else {
+                view.get_pixel(x, y).0
+            };
+            assert_eq!(p.0, want, "({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn the_kept_view_is_made_again_where_the_exposure_drifted_since() {
+        // 8-pixel cells over a 30 x 20 view: 4 x 3 cells, cut short on the
+        // right and at the bottom.
+        let cells = ViewCells {
+            cell_px: 8.0,
+            across: 4,
+            down: 3,
+            view: [30, 20],
+        };
+        assert_eq!(cells.covered([4, 0, 20, 16]), [1, 0, 2, 2]);
+        assert_eq!(cells.met([4, 0, 20, 16]), [0, 0, 3, 2]);
+        // A rectangle to the view's edge covers the short cells too.
+        assert_eq!(cells.covered([16, 8, 30, 20]), [2, 1, 4, 3]);
+        let mut made = vec![[1.0f32; 3]; 12];
+        let now = [1.05, 1.0, 1.0];
+        assert!(cells.made_at_other_gain(&made, [0, 0, 30, 20], now, 0.02));
+        assert!(!cells.made_at_other_gain(&made, [0, 0, 30, 20], now, 0.06));
+        // Pixels made at this frame's gain over cells [1, 2) x [0, 2): a
+        // part over those cells alone needs nothing made.
+        cells.set_made(&mut made, [4, 0, 20, 16], now);
+        assert!(!cells.made_at_other_gain(&made, [8, 0, 16, 16], now, 0.02));
+        // One reaching a cell only partly made is made again.
+        assert!(cells.made_at_other_gain(&made, [8, 0, 17, 16], now, 0.02));
+        // A cell never made (infinite gain) is never taken for made.
+        made[0] = [f32::INFINITY; 3];
+        assert!(cells.made_at_other_gain(&made, [0, 0, 1, 1], [1.0; 3], 0.5));
     }
 
     #[test]
