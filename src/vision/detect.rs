@@ -88,7 +88,17 @@ type WholeDetection = (
     Option<TableGlobals>,
     Vec<Evidence>,
     Vec<FittedComponent>,
-    Option<RgbImage>,
+    Option<(RgbImage, segment::Segmentation)>,
+);
+
+/// What [`Detector::find_in_view`] found: the detections with their
+/// evidence, the milliseconds of segmentation, fitting and classification,
+/// the components fitted and the segmentation.
+type FoundInView = (
+    Vec<(Detection, Evidence)>,
+    [f64; 3],
+    Vec<FittedComponent>,
+    segment::Segmentation,
 );
 
 /// A whole detection made for detections in parts to follow (see
@@ -102,6 +112,8 @@ pub struct WholeForParts {
     pub components: Vec<FittedComponent>,
     /// The whole top view the detection saw.
     pub top: RgbImage,
+    /// Its segmentation (markers cleared).
+    pub labels: segment::Segmentation,
 }
 
 /// What every detection on one frame needs first (see
@@ -322,6 +334,17 @@ impl Detector {
         mapping: &TableMapping,
     ) -> Result<WholeForParts, VisionError> {
         let (found, g, _, components, top) = self.detect_whole(frame, mapping, true)?;
+        let (top, labels) = top.unwrap_or_else(|| {
+            (
+                RgbImage::default(),
+                segment::Segmentation {
+                    width: 0,
+                    height: 0,
+                    labels: Vec::new(),
+                    table_hue: 0.0,
+                },
+            )
+        });
         Ok(WholeForParts {
             found,
             globals: g.unwrap_or(TableGlobals {
@@ -329,7 +352,8 @@ impl Detector {
                 level: 0.0,
             }),
             components,
-            top: top.unwrap_or_default(),
+            top,
+            labels,
         })
     }
 
@@ -354,8 +378,17 @@ impl Detector {
         let undistort_rectify = ms_since(t0);
 
         let globals = want_globals.then(|| segment::table_globals(&top, gains, self.cell_px()));
-        let (found, [segmentation, fitting, classify_ms], comps) =
-            self.find_in_view(&top, &view, &pose, gains, globals, None, None, want_globals);
+        let (found, [segmentation, fitting, classify_ms], comps, seg) = self.find_in_view(
+            &top,
+            &view,
+            &pose,
+            gains,
+            globals,
+            None,
+            None,
+            want_globals,
+            None,
+        );
 
         let t3 = Instant::now();
         // No phantom figures on an arm, and no figure under a hand reported
@@ -388,7 +421,7 @@ impl Detector {
             globals,
             evidence,
             comps,
-            want_globals.then_some(top),
+            want_globals.then_some((top, seg)),
         ))
     }
 
@@ -507,7 +540,7 @@ impl Detector {
         let top = self.rectify_part(frame, mapping, ctx, part, view_maps)?;
         let undistort_rectify = ms_since(t0);
         let (detections, mut t, comps) =
-            self.detect_in_part_view(&top, ctx, part, wanted, globals, known_barren);
+            self.detect_in_part_view(&top, ctx, part, wanted, globals, known_barren, None);
         t.undistort_rectify = undistort_rectify;
         t.total += undistort_rectify;
         Ok((detections, t, comps))
@@ -542,7 +575,9 @@ impl Detector {
     /// [`Detector::detect_in_part`] on `top`, the top view of `part` made
     /// already (by [`Detector::rectify_part`], or kept from earlier frames
     /// where the table did not change). Its timings leave out the
-    /// rectification.
+    /// rectification. `labels`, when given, is `top`'s segmentation made
+    /// already (by [`Detector::segment_view`], or kept as `top` is).
+    #[allow(clippy::too_many_arguments)]
     pub fn detect_in_part_view(
         &self,
         top: &RgbImage,
@@ -551,6 +586,7 @@ impl Detector {
         wanted: [u32; 4],
         globals: TableGlobals,
         known_barren: Option<&dyn KnownBarren>,
+        labels: Option<segment::Segmentation>,
     ) -> (Vec<Detection>, StageTimings, Vec<FittedComponent>) {
         let t0 = Instant::now();
         let sub = ctx.view.part(part);
@@ -561,7 +597,7 @@ impl Detector {
             wanted[2].saturating_sub(ox) as usize,
             wanted[3].saturating_sub(oy) as usize,
         ];
-        let (found, [segmentation, fitting, classification], comps) = self.find_in_view(
+        let (found, [segmentation, fitting, classification], comps, _) = self.find_in_view(
             top,
             &sub,
             &ctx.pose,
@@ -570,6 +606,7 @@ impl Detector {
             Some(local),
             known_barren.map(|k| (k, [ox as usize, oy as usize])),
             true,
+            labels,
         );
         let detections = found.into_iter().map(|(d, _)| d).collect();
         (
@@ -600,9 +637,11 @@ impl Detector {
     /// table's or a part's); only components reaching into `wanted` (the
     /// view's pixels, ends exclusive) when given, and not those `skip`
     /// knows to give nothing (`skip`'s offset takes the view's pixels to
-    /// the whole table's view). Returns the detections with their
-    /// evidence, the three stages' milliseconds, and, when `report`, the
-    /// components fitted (the whole table's view pixels).
+    /// the whole table's view). `labels`, when given, is the view's
+    /// segmentation made already (by [`Detector::segment_view`]). Returns
+    /// the detections with their evidence, the three stages' milliseconds,
+    /// when `report` the components fitted (the whole table's view pixels),
+    /// and the segmentation.
     #[allow(clippy::too_many_arguments)]
     fn find_in_view(
         &self,
@@ -614,13 +653,11 @@ impl Detector {
         wanted: Option<[usize; 4]>,
         skip: Option<(&dyn KnownBarren, [usize; 2])>,
         report: bool,
-    ) -> (Vec<(Detection, Evidence)>, [f64; 3], Vec<FittedComponent>) {
+        labels: Option<segment::Segmentation>,
+    ) -> FoundInView {
         let p = &self.params;
-        let paper_level = p.white.paper_level as f32;
         let t1 = Instant::now();
-        let cell_px = self.cell_px();
-        let mut seg = segment::segment_with(top, gains, paper_level, cell_px, &p.colour, globals);
-        self.clear_markers(&mut seg, view);
+        let seg = labels.unwrap_or_else(|| self.segment_view(top, view, gains, globals, None));
         let radius = p.kit.foot_diameter_in / 2.0;
         let inner = radius - p.kit.band_width_in;
         let ring_px =
@@ -719,7 +756,43 @@ impl Detector {
                 }
             })
             .collect();
-        (found, [segmentation, fitting, classification], fitted_comps)
+        (
+            found,
+            [segmentation, fitting, classification],
+            fitted_comps,
+            seg,
+        )
+    }
+
+    /// The segmentation of a top view (the whole table's or a part's) that
+    /// [`Detector::detect`] makes, markers cleared; only the pixels of
+    /// `within` labelled when given (see [`segment::segment_within`]).
+    pub fn segment_view(
+        &self,
+        top: &RgbImage,
+        view: &TopView,
+        gains: [f32; 3],
+        globals: Option<TableGlobals>,
+        within: Option<[usize; 4]>,
+    ) -> segment::Segmentation {
+        let p = &self.params;
+        let mut seg = segment::segment_within(
+            top,
+            gains,
+            p.white.paper_level as f32,
+            self.cell_px(),
+            &p.colour,
+            globals,
+            within,
+        );
+        self.clear_markers(&mut seg, view);
+        seg
+    }
+
+    /// Side of the segmentation's cells, top-view pixels (parts whose
+    /// corner lies on multiples of it get the whole view's cells).
+    pub fn segment_cell_px(&self) -> usize {
+        self.cell_px()
     }
 
     /// Each component's fits, in component order; on `fit_threads`

@@ -38,7 +38,7 @@ use nalgebra::Point2;
 use super::cv::{self, FixedMaps};
 use super::detect::{Detector, FittedComponent, FrameContext, KnownBarren, StageTimings};
 use super::rectify::TopView;
-use super::segment::TableGlobals;
+use super::segment::{Segmentation, TableGlobals};
 use super::track::OccludedRegion;
 use super::{Detection, VisionError};
 use crate::calibration::{Lens, TableMapping};
@@ -194,6 +194,8 @@ struct State {
     /// Per change cell, the exposure gain its pixels of `top` were made at
     /// (against the reference), where all of them were made on one frame.
     top_gain: Vec<[f32; 3]>,
+    /// The segmentation of `top` (markers cleared), one label a pixel.
+    labels: Vec<u8>,
     /// The change cells' colours on the last frame, as measured (no gain).
     last_cells: Vec<Option<[f32; 3]>>,
     /// The stream and serial of the last frame, when it came with changes.
@@ -538,50 +540,31 @@ impl IncrementalDetector {
                 ]
             })
             .collect();
-        // The parts' top views: what changed is made from this frame (every
-        // part's first, as one part's margin may hold another's change),
-        // the margins are the kept view unless the exposure drifted.
-        let t_made = Instant::now();
+        let seen = Seen {
+            frame,
+            mapping,
+            ctx: &ctx,
+            gain,
+        };
         let cells = ViewCells {
             cell_px: cell_view_px,
             across: state.cw,
             down: state.ch,
             view: [view.width_px, view.height_px],
         };
-        for w in &wanted {
-            let made =
-                self.detector
-                    .rectify_part(frame, mapping, &ctx, *w, Some(&state.view_maps))?;
-            let at = ctx.view.part(*w).origin_px;
-            paste(&mut state.top, &made, at);
-            cells.set_made(&mut state.top_gain, *w, gain);
-        }
-        for part in &parts {
-            if cells.made_at_other_gain(
-                &state.top_gain,
-                *part,
-                gain,
-                self.params.view_gain_tolerance,
-            ) {
-                let made = self.detector.rectify_part(
-                    frame,
-                    mapping,
-                    &ctx,
-                    *part,
-                    Some(&state.view_maps),
-                )?;
-                paste(&mut state.top, &made, ctx.view.part(*part).origin_px);
-                cells.set_made(&mut state.top_gain, *part, gain);
-            }
-        }
-        detector_ms.undistort_rectify += ms_since(t_made);
-        for (w, part) in wanted.iter().zip(&parts) {
+        let views = part_views(
+            &self.detector,
+            state,
+            &seen,
+            &cells,
+            &wanted,
+            &parts,
+            self.params.view_gain_tolerance,
+            &mut detector_ms,
+        )?;
+        for ((w, part), (top, labels)) in wanted.iter().zip(&parts).zip(views) {
             let part = *part;
             area += u64::from(part[2] - part[0]) * u64::from(part[3] - part[1]);
-            let t_cut = Instant::now();
-            let sub = ctx.view.part(part);
-            let top = cut(&state.top, sub.origin_px, [sub.width_px, sub.height_px]);
-            detector_ms.undistort_rectify += ms_since(t_cut);
             let (dets, t, comps) = self.detector.detect_in_part_view(
                 &top,
                 &ctx,
@@ -589,6 +572,7 @@ impl IncrementalDetector {
                 *w,
                 state.globals,
                 Some(&known as &dyn KnownBarren),
+                Some(labels),
             );
             fitted_comps.extend(comps);
             add_timings(&mut detector_ms, &t);
@@ -745,6 +729,13 @@ impl IncrementalDetector {
                 };
                 cw * ch
             ],
+            labels: if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px)
+                && whole.labels.labels.len() == whole.top.len() / 3
+            {
+                whole.labels.labels
+            } else {
+                vec![super::segment::NONE; ctx.view.width_px as usize * ctx.view.height_px as usize]
+            },
             top: if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px) {
                 whole.top
             } else {
@@ -858,41 +849,225 @@ impl ViewCells {
     }
 }
 
+/// A frame as the incremental detector sees it: the picture, the table
+/// mapping, the detector's frame context and the exposure gain against
+/// the reference.
+struct Seen<'a> {
+    frame: &'a RgbImage,
+    mapping: &'a TableMapping,
+    ctx: &'a FrameContext,
+    gain: [f32; 3],
+}
+
+/// The top view and segmentation of each of `parts` (whole-view pixels),
+/// `wanted` being the pixels that changed in each; `cells` are the change
+/// cells on the view. What changed is made
+/// from the frame (every part's first, as one part's margin may hold
+/// another's change) and labelled again; the margins are the kept view
+/// and labels, unless the exposure drifted more than `tolerance` since
+/// they were made: then the whole part is made again. The kept view and
+/// labels are updated; the milliseconds are added to `timings`.
+fn part_views(
+    detector: &Detector,
+    state: &mut State,
+    seen: &Seen<'_>,
+    cells: &ViewCells,
+    wanted: &[[u32; 4]],
+    parts: &[[u32; 4]],
+    tolerance: f32,
+    timings: &mut StageTimings,
+) -> Result<Vec<(RgbImage, Segmentation)>, VisionError> {
+    let t0 = Instant::now();
+    let view = &seen.ctx.view;
+    let mut made: Vec<[u32; 4]> = Vec::new();
+    let mut make = |state: &mut State, r: [u32; 4]| -> Result<(), VisionError> {
+        let sub = view.part(r);
+        let pixels = detector.rectify_part(
+            seen.frame,
+            seen.mapping,
+            seen.ctx,
+            r,
+            Some(&state.view_maps),
+        )?;
+        paste(&mut state.top, &pixels, sub.origin_px);
+        cells.set_made(&mut state.top_gain, r, seen.gain);
+        made.push([
+            sub.origin_px[0],
+            sub.origin_px[1],
+            sub.origin_px[0] + sub.width_px,
+            sub.origin_px[1] + sub.height_px,
+        ]);
+        Ok(())
+    };
+    for w in wanted {
+        make(state, *w)?;
+    }
+    for part in parts {
+        if cells.made_at_other_gain(&state.top_gain, *part, seen.gain, tolerance) {
+            make(state, *part)?;
+        }
+    }
+    timings.undistort_rectify += ms_since(t0);
+
+    // Labels: each made rectangle with the table round it that its cells
+    // and the closing of gaps in bands look at.
+    let t1 = Instant::now();
+    let size = [view.width_px as usize, view.height_px as usize];
+    let cell = detector.segment_cell_px().max(1);
+    let reach = (detector.params().colour.bridge_in * view.px_per_in).ceil() as usize + 1;
+    for r in &made {
+        let r = r.map(|v| v as usize);
+        let within = [
+            r[0].saturating_sub(reach),
+            r[1].saturating_sub(reach),
+            (r[2] + reach).min(size[0]),
+            (r[3] + reach).min(size[1]),
+        ];
+        let around = [
+            within[0].saturating_sub(cell) / cell * cell,
+            within[1].saturating_sub(cell) / cell * cell,
+            (within[2] + cell).min(size[0]),
+            (within[3] + cell).min(size[1]),
+        ];
+        let around_u32 = around.map(|v| v as u32);
+        let sub = view.part(around_u32);
+        let top = cut(&state.top, sub.origin_px, [sub.width_px, sub.height_px]);
+        let seg = detector.segment_view(
+            &top,
+            &sub,
+            seen.ctx.gains,
+            Some(state.globals),
+            Some([
+                within[0] - around[0],
+                within[1] - around[1],
+                within[2] - around[0],
+                within[3] - around[1],
+            ]),
+        );
+        let labels = Pixels {
+            bytes: &seg.labels,
+            size: [seg.width, seg.height],
+            channels: 1,
+        };
+        paste_px(
+            &mut state.labels,
+            size,
+            &labels,
+            [around[0], around[1]],
+            Some([
+                r[0] - around[0],
+                r[1] - around[1],
+                r[2] - around[0],
+                r[3] - around[1],
+            ]),
+        );
+    }
+    timings.segmentation += ms_since(t1);
+
+    let t2 = Instant::now();
+    let kept = Pixels {
+        bytes: &state.labels,
+        size,
+        channels: 1,
+    };
+    let out = parts
+        .iter()
+        .map(|part| {
+            let sub = view.part(*part);
+            let at = sub.origin_px.map(|v| v as usize);
+            let wh = [sub.width_px as usize, sub.height_px as usize];
+            let seg = Segmentation {
+                width: wh[0],
+                height: wh[1],
+                labels: cut_px(&kept, at, wh),
+                table_hue: state.globals.hue,
+            };
+            (
+                cut(&state.top, sub.origin_px, [sub.width_px, sub.height_px]),
+                seg,
+            )
+        })
+        .collect();
+    timings.undistort_rectify += ms_since(t2);
+    Ok(out)
+}
+
+/// An image's bytes: `size` pixels of `channels` bytes each, row-major.
+struct Pixels<'a> {
+    bytes: &'a [u8],
+    size: [usize; 2],
+    channels: usize,
+}
+
+/// Copies `from` into `into` (of `into_size` pixels of `from`'s channels)
+/// with its corner at pixel `at`; `only` (in `from`'s pixels, ends
+/// exclusive) copies that rectangle of it alone. What falls outside `into`
+/// is left out.
+fn paste_px(
+    into: &mut [u8],
+    into_size: [usize; 2],
+    from: &Pixels<'_>,
+    at: [usize; 2],
+    only: Option<[usize; 4]>,
+) {
+    let ([iw, ih], [fw, fh], c) = (into_size, from.size, from.channels);
+    let [x0, y0, x1, y1] = only.unwrap_or([0, 0, fw, fh]);
+    let (x1, y1) = (
+        x1.min(fw).min(iw.saturating_sub(at[0])),
+        y1.min(fh).min(ih.saturating_sub(at[1])),
+    );
+    if x0 >= x1 {
+        return;
+    }
+    for j in y0..y1 {
+        let d = c * ((at[1] + j) * iw + at[0] + x0);
+        let s = c * (j * fw + x0);
+        into[d..d + c * (x1 - x0)].copy_from_slice(&from.bytes[s..s + c * (x1 - x0)]);
+    }
+}
+
+/// The `size` pixels of `from` with their corner at `at` (zero where they
+/// fall outside `from`).
+fn cut_px(from: &Pixels<'_>, at: [usize; 2], size: [usize; 2]) -> Vec<u8> {
+    let ([fw, fh], c) = (from.size, from.channels);
+    let ([x, y], [w, h]) = (at, size);
+    let mut out = vec![0u8; c * w * h];
+    if x < fw && y < fh {
+        let n = w.min(fw - x);
+        for j in 0..h.min(fh - y) {
+            let s = c * ((y + j) * fw + x);
+            out[c * j * w..c * (j * w + n)].copy_from_slice(&from.bytes[s..s + c * n]);
+        }
+    }
+    out
+}
+
 /// Copies `from` into `into` with its corner at pixel `at` (what falls
 /// outside `into` is left out).
 fn paste(into: &mut RgbImage, from: &RgbImage, at: [u32; 2]) {
-    let (iw, ih) = (into.width() as usize, into.height() as usize);
-    let (fw, fh) = (from.width() as usize, from.height() as usize);
-    let (x, y) = (at[0] as usize, at[1] as usize);
-    if x >= iw || y >= ih {
-        return;
-    }
-    let w = fw.min(iw - x);
-    let src = from.as_raw();
-    let dst: &mut [u8] = into;
-    for j in 0..fh.min(ih - y) {
-        let d = 3 * ((y + j) * iw + x);
-        dst[d..d + 3 * w].copy_from_slice(&src[3 * j * fw..3 * (j * fw + w)]);
-    }
+    let size = [into.width() as usize, into.height() as usize];
+    let from = Pixels {
+        bytes: from.as_raw(),
+        size: [from.width() as usize, from.height() as usize],
+        channels: 3,
+    };
+    paste_px(into, size, &from, [at[0] as usize, at[1] as usize], None);
 }
 
 /// The `size` pixels of `from` with their corner at `at` (black where they
 /// fall outside `from`).
 fn cut(from: &RgbImage, at: [u32; 2], size: [u32; 2]) -> RgbImage {
-    let (fw, fh) = (from.width() as usize, from.height() as usize);
-    let (x, y) = (at[0] as usize, at[1] as usize);
-    let (w, h) = (size[0] as usize, size[1] as usize);
-    let mut out = RgbImage::new(size[0], size[1]);
-    if x < fw && y < fh {
-        let n = w.min(fw - x);
-        let src = from.as_raw();
-        let dst: &mut [u8] = &mut out;
-        for j in 0..h.min(fh - y) {
-            let s = 3 * ((y + j) * fw + x);
-            dst[3 * j * w..3 * (j * w + n)].copy_from_slice(&src[s..s + 3 * n]);
-        }
-    }
-    out
+    let from = Pixels {
+        bytes: from.as_raw(),
+        size: [from.width() as usize, from.height() as usize],
+        channels: 3,
+    };
+    let bytes = cut_px(
+        &from,
+        [at[0] as usize, at[1] as usize],
+        [size[0] as usize, size[1] as usize],
+    );
+    RgbImage::from_raw(size[0], size[1], bytes).unwrap_or_else(|| RgbImage::new(size[0], size[1]))
 }
 
 /// Forgets the components known to give nothing with a pixel in a change

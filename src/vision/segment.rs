@@ -123,6 +123,24 @@ pub fn segment_with(
     p: &ColourParams,
     globals: Option<TableGlobals>,
 ) -> Segmentation {
+    segment_within(top, gains, paper_level, cell_px, p, globals, None)
+}
+
+/// [`segment_with`], labelling only the pixels of `within` (min column,
+/// min row, end column, end row; `None`: all); every other pixel is left
+/// [`NONE`]. The cells and their context are those of the whole of `top`,
+/// so a pixel of `within` a cell or more from `top`'s edges gets the label
+/// [`segment_with`] gives it, unless a gap in a band closes across the
+/// edge of `within` (closing reaches [`ColourParams::bridge_in`]).
+pub fn segment_within(
+    top: &RgbImage,
+    gains: [f32; 3],
+    paper_level: f32,
+    cell_px: usize,
+    p: &ColourParams,
+    globals: Option<TableGlobals>,
+    within: Option<[usize; 4]>,
+) -> Segmentation {
     let (w, h) = (top.width() as usize, top.height() as usize);
     let raw = top.as_raw();
     let cell = cell_px.max(1);
@@ -234,6 +252,7 @@ pub fn segment_with(
         .collect();
     let strict = Thresholds::new(p, global_hue, 1.0, 1.0);
     let mut labels = vec![NONE; w * h];
+    let [x0, y0, x1, y1] = within.unwrap_or([0, 0, w, h]);
     label_rows(
         &RowJob {
             raw,
@@ -243,6 +262,8 @@ pub fn segment_with(
             strict: &strict,
             context: &context,
             cells_across: cw,
+            columns: x0.min(w)..x1.min(w),
+            rows: y0.min(h)..y1.min(h),
         },
         &mut labels,
     );
@@ -344,6 +365,9 @@ struct RowJob<'a> {
     strict: &'a Thresholds,
     context: &'a [CellContext],
     cells_across: usize,
+    /// The pixels labelled; the others are left as they are.
+    columns: std::ops::Range<usize>,
+    rows: std::ops::Range<usize>,
 }
 
 /// The strict label of every pixel, row by row. Where the processor has
@@ -374,16 +398,22 @@ fn label_rows_avx2(job: &RowJob<'_>, labels: &mut [u8]) {
 
 #[inline(always)]
 fn label_rows_body(job: &RowJob<'_>, labels: &mut [u8]) {
-    let (w, cell, cw, gains) = (job.width, job.cell, job.cells_across, job.gains);
+    let (w, cell, cw, gains) = (job.width, job.cell.max(1), job.cells_across, job.gains);
+    let (x0, x1) = (job.columns.start, job.columns.end.min(w));
+    if x0 >= x1 || w == 0 {
+        return;
+    }
+    let n = x1 - x0;
     // Hue, saturation and value of one row, computed without branches so
     // that the compiler can work on several pixels at once.
-    let (mut hue_row, mut sat_row, mut val_row) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
-    for (j, (row, out)) in job
-        .raw
-        .chunks_exact(3 * w)
-        .zip(labels.chunks_exact_mut(w))
-        .enumerate()
-    {
+    let (mut hue_row, mut sat_row, mut val_row) = (vec![0f32; n], vec![0f32; n], vec![0f32; n]);
+    for j in job.rows.clone() {
+        let (Some(row), Some(out)) = (
+            job.raw.get(3 * (j * w + x0)..3 * (j * w + x1)),
+            labels.get_mut(j * w + x0..j * w + x1),
+        ) else {
+            break;
+        };
         for (((px, hue), sat), val) in row
             .chunks_exact(3)
             .zip(&mut hue_row)
@@ -393,16 +423,22 @@ fn label_rows_body(job: &RowJob<'_>, labels: &mut [u8]) {
             (*hue, *sat, *val) = balanced_hsv(px, gains);
         }
         let cells = &job.context[j / cell * cw..(j / cell + 1) * cw];
-        for ((((out, hue), sat), val), cx) in out
-            .chunks_mut(cell)
-            .zip(hue_row.chunks(cell))
-            .zip(sat_row.chunks(cell))
-            .zip(val_row.chunks(cell))
-            .zip(cells)
-        {
-            for (((o, &hue), &sat), &val) in out.iter_mut().zip(hue).zip(sat).zip(val) {
+        // The row's pixels a cell at a time: the first cell may be cut
+        // short by the column range.
+        let mut start = 0;
+        while start < n {
+            let ci = (x0 + start) / cell;
+            let end = ((ci + 1) * cell - x0).min(n);
+            let cx = &cells[ci];
+            for (((o, &hue), &sat), &val) in out[start..end]
+                .iter_mut()
+                .zip(&hue_row[start..end])
+                .zip(&sat_row[start..end])
+                .zip(&val_row[start..end])
+            {
                 *o = job.strict.label(hue, sat, val, cx);
             }
+            start = end;
         }
     }
 }
@@ -1148,6 +1184,63 @@ mod tests {
         assert_eq!(comps.len(), 1);
         assert_eq!(comps[0].label, label_of(EdgeColour::Red));
         assert!((comps[0].mean.0 - 30.0).abs() < 0.5);
+    }
+
+    #[test]
+    fn labelling_a_rectangle_gives_the_whole_labelling_there_and_nothing_else() {
+        let params = DetectorParams::defaults().unwrap();
+        // Rings of several colours over 100 x 80 pixels, in 20-pixel cells.
+        let mut img = RgbImage::from_pixel(100, 80, image::Rgb([80, 95, 55]));
+        let rings = [
+            (25.0, 25.0, [190, 35, 35]),
+            (70.0, 30.0, [35, 75, 190]),
+            (45.0, 60.0, [230, 230, 225]),
+        ];
+        for j in 0..80u32 {
+            for i in 0..100u32 {
+                for (cx, cy, rgb) in rings {
+                    let r = (f64::from(i) - cx).hypot(f64::from(j) - cy);
+                    if (7.0..10.0).contains(&r) {
+                        img.put_pixel(i, j, image::Rgb(rgb));
+                    }
+                }
+            }
+        }
+        let whole = segment(&img, [1.0; 3], 220.0, 20, &params.colour);
+        assert!(whole.labels.iter().filter(|l| **l != NONE).count() > 300);
+        // Rectangles not on the cells' grid, one reaching the edge.
+        for within in [[13, 7, 61, 53], [50, 21, 100, 80], [0, 0, 100, 80]] {
+            let part = segment_within(
+                &img,
+                [1.0; 3],
+                220.0,
+                20,
+                &params.colour,
+                None,
+                Some(within),
+            );
+            let gap =
+                (params.colour.bridge_in * 20.0 / params.colour.table_cell_in).ceil() as usize;
+            for j in 0..80 {
+                for i in 0..100 {
+                    let k = j * 100 + i;
+                    let inside =
+                        (within[0]..within[2]).contains(&i) && (within[1]..within[3]).contains(&j);
+                    if !inside {
+                        assert_eq!(part.labels[k], NONE, "({i}, {j}) outside {within:?}");
+                        continue;
+                    }
+                    // Closing a gap may reach across the rectangle's edge.
+                    let deep = (i >= within[0] + gap || within[0] == 0)
+                        && (j >= within[1] + gap || within[1] == 0)
+                        && (i + gap < within[2] || within[2] == 100)
+                        && (j + gap < within[3] || within[3] == 80);
+                    if deep {
+                        assert_eq!(part.labels[k], whole.labels[k], "({i}, {j}) in {within:?}");
+                    }
+                }
+            }
+        }
     }
 
     /// A mat with a red ring of radius 7..10 px around (30, 30); `paint`
