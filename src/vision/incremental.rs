@@ -545,21 +545,20 @@ impl IncrementalDetector {
             mapping,
             ctx: &ctx,
             gain,
-        };
-        let cells = ViewCells {
-            cell_px: cell_view_px,
-            across: state.cw,
-            down: state.ch,
-            view: [view.width_px, view.height_px],
+            cells: ViewCells {
+                cell_px: cell_view_px,
+                across: state.cw,
+                down: state.ch,
+                view: [view.width_px, view.height_px],
+            },
+            tolerance: self.params.view_gain_tolerance,
         };
         let views = part_views(
             &self.detector,
             state,
             &seen,
-            &cells,
             &wanted,
             &parts,
-            self.params.view_gain_tolerance,
             &mut detector_ms,
         )?;
         for ((w, part), (top, labels)) in wanted.iter().zip(&parts).zip(views) {
@@ -850,35 +849,36 @@ impl ViewCells {
 }
 
 /// A frame as the incremental detector sees it: the picture, the table
-/// mapping, the detector's frame context and the exposure gain against
-/// the reference.
+/// mapping, the detector's frame context, the exposure gain against the
+/// reference, the change cells on the view and how far the gain may have
+/// drifted for the kept view to stand in (see [`part_views`]).
 struct Seen<'a> {
     frame: &'a RgbImage,
     mapping: &'a TableMapping,
     ctx: &'a FrameContext,
     gain: [f32; 3],
+    cells: ViewCells,
+    tolerance: f32,
 }
 
 /// The top view and segmentation of each of `parts` (whole-view pixels),
-/// `wanted` being the pixels that changed in each; `cells` are the change
-/// cells on the view. What changed is made
+/// `wanted` being the pixels that changed in each. What changed is made
 /// from the frame (every part's first, as one part's margin may hold
 /// another's change) and labelled again; the margins are the kept view
-/// and labels, unless the exposure drifted more than `tolerance` since
+/// and labels, unless the exposure drifted more than `seen.tolerance` since
 /// they were made: then the whole part is made again. The kept view and
 /// labels are updated; the milliseconds are added to `timings`.
 fn part_views(
     detector: &Detector,
     state: &mut State,
     seen: &Seen<'_>,
-    cells: &ViewCells,
     wanted: &[[u32; 4]],
     parts: &[[u32; 4]],
-    tolerance: f32,
     timings: &mut StageTimings,
 ) -> Result<Vec<(RgbImage, Segmentation)>, VisionError> {
     let t0 = Instant::now();
     let view = &seen.ctx.view;
+    let (cells, tolerance) = (&seen.cells, seen.tolerance);
     let mut made: Vec<[u32; 4]> = Vec::new();
     let mut make = |state: &mut State, r: [u32; 4]| -> Result<(), VisionError> {
         let sub = view.part(r);
