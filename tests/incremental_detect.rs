@@ -105,13 +105,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Runs both detectors (each its own, fed every frame) and both trackers
 /// over `frames`; asserts the module's claims and returns how many
-/// band-coloured components known to give no figure were not fitted again.
+/// band-coloured components known to give no figure were not fitted again,
+/// and how many parts were made whole from their frame because the
+/// exposure had drifted since the kept top view was made.
 fn compare(
     name: &str,
     frames: &[Vec<u8>],
     mapping: &TableMapping,
     make: impl Fn() -> Detector,
-) -> usize {
+) -> (usize, usize) {
     let whole = make();
     let mut partial = PartialDecoder::new(PartialDecodeParams::default());
     let mut made = Vec::new();
@@ -121,7 +123,7 @@ fn compare(
     let mut tw = Tracker::new(TrackerParams::default()).expect("tracker");
     let mut ti = Tracker::new(TrackerParams::default()).expect("tracker");
     let mut dists = Vec::new();
-    let (mut parts, mut unfitted_total) = (0, 0);
+    let (mut parts, mut unfitted_total, mut drifted_total) = (0, 0, 0);
     for (n, jpeg) in frames.iter().enumerate() {
         let frame = decode_jpeg(jpeg, JpegDecoder::Image).expect("whole decode");
         let w = whole.detect(&frame, mapping).expect("whole detection");
@@ -142,9 +144,13 @@ fn compare(
         );
         assert_eq!(i.work, u.work, "{name} frame {n}: the work differs");
         made.push(partial.last_work().share());
-        if let FrameWork::Parts { unfitted, .. } = i.work {
+        if let FrameWork::Parts {
+            unfitted, drifted, ..
+        } = i.work
+        {
             parts += 1;
             unfitted_total += unfitted;
+            drifted_total += drifted;
         }
         println!(
             "{name} frame {n}: {} figures, {:?}, {:.1} ms whole, {:.1} ms incremental",
@@ -199,7 +205,7 @@ fn compare(
         "{name}: only {parts} of {} frames in parts",
         frames.len()
     );
-    unfitted_total
+    (unfitted_total, drifted_total)
 }
 
 #[test]
@@ -227,9 +233,12 @@ fn seq01_live_matches_whole_detection() {
             frames.push(bytes);
         }
     }
-    compare("seq01", &frames, &mapping, || {
+    let (_, drifted) = compare("seq01", &frames, &mapping, || {
         Detector::new(params.clone(), layout.clone())
     });
+    // The exposure steps 4% up and 3% down: a part's kept margin is then
+    // not of this exposure, and the part is made whole from the frame.
+    assert!(drifted > 0, "no part was made whole after a drift");
 }
 
 #[test]
@@ -266,7 +275,7 @@ fn crowded_table_with_a_few_moving_matches_whole_detection() {
         let noisy = with_sensor_noise(&crowd.frame(), 2.0, k);
         frames.push(webcam_jpeg(&noisy, 85, Sampling::S422).expect("jpeg"));
     }
-    let unfitted = compare("crowd", &frames, &mapping, || {
+    let (unfitted, _) = compare("crowd", &frames, &mapping, || {
         Detector::new(params.clone(), layout.clone())
     });
     // The photo's band-coloured terrain beside figures that moved: not fitted

@@ -373,7 +373,7 @@ fn run_crowds(
             .map(|n| (*n, Vec::new()))
             .collect();
             let (mut whole, mut share, mut made) = (0, Vec::new(), Vec::new());
-            let mut unfitted_total = 0;
+            let (mut unfitted_total, mut drifted_total) = (0, 0);
             for (k, j) in jpegs.iter().enumerate().skip(1) {
                 let t = Instant::now();
                 partial.decode(j)?;
@@ -392,10 +392,14 @@ fn run_crowds(
                 match r.work {
                     FrameWork::Whole(_) => whole += 1,
                     FrameWork::Parts {
-                        share: s, unfitted, ..
+                        share: s,
+                        unfitted,
+                        drifted,
+                        ..
                     } => {
                         share.push(s);
                         unfitted_total += unfitted;
+                        drifted_total += drifted;
                     }
                 }
                 let d = &r.timings.detector;
@@ -443,6 +447,9 @@ fn run_crowds(
             println!(
                 "  components known to give no figure, not fitted again: {unfitted_total} over {} frames",
                 args.frames
+            );
+            println!(
+                "  parts whose kept top view was made again after an exposure drift: {drifted_total}"
             );
             let total = &rows[rows.len() - 1].1;
             curve.push((on_table, moved, quantile(total, 0.5), quantile(total, 0.95)));

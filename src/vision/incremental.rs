@@ -127,13 +127,16 @@ pub enum WholeReason {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FrameWork {
     Whole(WholeReason),
-    /// Only parts of the table: how many, their share of the table, and
-    /// how many band-coloured components in them were not fitted again
-    /// (known to give no base, and unchanged since).
+    /// Only parts of the table: how many, their share of the table, how
+    /// many band-coloured components in them were not fitted again (known
+    /// to give no base, and unchanged since), and how many parts' top views
+    /// were made whole from the frame because the exposure drifted since
+    /// their margins were made.
     Parts {
         parts: usize,
         share: f64,
         unfitted: usize,
+        drifted: usize,
     },
 }
 
@@ -553,7 +556,7 @@ impl IncrementalDetector {
             },
             tolerance: self.params.view_gain_tolerance,
         };
-        let views = part_views(
+        let (views, drifted) = part_views(
             &self.detector,
             state,
             &seen,
@@ -649,6 +652,7 @@ impl IncrementalDetector {
                 parts: wanted.len(),
                 share,
                 unfitted,
+                drifted,
             },
             timings: IncrementalTimings {
                 change: change_ms,
@@ -867,7 +871,8 @@ struct Seen<'a> {
 /// another's change) and labelled again; the margins are the kept view
 /// and labels, unless the exposure drifted more than `seen.tolerance` since
 /// they were made: then the whole part is made again. The kept view and
-/// labels are updated; the milliseconds are added to `timings`.
+/// labels are updated; the milliseconds are added to `timings`. Returns
+/// the views and labels, and how many parts were made whole for a drift.
 fn part_views(
     detector: &Detector,
     state: &mut State,
@@ -875,7 +880,7 @@ fn part_views(
     wanted: &[[u32; 4]],
     parts: &[[u32; 4]],
     timings: &mut StageTimings,
-) -> Result<Vec<(RgbImage, Segmentation)>, VisionError> {
+) -> Result<(Vec<(RgbImage, Segmentation)>, usize), VisionError> {
     let t0 = Instant::now();
     let view = &seen.ctx.view;
     let (cells, tolerance) = (&seen.cells, seen.tolerance);
@@ -902,9 +907,11 @@ fn part_views(
     for w in wanted {
         make(state, *w)?;
     }
+    let mut drifted = 0;
     for part in parts {
         if cells.made_at_other_gain(&state.top_gain, *part, seen.gain, tolerance) {
             make(state, *part)?;
+            drifted += 1;
         }
     }
     timings.undistort_rectify += ms_since(t0);
@@ -989,7 +996,7 @@ fn part_views(
         })
         .collect();
     timings.undistort_rectify += ms_since(t2);
-    Ok(out)
+    Ok((out, drifted))
 }
 
 /// An image's bytes: `size` pixels of `channels` bytes each, row-major.
