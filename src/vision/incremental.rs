@@ -189,6 +189,11 @@ struct State {
     reference: Vec<Option<[f32; 3]>>,
     /// How the change cells sample the frame.
     samples: CellSamples,
+    /// The [`sum_corners`] of `samples` for the decoder's cells of one size
+    /// (cell pixels, cells across and down), made on the first frame that
+    /// came with them.
+    #[allow(clippy::type_complexity)]
+    sum_corners: Option<(([u32; 2], usize, usize), Vec<[usize; 4]>)>,
     /// The detector's whole top view's maps (parts are cut from them).
     view_maps: FixedMaps,
     /// The whole top view as last made: from the last whole detection,
@@ -418,6 +423,12 @@ impl IncrementalDetector {
             Some((stream, serial)) if stream == c.stream && serial <= c.serial => Some((c, serial)),
             _ => None,
         });
+        if let Some((c, _)) = since {
+            let key = (c.cell_px, c.cols, c.rows);
+            if state.sum_corners.as_ref().map(|k| k.0) != Some(key) {
+                state.sum_corners = Some((key, sum_corners(&state.samples, c)));
+            }
+        }
         let coarse = coarse_cells(frame, state, since);
         state.last_cells.clone_from(&coarse);
         state.seen = changes.map(|c| (c.stream, c.serial));
@@ -718,6 +729,7 @@ impl IncrementalDetector {
             ch,
             reference: Vec::new(),
             samples,
+            sum_corners: None,
             view_maps: ctx.view.fixed_maps(
                 &ctx.pose,
                 mapping.lens.as_ref(),
@@ -1253,21 +1265,22 @@ fn coarse_cells(
     since: Option<(&FrameChanges, u64)>,
 ) -> Vec<Option<[f32; 3]>> {
     let cells = &state.samples;
-    let made = since.map(|(c, serial)| (c, c.made_after(serial)));
+    let made = since.and_then(|(c, serial)| {
+        let corners = state
+            .sum_corners
+            .as_ref()
+            .filter(|k| k.0 == (c.cell_px, c.cols, c.rows))?;
+        Some((&corners.1, c.made_after(serial)))
+    });
     let unmade = |k: usize| -> bool {
-        let Some((c, sums)) = &made else {
+        let Some((corners, sums)) = &made else {
             return false;
         };
         if state.last_cells.len() != state.cw * state.ch {
             return false;
         }
-        let [x0, y0, x1, y1] = cells.reach[k];
-        let [cw, ch] = c.cell_px.map(|v| v as i32);
-        let col = |x: i32| (x.div_euclid(cw)).clamp(0, c.cols as i32 - 1) as usize;
-        let row = |y: i32| (y.div_euclid(ch)).clamp(0, c.rows as i32 - 1) as usize;
-        let (i0, i1, j0, j1) = (col(x0), col(x1) + 1, row(y0), row(y1) + 1);
-        let s = c.cols + 1;
-        sums[j1 * s + i1] + sums[j0 * s + i0] == sums[j0 * s + i1] + sums[j1 * s + i0]
+        let [a, b, c, d] = corners[k];
+        sums[a] + sums[b] == sums[c] + sums[d]
     };
     let raw = frame.as_raw();
     (0..state.cw * state.ch)
@@ -1277,6 +1290,26 @@ fn coarse_cells(
             } else {
                 cells.mean(raw, k)
             }
+        })
+        .collect()
+}
+
+/// Per change cell, the four entries of a decoder's table of made cells
+/// summed (`FrameChanges::made_after`: `cols + 1` a row) whose
+/// difference counts the decoder's cells under the change cell's samples
+/// (the sum is unchanged when none was made again): bottom right, top left,
+/// top right, bottom left.
+fn sum_corners(cells: &CellSamples, c: &FrameChanges) -> Vec<[usize; 4]> {
+    let [cw, ch] = c.cell_px.map(|v| v.max(1) as i32);
+    let col = |x: i32| (x.div_euclid(cw)).clamp(0, c.cols as i32 - 1) as usize;
+    let row = |y: i32| (y.div_euclid(ch)).clamp(0, c.rows as i32 - 1) as usize;
+    let s = c.cols + 1;
+    cells
+        .reach
+        .iter()
+        .map(|&[x0, y0, x1, y1]| {
+            let (i0, i1, j0, j1) = (col(x0), col(x1) + 1, row(y0), row(y1) + 1);
+            [j1 * s + i1, j0 * s + i0, j0 * s + i1, j1 * s + i0]
         })
         .collect()
 }
