@@ -394,14 +394,17 @@ impl Detector {
         // No phantom figures on an arm, and no figure under a hand reported
         // from the part of its band that shows.
         let centres: Vec<Point2<f64>> = found.iter().map(|d| d.0.center_in_table).collect();
-        let hands = self.hands.find(&top, &view, gains, &self.layout, &centres);
+        // The hand and terrain finders read the view through one coarse
+        // grid when their cells are the same size.
+        let grid = self.hands.grid(&top, &view, gains);
+        let hands = self.hands.find_in(&grid, &view, &self.layout, &centres);
         let margin_in = self.hands.params().suppress_margin_in;
         let (mut detections, evidence): (Vec<Detection>, Vec<Evidence>) = found
             .into_iter()
             .filter(|(d, _)| !hands.iter().any(|r| r.covers(d.center_in_table, margin_in)))
             .unzip();
         side::settle(&mut detections.iter_mut().collect::<Vec<_>>(), &p.side);
-        let terrain = self.seen_terrain(&top, &view, gains, &detections, &hands);
+        let terrain = self.seen_terrain(&top, &view, gains, &detections, &hands, Some(&grid));
         let classification = classify_ms + ms_since(t3);
         Ok((
             FrameDetections {
@@ -426,7 +429,8 @@ impl Detector {
     }
 
     /// The terrain pieces of a top view, with the bases of `detections`
-    /// and the `hands` left out.
+    /// and the `hands` left out; `grid`, the hand finder's grid of the
+    /// view, is read when its cells are the terrain finder's.
     fn seen_terrain(
         &self,
         top: &RgbImage,
@@ -434,6 +438,7 @@ impl Detector {
         gains: [f32; 3],
         detections: &[Detection],
         hands: &[OccludedRegion],
+        grid: Option<&super::hands::Grid>,
     ) -> Vec<SeenTerrain> {
         let kit = &self.params.kit;
         let figures: Vec<(Point2<f64>, f64)> = detections
@@ -450,7 +455,10 @@ impl Detector {
             figures: &figures,
             hands,
         };
-        self.terrain.find(top, view, gains, &self.layout, not)
+        match grid.filter(|g| g.cell_px == self.terrain.cell_px(view)) {
+            Some(g) => self.terrain.find_in(g, view, &self.layout, not),
+            None => self.terrain.find(top, view, gains, &self.layout, not),
+        }
     }
 
     /// Side of the table-brightness cells of the segmentation, top-view

@@ -372,8 +372,26 @@ impl HandFinder {
         layout: &TableLayout,
         figures_in_table: &[Point2<f64>],
     ) -> Vec<OccludedRegion> {
+        let grid = self.grid(top, view, gains);
+        self.find_in(&grid, view, layout, figures_in_table)
+    }
+
+    /// The coarse grid [`HandFinder::find`] reads a top view through (the
+    /// terrain finder reads the same one when its cells are the same size).
+    pub(super) fn grid(&self, top: &RgbImage, view: &TopView, gains: [f32; 3]) -> Grid {
+        Grid::new(top, gains, self.params.cell_in * view.px_per_in)
+    }
+
+    /// [`HandFinder::find`] on the top view's grid made already
+    /// ([`HandFinder::grid`]).
+    pub(super) fn find_in(
+        &self,
+        grid: &Grid,
+        view: &TopView,
+        layout: &TableLayout,
+        figures_in_table: &[Point2<f64>],
+    ) -> Vec<OccludedRegion> {
         let p = &self.params;
-        let grid = Grid::new(top, gains, p.cell_in * view.px_per_in);
         let (w, h) = (grid.w, grid.h);
         let mut memory = match self.memory.lock() {
             Ok(m) => m,
@@ -381,9 +399,9 @@ impl HandFinder {
         };
         memory.fit(w, h);
 
-        let usable = self.usable_cells(&grid, view, layout);
-        let mut not_table = self.not_table(&grid, &usable);
-        let figure_cells = self.figure_cells(&grid, view, figures_in_table);
+        let usable = self.usable_cells(grid, view, layout);
+        let mut not_table = self.not_table(grid, &usable);
+        let figure_cells = self.figure_cells(grid, view, figures_in_table);
         for &k in &figure_cells {
             not_table[k] = false;
         }
@@ -530,30 +548,56 @@ pub(super) fn usable_cells(
     layout: &TableLayout,
     margin: f64,
 ) -> Vec<bool> {
-    let markers: Vec<(Point2<f64>, Rotation2<f64>, f64)> = layout
-        .markers
-        .iter()
-        .map(|m| {
-            (
-                Point2::new(m.center_in[0], m.center_in[1]),
-                Rotation2::new(-m.rotation_deg.to_radians()),
-                m.size_in / 2.0 + margin,
-            )
-        })
-        .collect();
-    (0..grid.w * grid.h)
-        .map(|k| {
-            if grid.feat[k].is_none() {
-                return false;
+    let mut usable: Vec<bool> = grid.feat.iter().map(Option::is_some).collect();
+    let (w, h) = (grid.w, grid.h);
+    if w == 0 || h == 0 {
+        return usable;
+    }
+    for m in &layout.markers {
+        let c = Point2::new(m.center_in[0], m.center_in[1]);
+        let rot = Rotation2::new(-m.rotation_deg.to_radians());
+        let half = m.size_in / 2.0 + margin;
+        // Only cells near the marker can lie on it: those whose centres
+        // fall in the box round the square turned any way (its corners
+        // reach half a diagonal), widened by a cell; the test itself is
+        // the exact one.
+        let reach = half * std::f64::consts::SQRT_2;
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for (dx, dy) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
+            let v = view.view_from_table(c + Vector2::new(dx, dy) * reach);
+            // The cell whose centre `view_of` puts there.
+            let cell = [
+                (v.x + 0.5) / grid.cell_px - 0.5,
+                (v.y + 0.5) / grid.cell_px - 0.5,
+            ];
+            for a in 0..2 {
+                lo[a] = lo[a].min(cell[a]);
+                hi[a] = hi[a].max(cell[a]);
             }
-            let (i, j) = ((k % grid.w) as f64 + 0.5, (k / grid.w) as f64 + 0.5);
-            let t = view.table_from_view(grid.view_of(i, j));
-            markers.iter().all(|(c, rot, half)| {
+        }
+        if !(lo[0].is_finite() && lo[1].is_finite() && hi[0].is_finite() && hi[1].is_finite()) {
+            continue;
+        }
+        let range = |l: f64, u: f64, n: usize| {
+            let a = (l.floor() - 1.0).clamp(0.0, n as f64) as usize;
+            let b = (u.ceil() + 2.0).clamp(0.0, n as f64) as usize;
+            a..b
+        };
+        for j in range(lo[1], hi[1], h) {
+            for i in range(lo[0], hi[0], w) {
+                let k = j * w + i;
+                if !usable[k] {
+                    continue;
+                }
+                let t = view.table_from_view(grid.view_of(i as f64 + 0.5, j as f64 + 0.5));
                 let local: Vector2<f64> = rot * (t - c);
-                local.x.abs() > *half || local.y.abs() > *half
-            })
-        })
-        .collect()
+                if local.x.abs() <= half && local.y.abs() <= half {
+                    usable[k] = false;
+                }
+            }
+        }
+    }
+    usable
 }
 
 /// Cells whose centre lies within one of the discs (table centre, radius
@@ -888,6 +932,44 @@ mod tests {
 
     fn covers(regions: &[OccludedRegion], x: f64, y: f64) -> bool {
         regions.iter().any(|r| r.covers(Point2::new(x, y), 0.0))
+    }
+
+    #[test]
+    fn cells_on_markers_are_those_every_cell_tested_finds() {
+        // Markers turned several ways on tables of several sizes; the
+        // cells looked at near each marker must be exactly the cells that
+        // testing every cell against every marker finds.
+        for (w_in, d_in, turn) in [(24.0, 24.0, 0.0), (48.0, 36.0, 30.0), (36.0, 72.0, 45.0)] {
+            let mut layout = TableLayout::standard(w_in, d_in);
+            for (k, m) in layout.markers.iter_mut().enumerate() {
+                m.rotation_deg = turn * k as f64;
+            }
+            let view = TopView::new(&layout, 20.0, 0.1);
+            let top = RgbImage::from_pixel(view.width_px, view.height_px, MAT);
+            let grid = Grid::new(&top, [1.0; 3], 0.25 * view.px_per_in);
+            for margin in [0.0, 0.8, 2.5] {
+                let every: Vec<bool> = (0..grid.w * grid.h)
+                    .map(|k| {
+                        let (i, j) = ((k % grid.w) as f64 + 0.5, (k / grid.w) as f64 + 0.5);
+                        let t = view.table_from_view(grid.view_of(i, j));
+                        grid.feat[k].is_some()
+                            && layout.markers.iter().all(|m| {
+                                let c = Point2::new(m.center_in[0], m.center_in[1]);
+                                let local: Vector2<f64> =
+                                    Rotation2::new(-m.rotation_deg.to_radians()) * (t - c);
+                                let half = m.size_in / 2.0 + margin;
+                                local.x.abs() > half || local.y.abs() > half
+                            })
+                    })
+                    .collect();
+                let fast = usable_cells(&grid, &view, &layout, margin);
+                assert!(every.iter().any(|u| !u), "no cell on a marker");
+                assert_eq!(
+                    fast, every,
+                    "{w_in} x {d_in}, turned {turn}, margin {margin}"
+                );
+            }
+        }
     }
 
     #[test]

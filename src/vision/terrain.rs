@@ -213,22 +213,34 @@ impl TerrainFinder {
         layout: &TableLayout,
         not_terrain: NotTerrain<'_>,
     ) -> Vec<SeenTerrain> {
+        let grid = Grid::new(top, gains, self.params.cell_in * view.px_per_in);
+        self.find_in(&grid, view, layout, not_terrain)
+    }
+
+    /// [`TerrainFinder::find`] on a grid of the top view made already
+    /// (the hand finder's, when its cells are [`TerrainFinder::cell_px`]).
+    pub(super) fn find_in(
+        &self,
+        grid: &Grid,
+        view: &TopView,
+        layout: &TableLayout,
+        not_terrain: NotTerrain<'_>,
+    ) -> Vec<SeenTerrain> {
         let p = &self.params;
-        let grid = Grid::new(top, gains, p.cell_in * view.px_per_in);
         let (w, h) = (grid.w, grid.h);
-        let mut usable = hands::usable_cells(&grid, view, layout, p.marker_margin_in);
+        let mut usable = hands::usable_cells(grid, view, layout, p.marker_margin_in);
         let discs: Vec<(Point2<f64>, f64)> = not_terrain
             .figures
             .iter()
             .map(|(c, r)| (*c, r + p.figure_margin_in))
             .collect();
-        let mut left_out = hands::cells_within(&grid, view, &discs);
-        left_out.extend(self.hand_cells(&grid, view, not_terrain.hands));
+        let mut left_out = hands::cells_within(grid, view, &discs);
+        left_out.extend(self.hand_cells(grid, view, not_terrain.hands));
         // Bases and hands tell nothing about the mat either.
         for &k in &left_out {
             usable[k] = false;
         }
-        let Some(mat) = self.mat_model(&grid, &usable) else {
+        let Some(mat) = self.mat_model(grid, &usable) else {
             return Vec::new();
         };
         let not_mat: Vec<bool> = (0..w * h)
@@ -247,9 +259,14 @@ impl TerrainFinder {
         hands::blobs(&mask, w, h, cell_in)
             .into_iter()
             .filter(|b| b.area_in2 >= p.min_area_in2)
-            .filter_map(|b| self.piece(&grid, view, layout, &mask, &b.cells))
+            .filter_map(|b| self.piece(grid, view, layout, &mask, &b.cells))
             .filter(|t| t.area_in2 >= p.min_area_in2)
             .collect()
+    }
+
+    /// Side of the grid's cells on `view`, top-view pixels.
+    pub(super) fn cell_px(&self, view: &TopView) -> f64 {
+        self.params.cell_in * view.px_per_in
     }
 
     /// Cells under a hand region or within `hand_margin_in` of one.
