@@ -449,7 +449,7 @@ fn run_crowds(
                 args.frames
             );
             println!(
-                "  parts whose kept top view was made again after an exposure drift: {drifted_total}"
+                "  parts whose kept top view was made again after the exposure or white balance drifted: {drifted_total}"
             );
             let total = &rows[rows.len() - 1].1;
             curve.push((on_table, moved, quantile(total, 0.5), quantile(total, 0.95)));

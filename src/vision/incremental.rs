@@ -85,9 +85,10 @@ pub struct IncrementalParams {
     /// figure comes and goes with each frame's noise exactly as a whole
     /// detection of that frame would have it (0: only changed parts).
     pub recheck_margin: f64,
-    /// The kept top view stands in for a part's margin while the exposure
-    /// gain is within this share of the gain it was made at (per channel);
-    /// beyond it the whole part is made from the frame again.
+    /// The kept top view and labels stand in for a part's margin while the
+    /// exposure gain and the white balance are within this share of those
+    /// they were made at (per channel); beyond it the whole part is made
+    /// from the frame again.
     pub view_gain_tolerance: f32,
 }
 
@@ -130,8 +131,8 @@ pub enum FrameWork {
     /// Only parts of the table: how many, their share of the table, how
     /// many band-coloured components in them were not fitted again (known
     /// to give no base, and unchanged since), and how many parts' top views
-    /// were made whole from the frame because the exposure drifted since
-    /// their margins were made.
+    /// were made whole from the frame because the exposure or the white
+    /// balance drifted since their margins were made.
     Parts {
         parts: usize,
         share: f64,
@@ -199,9 +200,9 @@ struct State {
     /// The whole top view as last made: from the last whole detection,
     /// each part's changed pixels made again from their frame.
     top: RgbImage,
-    /// Per change cell, the exposure gain its pixels of `top` were made at
-    /// (against the reference), where all of them were made on one frame.
-    top_gain: Vec<[f32; 3]>,
+    /// Per change cell, the [`Gains`] its pixels of `top` and their labels
+    /// were made at, where all of them were made on one frame.
+    top_gain: Vec<Gains>,
     /// The segmentation of `top` (markers cleared), one label a pixel.
     labels: Vec<u8>,
     /// The change cells' colours on the last frame, as measured (no gain).
@@ -737,10 +738,10 @@ impl IncrementalDetector {
             ),
             top_gain: vec![
                 if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px) {
-                    [1.0; 3]
+                    gains([1.0; 3], ctx.gains)
                 } else {
                     // Never made: every part is made whole from its frame.
-                    [f32::INFINITY; 3]
+                    [f32::INFINITY; 6]
                 };
                 cw * ch
             ],
@@ -830,7 +831,7 @@ impl ViewCells {
 
     /// Records that `r`'s pixels were made at `gain`: the cells it covers
     /// wholly (a cell it cuts keeps pixels of another frame).
-    fn set_made(&self, made: &mut [[f32; 3]], r: [u32; 4], gain: [f32; 3]) {
+    fn set_made(&self, made: &mut [Gains], r: [u32; 4], gain: Gains) {
         let [i0, j0, i1, j1] = self.covered(r);
         for j in j0..j1 {
             for i in i0..i1 {
@@ -841,20 +842,14 @@ impl ViewCells {
         }
     }
 
-    /// Whether some pixel of `r` may have been made at an exposure gain
-    /// more than `tolerance` (a share, per channel) from `gain`.
-    fn made_at_other_gain(
-        &self,
-        made: &[[f32; 3]],
-        r: [u32; 4],
-        gain: [f32; 3],
-        tolerance: f32,
-    ) -> bool {
+    /// Whether some pixel of `r` may have been made at gains more than
+    /// `tolerance` (a share, each of the six) from `gain`.
+    fn made_at_other_gain(&self, made: &[Gains], r: [u32; 4], gain: Gains, tolerance: f32) -> bool {
         let [i0, j0, i1, j1] = self.met(r);
         (j0..j1).any(|j| {
             (i0..i1).any(|i| {
                 made.get(j * self.across + i).is_none_or(|m| {
-                    (0..3).any(|c| {
+                    (0..6).any(|c| {
                         let off = (m[c] / gain[c] - 1.0).abs();
                         off.is_nan() || off > tolerance
                     })
@@ -862,6 +857,24 @@ impl ViewCells {
             })
         })
     }
+}
+
+/// What a top view's pixels and labels were made at: the exposure gain
+/// against the reference (red, green, blue), then the white balance the
+/// labels were made with (the frame context's gains). A drift of either
+/// makes the kept view and labels stale.
+type Gains = [f32; 6];
+
+/// The [`Gains`] of an exposure gain and a white balance.
+fn gains(exposure: [f32; 3], white: [f32; 3]) -> Gains {
+    [
+        exposure[0],
+        exposure[1],
+        exposure[2],
+        white[0],
+        white[1],
+        white[2],
+    ]
 }
 
 /// A frame as the incremental detector sees it: the picture, the table
@@ -907,7 +920,7 @@ fn part_views(
             Some(&state.view_maps),
         )?;
         paste(&mut state.top, &pixels, sub.origin_px);
-        cells.set_made(&mut state.top_gain, r, seen.gain);
+        cells.set_made(&mut state.top_gain, r, gains(seen.gain, seen.ctx.gains));
         made.push([
             sub.origin_px[0],
             sub.origin_px[1],
@@ -921,7 +934,12 @@ fn part_views(
     }
     let mut drifted = 0;
     for part in parts {
-        if cells.made_at_other_gain(&state.top_gain, *part, seen.gain, tolerance) {
+        if cells.made_at_other_gain(
+            &state.top_gain,
+            *part,
+            gains(seen.gain, seen.ctx.gains),
+            tolerance,
+        ) {
             make(state, *part)?;
             drifted += 1;
         }
@@ -1759,8 +1777,8 @@ mod tests {
         assert_eq!(cells.met([4, 0, 20, 16]), [0, 0, 3, 2]);
         // A rectangle to the view's edge covers the short cells too.
         assert_eq!(cells.covered([16, 8, 30, 20]), [2, 1, 4, 3]);
-        let mut made = vec![[1.0f32; 3]; 12];
-        let now = [1.05, 1.0, 1.0];
+        let mut made = vec![[1.0f32; 6]; 12];
+        let now = gains([1.05, 1.0, 1.0], [1.0; 3]);
         assert!(cells.made_at_other_gain(&made, [0, 0, 30, 20], now, 0.02));
         assert!(!cells.made_at_other_gain(&made, [0, 0, 30, 20], now, 0.06));
         // Pixels made at this frame's gain over cells [1, 2) x [0, 2): a
@@ -1770,8 +1788,13 @@ mod tests {
         // One reaching a cell only partly made is made again.
         assert!(cells.made_at_other_gain(&made, [8, 0, 17, 16], now, 0.02));
         // A cell never made (infinite gain) is never taken for made.
-        made[0] = [f32::INFINITY; 3];
-        assert!(cells.made_at_other_gain(&made, [0, 0, 1, 1], [1.0; 3], 0.5));
+        made[0] = [f32::INFINITY; 6];
+        assert!(cells.made_at_other_gain(&made, [0, 0, 1, 1], [1.0; 6], 0.5));
+        // A white balance that moved (the exposure gain the same) makes the
+        // kept labels stale too.
+        let rebalanced = gains([1.05, 1.0, 1.0], [1.0, 1.0, 1.04]);
+        assert!(cells.made_at_other_gain(&made, [8, 0, 16, 16], rebalanced, 0.02));
+        assert!(!cells.made_at_other_gain(&made, [8, 0, 16, 16], rebalanced, 0.05));
     }
 
     #[test]
