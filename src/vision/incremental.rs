@@ -559,7 +559,7 @@ impl IncrementalDetector {
             frame,
             mapping,
             ctx: &ctx,
-            gain,
+            made_at: gains(gain, ctx.gains),
             cells: ViewCells {
                 cell_px: cell_view_px,
                 across: state.cw,
@@ -692,6 +692,21 @@ impl IncrementalDetector {
         let whole = self.detector.detect_with_globals(frame, mapping)?;
         let (found, globals, comps) = (whole.found, whole.globals, whole.components);
         let ctx = self.detector.frame_context(frame, mapping)?;
+        // The kept top view and labels start as the whole detection's; a
+        // view of another size (never, but not assumed) is never taken as
+        // made, so every part is then made whole from its frame.
+        let (view_w, view_h) = (ctx.view.width_px, ctx.view.height_px);
+        let (top, labels, made_at) = if whole.top.dimensions() == (view_w, view_h)
+            && whole.labels.labels.len() == whole.top.len() / 3
+        {
+            (whole.top, whole.labels.labels, gains([1.0; 3], ctx.gains))
+        } else {
+            (
+                RgbImage::new(view_w, view_h),
+                vec![super::segment::NONE; view_w as usize * view_h as usize],
+                [f32::INFINITY; 6],
+            )
+        };
         let p = &self.params;
         let coarse_view = TopView::new(
             self.detector.layout(),
@@ -736,27 +751,9 @@ impl IncrementalDetector {
                 mapping.lens.as_ref(),
                 self.detector.params().rectify.map_grid_px,
             ),
-            top_gain: vec![
-                if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px) {
-                    gains([1.0; 3], ctx.gains)
-                } else {
-                    // Never made: every part is made whole from its frame.
-                    [f32::INFINITY; 6]
-                };
-                cw * ch
-            ],
-            labels: if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px)
-                && whole.labels.labels.len() == whole.top.len() / 3
-            {
-                whole.labels.labels
-            } else {
-                vec![super::segment::NONE; ctx.view.width_px as usize * ctx.view.height_px as usize]
-            },
-            top: if whole.top.dimensions() == (ctx.view.width_px, ctx.view.height_px) {
-                whole.top
-            } else {
-                RgbImage::new(ctx.view.width_px, ctx.view.height_px)
-            },
+            top_gain: vec![made_at; cw * ch],
+            labels,
+            top,
             last_cells: Vec::new(),
             seen: changes.map(|c| (c.stream, c.serial)),
             globals,
@@ -878,14 +875,16 @@ fn gains(exposure: [f32; 3], white: [f32; 3]) -> Gains {
 }
 
 /// A frame as the incremental detector sees it: the picture, the table
-/// mapping, the detector's frame context, the exposure gain against the
-/// reference, the change cells on the view and how far the gain may have
-/// drifted for the kept view to stand in (see [`part_views`]).
+/// mapping, the detector's frame context, its [`Gains`], the change cells
+/// on the view and how far the gains may have drifted for the kept view to
+/// stand in (see [`part_views`]).
 struct Seen<'a> {
     frame: &'a RgbImage,
     mapping: &'a TableMapping,
     ctx: &'a FrameContext,
-    gain: [f32; 3],
+    /// The exposure gain against the reference and the white balance of
+    /// this frame.
+    made_at: Gains,
     cells: ViewCells,
     tolerance: f32,
 }
@@ -894,10 +893,11 @@ struct Seen<'a> {
 /// `wanted` being the pixels that changed in each. What changed is made
 /// from the frame (every part's first, as one part's margin may hold
 /// another's change) and labelled again; the margins are the kept view
-/// and labels, unless the exposure drifted more than `seen.tolerance` since
-/// they were made: then the whole part is made again. The kept view and
-/// labels are updated; the milliseconds are added to `timings`. Returns
-/// the views and labels, and how many parts were made whole for a drift.
+/// and labels, unless the exposure or the white balance drifted more than
+/// `seen.tolerance` since they were made: then the whole part is made
+/// again. The kept view and labels are updated; the milliseconds are added
+/// to `timings`. Returns the views and labels, and how many parts were
+/// made whole for a drift.
 fn part_views(
     detector: &Detector,
     state: &mut State,
@@ -920,7 +920,7 @@ fn part_views(
             Some(&state.view_maps),
         )?;
         paste(&mut state.top, &pixels, sub.origin_px);
-        cells.set_made(&mut state.top_gain, r, gains(seen.gain, seen.ctx.gains));
+        cells.set_made(&mut state.top_gain, r, seen.made_at);
         made.push([
             sub.origin_px[0],
             sub.origin_px[1],
@@ -934,12 +934,7 @@ fn part_views(
     }
     let mut drifted = 0;
     for part in parts {
-        if cells.made_at_other_gain(
-            &state.top_gain,
-            *part,
-            gains(seen.gain, seen.ctx.gains),
-            tolerance,
-        ) {
+        if cells.made_at_other_gain(&state.top_gain, *part, seen.made_at, tolerance) {
             make(state, *part)?;
             drifted += 1;
         }
